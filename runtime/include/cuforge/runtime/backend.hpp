@@ -1,0 +1,36 @@
+#pragma once
+
+/// @file
+/// Which backend serves this process. The choice is made once, at first use:
+/// `CUFORGE_BACKEND=cuda|cpu|auto` (default auto: the CUDA driver when it
+/// loads and reports a device, else the cpu backend). It never changes
+/// afterwards, since pointers and handles of one backend mean nothing to the
+/// other.
+
+#include <cuforge/runtime/export.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace cuforge {
+
+enum class backend_kind { cuda, cpu };
+
+CUFORGE_API std::string_view to_string(backend_kind kind) noexcept;
+
+/// @brief The backend of this process, selected on first call.
+/// @throws cuda_error when CUFORGE_BACKEND=cuda but no usable driver exists,
+///         logic_error when CUFORGE_BACKEND holds an unknown value.
+CUFORGE_API backend_kind active_backend();
+
+/// @brief One line saying why the active backend was chosen.
+CUFORGE_API std::string backend_reason();
+
+/// @brief Whether a CUDA driver loads and reports at least one device. Probes
+/// without selecting a backend; the answer is cached.
+CUFORGE_API bool cuda_driver_usable();
+
+/// @brief The CUDA driver's version (e.g. 13000), or 0 on the cpu backend.
+CUFORGE_API int driver_version();
+
+}  // namespace cuforge

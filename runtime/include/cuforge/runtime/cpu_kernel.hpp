@@ -1,0 +1,114 @@
+#pragma once
+
+/// @file
+/// The contract of a kernel on the cpu backend: a host function taking the
+/// launch coordinates of one thread and the kernel's parameters.
+///
+/// The backend runs a launch with CUDA's execution model: blocks are spread
+/// over a pool of worker threads (one per core), and the threads of a block
+/// are cooperative fibers on one worker, so a barrier makes every thread of
+/// the block reach it before any passes, and each block has its own shared
+/// memory. A kernel that declares it uses no barrier runs its threads as a
+/// plain loop instead (no fibers, no stack switches).
+
+#include <cuforge/runtime/export.hpp>
+
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace cuforge::cpu {
+
+struct uint3 {
+  unsigned x = 0, y = 0, z = 0;
+};
+
+/// @brief What one thread of a launch sees. Owned by the scheduler; valid
+/// only during the call.
+struct thread_context {
+  uint3 thread_idx;
+  uint3 block_idx;
+  uint3 block_dim;
+  uint3 grid_dim;
+  /// This block's shared memory: the kernel's static shared bytes first, the
+  /// launch's dynamic shared bytes after them (16-byte aligned), zeroed
+  /// before the block starts.
+  void* shared = nullptr;
+  std::size_t static_shared_bytes = 0;
+  std::size_t dynamic_shared_bytes = 0;
+  void* scheduler = nullptr;  ///< internal: the fiber running this thread
+
+  /// The dynamic shared memory (CUDA's `extern __shared__`).
+  void* dynamic_shared() const noexcept {
+    return static_cast<char*>(shared) + ((static_shared_bytes + 15) & ~std::size_t{15});
+  }
+  unsigned linear_thread_id() const noexcept {
+    return thread_idx.x + block_dim.x * (thread_idx.y + block_dim.y * thread_idx.z);
+  }
+};
+
+using kernel_fn = void (*)(thread_context* ctx, void** params);
+
+/// @brief The thread context of the fiber running now, or nullptr outside a
+/// cpu-backend kernel.
+CUFORGE_API thread_context* current() noexcept;
+
+}  // namespace cuforge::cpu
+
+extern "C" {
+/// Block barrier (`__syncthreads`). Threads that have returned count as
+/// arrived, so an early `return` before a barrier does not hang the block.
+CUFORGE_API void cuforge_cpu_syncthreads(cuforge::cpu::thread_context* ctx);
+/// Grid barrier, for cooperative launches only: every thread of the grid
+/// reaches it before any passes. Outside a cooperative launch it raises an
+/// error rather than hang.
+CUFORGE_API void cuforge_cpu_grid_sync(cuforge::cpu::thread_context* ctx);
+}
+
+namespace cuforge::cpu {
+
+inline void syncthreads(thread_context* ctx) { cuforge_cpu_syncthreads(ctx); }
+inline void grid_sync(thread_context* ctx) { cuforge_cpu_grid_sync(ctx); }
+
+namespace detail {
+template <auto Fn, class... Args, std::size_t... I>
+void unpack(thread_context* ctx, void** params, void (*)(thread_context*, Args...),
+            std::index_sequence<I...>) {
+  Fn(ctx, *static_cast<std::remove_cvref_t<Args>*>(params[I])...);
+}
+template <auto Fn, class... Args, std::size_t... I>
+void unpack(thread_context*, void** params, void (*)(Args...), std::index_sequence<I...>) {
+  Fn(*static_cast<std::remove_cvref_t<Args>*>(params[I])...);
+}
+template <class... Args>
+constexpr std::size_t arity(void (*)(thread_context*, Args...)) { return sizeof...(Args); }
+template <class... Args>
+constexpr std::size_t arity(void (*)(Args...)) { return sizeof...(Args); }
+template <class... Args>
+std::vector<std::size_t> sizes(void (*)(thread_context*, Args...)) {
+  return {sizeof(std::remove_cvref_t<Args>)...};
+}
+template <class... Args>
+std::vector<std::size_t> sizes(void (*)(Args...)) {
+  return {sizeof(std::remove_cvref_t<Args>)...};
+}
+}  // namespace detail
+
+/// @brief The size of each parameter of a typed kernel (for
+/// cpu_kernel_symbol::param_sizes).
+template <auto Fn>
+std::vector<std::size_t> param_sizes() {
+  return detail::sizes(Fn);
+}
+
+/// @brief Adapts a typed kernel, `void k(thread_context*, A0, A1, ...)` or
+/// `void k(A0, A1, ...)` (coordinates through cpu::current()), to kernel_fn:
+/// `cpu::entry<&k>`. The parameters arrive as the driver passes them: an
+/// array of pointers to each argument's value.
+template <auto Fn>
+void entry(thread_context* ctx, void** params) {
+  detail::unpack<Fn>(ctx, params, Fn, std::make_index_sequence<detail::arity(Fn)>{});
+}
+
+}  // namespace cuforge::cpu

@@ -1,0 +1,71 @@
+#pragma once
+
+/// @file
+/// The runtime's raw memory operations, one per driver facility, on the
+/// active backend. The memory layer (cuforge::memory) builds resources,
+/// owners and deferred deallocation on these; most code wants that layer.
+
+#include <cuforge/runtime/export.hpp>
+#include <cuforge/runtime/stream.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cuforge {
+
+/// What a pointer refers to.
+enum class memory_kind {
+  device,      ///< device memory (cuMemAlloc, or a stream-ordered pool)
+  pinned,      ///< page-locked host memory (cuMemHostAlloc)
+  mapped,      ///< page-locked host memory mapped into the device's space
+  managed,     ///< unified memory (cuMemAllocManaged)
+  registered,  ///< existing host memory page-locked in place (cuMemHostRegister)
+  pageable,    ///< ordinary host memory the runtime knows nothing about
+};
+
+CUFORGE_API const char* to_string(memory_kind k) noexcept;
+
+namespace mem {
+
+/// @throws out_of_memory naming the size when the device cannot satisfy it.
+CUFORGE_API void* alloc_device(std::size_t bytes, int device);
+CUFORGE_API void free_device(void* p, int device) noexcept;
+
+/// Stream-ordered allocation from the device's default memory pool.
+CUFORGE_API bool pools_supported(int device);
+CUFORGE_API void* alloc_async(std::size_t bytes, stream_view s);
+CUFORGE_API void free_async(void* p, stream_view s);
+/// Keeps up to `bytes` cached in the pool across synchronisations.
+CUFORGE_API void pool_set_release_threshold(int device, std::uint64_t bytes);
+/// Returns cached pool memory to the system, keeping at most `keep` bytes.
+CUFORGE_API void pool_trim(int device, std::size_t keep);
+
+/// @param mapped also map it into every device's address space
+CUFORGE_API void* alloc_pinned(std::size_t bytes, bool mapped);
+CUFORGE_API void free_pinned(void* p) noexcept;
+/// The device address of mapped host memory.
+CUFORGE_API void* device_pointer_of_mapped(void* host);
+
+/// @param global attach to every stream (CU_MEM_ATTACH_GLOBAL)
+CUFORGE_API void* alloc_managed(std::size_t bytes, int device, bool global = true);
+CUFORGE_API void free_managed(void* p) noexcept;
+
+/// Page-locks existing host memory in place.
+CUFORGE_API void host_register(void* p, std::size_t bytes, bool mapped);
+CUFORGE_API void host_unregister(void* p) noexcept;
+
+/// @brief Copies `bytes` in `s`'s order, any direction (unified addressing).
+/// As with the driver, a copy touching pageable host memory has finished
+/// with the host buffer when this returns.
+CUFORGE_API void copy(void* dst, const void* src, std::size_t bytes, stream_view s);
+/// @brief copy() followed by waiting for it.
+CUFORGE_API void copy_sync(void* dst, const void* src, std::size_t bytes, stream_view s);
+/// @brief Fills `count` elements of `elem_bytes` (1, 2 or 4) with `value`.
+CUFORGE_API void fill(void* dst, std::uint32_t value, unsigned elem_bytes, std::size_t count,
+                      stream_view s);
+
+/// @brief What `p` points into, as the backend sees it.
+CUFORGE_API memory_kind kind_of(const void* p);
+
+}  // namespace mem
+}  // namespace cuforge

@@ -1,0 +1,52 @@
+#pragma once
+
+/// @file
+/// The cpu backend's memory: every kind is host memory, but the backend
+/// still knows which pointer is which (kind_of, pinned-vs-pageable copy
+/// rules, mapped pointers, double registration) through a range registry.
+
+#include <cuforge/runtime/device.hpp>
+#include <cuforge/runtime/memory_ops.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <shared_mutex>
+
+namespace cuforge::detail::cpu {
+
+struct region {
+  std::size_t bytes = 0;
+  memory_kind kind = memory_kind::device;
+  int device = 0;
+  bool mapped = false;   ///< device-visible (mapped or registered with the flag)
+  bool owned = false;    ///< allocated here (freed here), not registered
+  bool mmapped = false;
+};
+
+class host_memory {
+ public:
+  /// @throws out_of_memory with the size and kind when the request exceeds
+  ///         the machine's memory or the system refuses it.
+  void* allocate(memory_kind kind, std::size_t bytes, int device, bool mapped);
+  /// Frees memory from allocate(); false if `p` is not such a block.
+  bool release(void* p) noexcept;
+  void add_registration(void* p, std::size_t bytes, bool mapped);
+  bool remove_registration(void* p) noexcept;
+  /// The region containing p, if any.
+  std::optional<std::pair<std::uintptr_t, region>> find(const void* p) const;
+  std::size_t total_physical() const noexcept { return total_; }
+
+  host_memory();
+
+ private:
+  mutable std::shared_mutex m_;
+  std::map<std::uintptr_t, region> regions_;
+  std::size_t total_ = 0;
+};
+
+/// MemTotal and MemAvailable from /proc/meminfo (sysconf as a fallback).
+memory_info read_meminfo();
+
+}  // namespace cuforge::detail::cpu
