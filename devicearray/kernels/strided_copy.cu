@@ -1,0 +1,4 @@
+// nvcc side of the devicearray kernels.
+#include <cuforge/runtime/portable_kernel.hpp>
+
+#include "strided_copy.inc"
