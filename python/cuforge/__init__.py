@@ -1,0 +1,32 @@
+"""cuforge: a GPU runtime and device-array library.
+
+``from cuforge import cuda`` is the drop-in face of ``numba.cuda``. Work
+runs on the CUDA driver when a GPU is present, else on the cpu backend
+(``CUFORGE_BACKEND=auto|cuda|cpu`` chooses; ``cuforge.backend()`` tells).
+"""
+
+from cuforge import _core
+
+__version__ = "0.1.0"
+
+
+def backend() -> str:
+    """The active backend: ``"cuda"`` or ``"cpu"``."""
+    return _core.backend()
+
+
+def backend_reason() -> str:
+    """One line saying why the active backend was chosen."""
+    return _core.backend_reason()
+
+
+__all__ = ["backend", "backend_reason", "cuda"]
+
+
+def __getattr__(name):
+    # `import cuforge; cuforge.cuda` works without importing cuda eagerly.
+    if name == "cuda":
+        import importlib
+
+        return importlib.import_module("cuforge.cuda")
+    raise AttributeError(f"module 'cuforge' has no attribute {name!r}")

@@ -1,0 +1,82 @@
+#pragma once
+
+/// @file
+/// Shared pieces of the binding: stream and dtype conversion, the Python
+/// stream and array holders. The binding only converts: logic lives in the
+/// C++ layers.
+
+#include <cuforge/devicearray/device_ndarray.hpp>
+#include <cuforge/runtime/device.hpp>
+#include <cuforge/runtime/event.hpp>
+#include <cuforge/runtime/stream.hpp>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+namespace py = pybind11;
+
+namespace cuforge::python {
+
+void bind_errors(py::module_& m);
+void bind_runtime(py::module_& m);
+void bind_memory(py::module_& m);
+void bind_devicearray(py::module_& m);
+
+/// A Python Stream: an owned stream, or a default or external one.
+struct py_stream {
+  std::shared_ptr<cuforge::stream> owned;
+  stream_view view;
+  bool external = false;
+  /// The view, after checking an owned stream outlived no close().
+  stream_view get() const {
+    if (owned) check_generation(owned->generation(), "stream");
+    return view;
+  }
+};
+
+/// A Python Event.
+struct py_event {
+  std::unique_ptr<cuforge::event> ev;
+  cuforge::event& get() const;
+};
+
+/// A Python DeviceNDArray: the C++ array and the Stream object it is bound
+/// to (kept alive so the stream outlives the arrays that use it).
+struct py_devarray {
+  device_ndarray a;
+  py::object stream_obj = py::none();
+};
+
+/// The stream `0`/None means: legacy default, or per-thread default when
+/// CUFORGE_PER_THREAD_DEFAULT_STREAM=1 (numba's
+/// NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM).
+stream_view default_stream_view();
+
+/// A stream argument as numba takes it: 0 or None (the default stream, or
+/// `bound` when given), a Stream, or any object with __cuda_stream__.
+/// @throws TypeError for anything else.
+stream_view to_stream(py::handle obj, const py_devarray* bound = nullptr);
+
+/// The Stream object to remember for `obj` (None for the default stream).
+py::object stream_object(py::handle obj);
+
+/// A NumPy dtype (or anything np.dtype accepts) as a device dtype.
+/// @throws TypeError naming the dtype when devices cannot hold it.
+dtype to_dtype(py::handle dtype_like);
+py::dtype to_numpy_dtype(dtype d);
+
+/// A NumPy array's memory as a host_view.
+host_view host_view_of(const py::array& a);
+
+/// np.asarray(obj), refusing object arrays with a clear TypeError.
+py::array as_host_array(py::handle obj);
+
+extents to_extents(py::handle shape_like, const char* what);
+py::tuple to_tuple(const extents& e);
+
+}  // namespace cuforge::python

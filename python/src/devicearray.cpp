@@ -1,0 +1,453 @@
+// DeviceNDArray for Python, with numba's surface, and the array-making
+// functions (to_device, device_array, ...).
+#include "common.hpp"
+
+#include <cuforge/runtime/backend.hpp>
+#include <cuforge/runtime/device.hpp>
+#include <cuforge/runtime/error.hpp>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace cuforge::python {
+
+// --- conversions ----------------------------------------------------------
+
+dtype to_dtype(py::handle dtype_like) {
+  py::dtype dt = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype_like));
+  if (py::bool_(dt.attr("fields").is_none()) == false)
+    throw type_error("structured dtypes are not supported in device arrays yet (got " +
+                     std::string(py::str(dt)) + ")");
+  return dtype::from_typestr(std::string(py::str(dt.attr("str"))));
+}
+
+py::dtype to_numpy_dtype(dtype d) { return py::dtype(d.typestr()); }
+
+host_view host_view_of(const py::array& a) {
+  host_view v;
+  v.data = const_cast<void*>(a.data());
+  v.type = to_dtype(a.dtype());
+  v.shape.assign(a.shape(), a.shape() + a.ndim());
+  v.strides.assign(a.strides(), a.strides() + a.ndim());
+  return v;
+}
+
+py::array as_host_array(py::handle obj) {
+  static py::object asarray = py::module_::import("numpy").attr("asarray");
+  py::array a = asarray(obj);
+  if (a.dtype().kind() == 'O')
+    throw py::type_error("cannot put an array of Python objects (dtype object) in device memory: "
+                         "give it a numeric dtype");
+  return a;
+}
+
+extents to_extents(py::handle shape_like, const char* what) {
+  extents e;
+  if (PyLong_Check(shape_like.ptr()) || py::hasattr(shape_like, "__index__")) {
+    if (PyBool_Check(shape_like.ptr())) throw py::type_error(std::string(what) + " must be an int or a tuple of ints");
+    e.push_back(shape_like.cast<std::int64_t>());
+    return e;
+  }
+  if (!py::isinstance<py::sequence>(shape_like) || py::isinstance<py::str>(shape_like))
+    throw py::type_error(std::string(what) + " must be an int or a tuple of ints, not " +
+                         std::string(py::str(py::type::of(shape_like).attr("__name__"))));
+  for (auto item : py::reinterpret_borrow<py::sequence>(shape_like)) {
+    if (PyBool_Check(item.ptr()) || !(PyLong_Check(item.ptr()) || py::hasattr(item, "__index__")))
+      throw py::type_error(std::string(what) + " must contain only ints, found " + std::string(py::repr(item)));
+    e.push_back(py::reinterpret_borrow<py::object>(item).attr("__index__")().cast<std::int64_t>());
+  }
+  return e;
+}
+
+py::tuple to_tuple(const extents& e) {
+  py::tuple t(e.size());
+  for (std::size_t i = 0; i < e.size(); ++i) t[i] = e[i];
+  return t;
+}
+
+namespace {
+
+// --- indexing -------------------------------------------------------------
+
+std::optional<std::int64_t> slice_part(py::handle v) {
+  if (v.is_none()) return std::nullopt;
+  return py::reinterpret_borrow<py::object>(v).attr("__index__")().cast<std::int64_t>();
+}
+
+index_item to_index_item(py::handle k) {
+  index_item it;
+  if (PyBool_Check(k.ptr()))
+    throw py::index_error("boolean indices are advanced indexing, which device arrays do not support");
+  if (PyLong_Check(k.ptr()) || (py::hasattr(k, "__index__") && !py::isinstance<py::array>(k))) {
+    it.k = index_item::kind::integer;
+    it.value = py::reinterpret_borrow<py::object>(k).attr("__index__")().cast<std::int64_t>();
+  } else if (PySlice_Check(k.ptr())) {
+    it.k = index_item::kind::slice;
+    it.start = slice_part(k.attr("start"));
+    it.stop = slice_part(k.attr("stop"));
+    it.step = slice_part(k.attr("step"));
+  } else if (k.ptr() == Py_Ellipsis) {
+    it.k = index_item::kind::ellipsis;
+  } else if (k.is_none()) {
+    it.k = index_item::kind::newaxis;
+  } else {
+    throw py::index_error("only integers, slices (':'), ellipsis ('...') and None are valid device array "
+                          "indices (advanced indexing is not supported); got " +
+                          std::string(py::str(py::type::of(k).attr("__name__"))));
+  }
+  return it;
+}
+
+std::vector<index_item> to_index(py::handle key) {
+  std::vector<index_item> items;
+  if (py::isinstance<py::tuple>(key)) {
+    for (auto k : py::reinterpret_borrow<py::tuple>(key)) items.push_back(to_index_item(k));
+  } else {
+    items.push_back(to_index_item(key));
+  }
+  return items;
+}
+
+bool selects_scalar(const std::vector<index_item>& idx, std::size_t ndim) {
+  std::size_t ints = 0;
+  for (auto& i : idx) {
+    if (i.k != index_item::kind::integer) return false;
+    ++ints;
+  }
+  return ints == ndim;
+}
+
+// --- copies ---------------------------------------------------------------
+
+void sync_if_default(stream_view s) {
+  // numba's rule: without an explicit stream, transfers are synchronous.
+  if (s.is_default()) s.synchronize();
+}
+
+py::array host_result(const device_ndarray& a) {
+  auto order = a.is_f_contiguous() && !a.is_c_contiguous() ? py::array::f_style : py::array::c_style;
+  if (order == py::array::f_style)
+    return py::array(to_numpy_dtype(a.type()), a.shape(), contiguous_strides(a.shape(), a.itemsize(), 'F'));
+  return py::array(to_numpy_dtype(a.type()), a.shape());
+}
+
+py::object copy_to_host(const py_devarray& self, py::handle ary, py::handle stream) {
+  stream_view s = to_stream(stream, &self);
+  py::array out;
+  if (ary.is_none()) {
+    out = host_result(self.a);
+  } else {
+    if (!py::isinstance<py::array>(ary))
+      throw py::type_error("copy_to_host(ary=...) needs a NumPy array, not " +
+                           std::string(py::str(py::type::of(ary).attr("__name__"))));
+    out = py::reinterpret_borrow<py::array>(ary);
+    if (!out.writeable()) throw py::value_error("copy_to_host: the destination array is read-only");
+  }
+  host_view hv = host_view_of(out);
+  {
+    py::gil_scoped_release nogil;
+    self.a.copy_to_host(hv, s);
+    sync_if_default(s);
+  }
+  return out;
+}
+
+// Assigns `value` (device array, host array, list or scalar) to `view`,
+// broadcasting and converting the dtype as NumPy assignment does.
+void assign(device_ndarray& view, py::handle value, stream_view s) {
+  if (py::isinstance<py_devarray>(value)) {
+    const auto& src = value.cast<const py_devarray&>().a;
+    if (src.type() == view.type()) {
+      py::gil_scoped_release nogil;
+      view.copy_from(src, s);
+      sync_if_default(s);
+      return;
+    }
+    // A dtype conversion: through the host until kernels can do it here.
+    py::array host = host_result(src);
+    host_view hv = host_view_of(host);
+    {
+      py::gil_scoped_release nogil;
+      src.copy_to_host(hv, s);
+      s.synchronize();
+    }
+    assign(view, host.attr("astype")(to_numpy_dtype(view.type())), s);
+    return;
+  }
+  py::array host = as_host_array(value);
+  py::dtype want = to_numpy_dtype(view.type());
+  if (!host.dtype().equal(want)) host = host.attr("astype")(want);
+  host_view hv = host_view_of(host);
+  if (element_count(hv.shape) == 1) {
+    // One value: a fill, whatever the target's layout.
+    std::vector<char> bytes(view.itemsize());
+    std::memcpy(bytes.data(), hv.data, view.itemsize());
+    py::gil_scoped_release nogil;
+    view.fill(bytes.data(), s);
+    sync_if_default(s);
+    return;
+  }
+  hv.strides = broadcast_strides(hv.shape, hv.strides, view.shape());
+  hv.shape = view.shape();
+  py::gil_scoped_release nogil;
+  view.copy_from_host(hv, s);
+  sync_if_default(s);
+}
+
+py::object getitem(const py_devarray& self, py::handle key, py::handle stream) {
+  auto idx = to_index(key);
+  device_ndarray v = self.a.view(idx);
+  if (selects_scalar(idx, self.a.ndim())) {
+    stream_view s = to_stream(stream, &self);
+    py::array one(to_numpy_dtype(v.type()), extents{});
+    host_view hv = host_view_of(one);
+    {
+      py::gil_scoped_release nogil;
+      v.copy_to_host(hv, s);
+      s.synchronize();
+    }
+    return one[py::tuple()];
+  }
+  return py::cast(py_devarray{std::move(v), self.stream_obj});
+}
+
+void setitem(py_devarray& self, py::handle key, py::handle value, py::handle stream) {
+  device_ndarray v = self.a.view(to_index(key));
+  assign(v, value, to_stream(stream, &self));
+}
+
+py_devarray make_array(const extents& shape, dtype t, py::handle strides, char order, py::handle stream) {
+  stream_view s = to_stream(stream);
+  py::object sobj = stream_object(stream);
+  device_ndarray a;
+  if (strides.is_none()) {
+    a = device_ndarray::empty(shape, t, order, s);
+  } else {
+    a = device_ndarray::empty_strided(shape, to_extents(strides, "strides"), t, s);
+  }
+  return py_devarray{std::move(a), std::move(sobj)};
+}
+
+char order_of(py::handle order) {
+  std::string o = py::str(order);
+  if (o != "C" && o != "F") throw py::value_error("order must be 'C' or 'F', not '" + o + "'");
+  return o[0];
+}
+
+char layout_of(const py::array& a) {
+  bool c = a.flags() & py::array::c_style, f = a.flags() & py::array::f_style;
+  return f && !c ? 'F' : 'C';
+}
+
+std::string repr(const py_devarray& self) {
+  std::string shape = py::str(to_tuple(self.a.shape()));
+  return "<cuforge.cuda.DeviceNDArray shape=" + shape + " dtype=" + self.a.type().name() + " device=" +
+         std::to_string(self.a.device()) + " (" + std::string(to_string(active_backend())) + ")>";
+}
+
+}  // namespace
+
+void bind_devicearray(py::module_& m) {
+  py::class_<py_devarray>(m, "DeviceNDArray", "An array in device memory (numba's DeviceNDArray).")
+      .def(py::init([](py::handle shape, py::handle strides, py::handle dt, py::handle stream) {
+             dtype t = to_dtype(dt);
+             return make_array(to_extents(shape, "shape"), t, strides, 'C', stream);
+           }),
+           py::arg("shape"), py::arg("strides") = py::none(), py::arg("dtype") = py::dtype("float64"),
+           py::arg("stream") = 0)
+      .def_property_readonly("shape", [](const py_devarray& s) { return to_tuple(s.a.shape()); })
+      .def_property_readonly("strides", [](const py_devarray& s) { return to_tuple(s.a.strides()); })
+      .def_property_readonly("dtype", [](const py_devarray& s) { return to_numpy_dtype(s.a.type()); })
+      .def_property_readonly("size", [](const py_devarray& s) { return s.a.size(); })
+      .def_property_readonly("nbytes", [](const py_devarray& s) { return s.a.nbytes(); })
+      .def_property_readonly("ndim", [](const py_devarray& s) { return s.a.ndim(); })
+      .def_property_readonly("itemsize", [](const py_devarray& s) { return s.a.itemsize(); })
+      .def_property_readonly("alloc_size", [](const py_devarray& s) {
+        return s.a.allocation() ? s.a.allocation()->size() : 0;
+      })
+      .def_property_readonly("device_id", [](const py_devarray& s) { return s.a.device(); })
+      .def_property_readonly("memory_kind", [](const py_devarray& s) {
+        return std::string(to_string(s.a.allocation() ? s.a.allocation()->kind() : memory_kind::device));
+      })
+      .def_property_readonly("_pointer", [](const py_devarray& s) {
+        return reinterpret_cast<std::uintptr_t>(s.a.data());
+      })
+      .def_property_readonly("stream", [](const py_devarray& s) -> py::object {
+        return s.stream_obj.is_none() ? py::object(py::int_(0)) : s.stream_obj;
+      })
+      .def("__len__", [](const py_devarray& s) {
+        if (s.a.ndim() == 0) throw py::type_error("len() of unsized object");
+        return s.a.shape()[0];
+      })
+      .def("__repr__", &repr)
+      .def("is_c_contiguous", [](const py_devarray& s) { return s.a.is_c_contiguous(); })
+      .def("is_f_contiguous", [](const py_devarray& s) { return s.a.is_f_contiguous(); })
+      .def_property_readonly("flags", [](const py_devarray& s) {
+        py::dict d;
+        d["C_CONTIGUOUS"] = s.a.is_c_contiguous();
+        d["F_CONTIGUOUS"] = s.a.is_f_contiguous();
+        return d;
+      })
+      .def("copy_to_host", &copy_to_host, py::arg("ary") = py::none(), py::arg("stream") = 0,
+           "Copies the array to the host: into `ary` when given, else into a new NumPy array.")
+      .def("copy_to_device", [](py_devarray& self, py::handle ary, py::handle stream) {
+        stream_view s = to_stream(stream, &self);
+        if (py::isinstance<py_devarray>(ary)) {
+          const auto& src = ary.cast<const py_devarray&>().a;
+          if (src.shape() != self.a.shape())
+            throw py::value_error("copy_to_device: shapes differ (" + std::string(py::str(to_tuple(self.a.shape()))) +
+                                  " and " + std::string(py::str(to_tuple(src.shape()))) + ")");
+          py::gil_scoped_release nogil;
+          self.a.copy_from(src, s);
+          sync_if_default(s);
+          return;
+        }
+        py::array host = as_host_array(ary);
+        host_view hv = host_view_of(host);
+        py::gil_scoped_release nogil;
+        self.a.copy_from_host(hv, s);
+        sync_if_default(s);
+      }, py::arg("ary"), py::arg("stream") = 0)
+      .def("__getitem__", [](const py_devarray& s, py::handle key) { return getitem(s, key, py::int_(0)); })
+      .def("getitem", &getitem, py::arg("item"), py::arg("stream") = 0)
+      .def("__setitem__", [](py_devarray& s, py::handle key, py::handle value) { setitem(s, key, value, py::int_(0)); })
+      .def("setitem", &setitem, py::arg("key"), py::arg("value"), py::arg("stream") = 0)
+      .def("reshape", [](const py_devarray& s, py::args shape, py::kwargs kw) {
+        std::string order = kw.contains("order") ? std::string(py::str(kw["order"])) : "C";
+        for (auto item : kw)
+          if (std::string(py::str(item.first)) != "order")
+            throw py::type_error("reshape() got an unexpected keyword argument '" + std::string(py::str(item.first)) + "'");
+        extents e = py::len(shape) == 1 ? to_extents(shape[0], "shape") : to_extents(shape, "shape");
+        if (order.size() != 1) throw py::value_error("order must be 'C', 'F' or 'A'");
+        return py_devarray{s.a.reshape(e, order[0]), s.stream_obj};
+      })
+      .def("ravel", [](const py_devarray& s, const std::string& order, py::handle stream) {
+        (void)to_stream(stream, &s);
+        if (order.size() != 1) throw py::value_error("order must be 'C', 'F' or 'A'");
+        return py_devarray{s.a.ravel(order[0]), s.stream_obj};
+      }, py::arg("order") = "C", py::arg("stream") = 0)
+      .def("transpose", [](const py_devarray& s, py::handle axes) {
+        std::vector<std::int64_t> ax;
+        if (!axes.is_none()) ax = to_extents(axes, "axes");
+        return py_devarray{s.a.transpose(ax), s.stream_obj};
+      }, py::arg("axes") = py::none())
+      .def_property_readonly("T", [](const py_devarray& s) { return py_devarray{s.a.transpose(), s.stream_obj}; })
+      .def("split", [](const py_devarray& s, std::int64_t section, py::handle stream) {
+        (void)to_stream(stream, &s);
+        py::list out;
+        for (auto& p : s.a.split(section)) out.append(py_devarray{p, s.stream_obj});
+        return out;
+      }, py::arg("section"), py::arg("stream") = 0)
+      .def("bind", [](const py_devarray& s, py::handle stream) {
+        stream_view v = to_stream(stream);
+        return py_devarray{s.a.bind(v), stream_object(stream)};
+      }, py::arg("stream") = 0, "The same array, bound to `stream` as its default stream.")
+      .def("copy", [](const py_devarray& s, const std::string& order, py::handle stream) {
+        stream_view v = to_stream(stream, &s);
+        if (order.size() != 1) throw py::value_error("order must be 'C', 'F', 'A' or 'K'");
+        py::gil_scoped_release nogil;
+        return py_devarray{s.a.copy(order[0], v), py::none()};
+      }, py::arg("order") = "C", py::arg("stream") = 0)
+      .def("view", [](const py_devarray& s, py::handle dt) {
+        dtype t = to_dtype(dt);
+        const auto& a = s.a;
+        if (t.itemsize == a.itemsize())
+          return py_devarray{device_ndarray(a.allocation(), a.offset(), a.shape(), a.strides(), t, a.stream()),
+                             s.stream_obj};
+        if (a.ndim() == 0 || a.strides().back() != static_cast<std::int64_t>(a.itemsize()))
+          throw py::value_error("to view as a dtype of another size, the last axis must be contiguous");
+        std::int64_t last = a.shape().back() * static_cast<std::int64_t>(a.itemsize());
+        if (last % t.itemsize != 0)
+          throw py::value_error("the last axis (" + std::to_string(last) + " bytes) does not divide into " +
+                                t.name() + " items");
+        extents shape = a.shape(), strides = a.strides();
+        shape.back() = last / t.itemsize;
+        strides.back() = t.itemsize;
+        return py_devarray{device_ndarray(a.allocation(), a.offset(), shape, strides, t, a.stream()), s.stream_obj};
+      }, py::arg("dtype"))
+      .def("squeeze", [](const py_devarray& s, py::handle axis, py::handle stream) {
+        (void)to_stream(stream, &s);
+        const auto& a = s.a;
+        std::vector<bool> drop(a.ndim(), false);
+        if (axis.is_none()) {
+          for (std::size_t i = 0; i < a.ndim(); ++i) drop[i] = a.shape()[i] == 1;
+        } else {
+          for (auto ax : to_extents(axis, "axis")) {
+            auto i = ax < 0 ? ax + static_cast<std::int64_t>(a.ndim()) : ax;
+            if (i < 0 || i >= static_cast<std::int64_t>(a.ndim()))
+              throw py::index_error("axis " + std::to_string(ax) + " is out of bounds");
+            if (a.shape()[i] != 1) throw py::value_error("cannot select an axis to squeeze out which has size not equal to one");
+            drop[i] = true;
+          }
+        }
+        extents shape, strides;
+        for (std::size_t i = 0; i < a.ndim(); ++i)
+          if (!drop[i]) {
+            shape.push_back(a.shape()[i]);
+            strides.push_back(a.strides()[i]);
+          }
+        return py_devarray{device_ndarray(a.allocation(), a.offset(), shape, strides, a.type(), a.stream()),
+                           s.stream_obj};
+      }, py::arg("axis") = py::none(), py::arg("stream") = 0)
+      .def("__array__", [](const py_devarray&, py::args, py::kwargs) -> py::object {
+        throw py::type_error("implicit conversion of a device array to a NumPy array is not allowed: "
+                             "use .copy_to_host()");
+      });
+
+  m.def("to_device", [](py::handle obj, py::handle stream, bool copy, py::handle to) -> py::object {
+    if (!to.is_none()) {
+      if (!py::isinstance<py_devarray>(to))
+        throw py::type_error("to_device(to=...) needs a device array");
+      auto& dst = to.cast<py_devarray&>();
+      stream_view s = to_stream(stream, &dst);
+      if (py::isinstance<py_devarray>(obj)) {
+        const auto& src = obj.cast<const py_devarray&>().a;
+        py::gil_scoped_release nogil;
+        dst.a.copy_from(src, s);
+        sync_if_default(s);
+      } else {
+        py::array host = as_host_array(obj);
+        host_view hv = host_view_of(host);
+        py::gil_scoped_release nogil;
+        dst.a.copy_from_host(hv, s);
+        sync_if_default(s);
+      }
+      return py::reinterpret_borrow<py::object>(to);
+    }
+    if (py::isinstance<py_devarray>(obj)) return py::reinterpret_borrow<py::object>(obj);
+    py::array host = as_host_array(obj);
+    host_view hv = host_view_of(host);
+    stream_view s = to_stream(stream);
+    py_devarray out{device_ndarray(), stream_object(stream)};
+    {
+      py::gil_scoped_release nogil;
+      out.a = device_ndarray::empty(hv.shape, hv.type, layout_of(host), s);
+      if (copy) {
+        out.a.copy_from_host(hv, s);
+        sync_if_default(s);
+      }
+    }
+    return py::cast(std::move(out));
+  }, py::arg("obj"), py::arg("stream") = 0, py::arg("copy") = true, py::arg("to") = py::none());
+
+  m.def("device_array", [](py::handle shape, py::handle dt, py::handle strides, py::handle order, py::handle stream) {
+    return make_array(to_extents(shape, "shape"), to_dtype(dt), strides, order_of(order), stream);
+  }, py::arg("shape"), py::arg("dtype") = py::dtype("float64"), py::arg("strides") = py::none(),
+        py::arg("order") = "C", py::arg("stream") = 0);
+
+  m.def("device_array_like", [](py::handle ary, py::handle stream) {
+    if (py::isinstance<py_devarray>(ary)) {
+      const auto& a = ary.cast<const py_devarray&>().a;
+      char order = a.is_f_contiguous() && !a.is_c_contiguous() ? 'F' : 'C';
+      return make_array(a.shape(), a.type(), py::none(), order, stream);
+    }
+    py::array host = as_host_array(ary);
+    return make_array(extents(host.shape(), host.shape() + host.ndim()), to_dtype(host.dtype()), py::none(),
+                      layout_of(host), stream);
+  }, py::arg("ary"), py::arg("stream") = 0);
+
+  m.def("is_device_array", [](py::handle obj) { return py::isinstance<py_devarray>(obj); });
+}
+
+}  // namespace cuforge::python

@@ -1,0 +1,162 @@
+// Memory for Python: host arrays over pinned, mapped and managed memory,
+// registration of existing arrays, deferred deallocation, statistics.
+#include "common.hpp"
+
+#include <cuforge/memory/allocation.hpp>
+#include <cuforge/memory/deallocation.hpp>
+#include <cuforge/memory/memory_resource.hpp>
+#include <cuforge/runtime/device.hpp>
+#include <cuforge/runtime/error.hpp>
+
+#include <cstring>
+
+namespace cuforge::python {
+
+struct py_registration {
+  std::shared_ptr<memory::allocation> a;
+};
+
+namespace {
+
+constexpr const char* capsule_name = "cuforge.allocation";
+
+// A capsule owning a reference to an allocation: the base of every NumPy
+// array over cuforge host memory, so the memory lives as long as any view.
+py::capsule owner_capsule(std::shared_ptr<memory::allocation> a) {
+  auto* held = new std::shared_ptr<memory::allocation>(std::move(a));
+  return py::capsule(held, capsule_name, [](PyObject* cap) {
+    delete static_cast<std::shared_ptr<memory::allocation>*>(PyCapsule_GetPointer(cap, capsule_name));
+  });
+}
+
+// The allocation behind a NumPy array made by host_array(), if any.
+std::shared_ptr<memory::allocation> allocation_behind(py::handle arr) {
+  py::handle cur = arr;
+  for (int depth = 0; depth < 64 && !cur.is_none(); ++depth) {
+    if (PyCapsule_CheckExact(cur.ptr()) && std::strcmp(PyCapsule_GetName(cur.ptr()), capsule_name) == 0)
+      return *static_cast<std::shared_ptr<memory::allocation>*>(PyCapsule_GetPointer(cur.ptr(), capsule_name));
+    if (!py::hasattr(cur, "base")) break;
+    cur = cur.attr("base");
+  }
+  return nullptr;
+}
+
+memory::statistics_resource_adaptor* stats_adaptor(int dev) {
+  return dynamic_cast<memory::statistics_resource_adaptor*>(memory::current_resource(dev).get());
+}
+
+}  // namespace
+
+void bind_memory(py::module_& m) {
+  m.def("host_array", [](const std::string& kind, py::handle shape_like, py::handle dtype_like,
+                         py::handle strides_like, const std::string& order) {
+    dtype t = to_dtype(dtype_like);
+    extents shape = to_extents(shape_like, "shape");
+    if (order != "C" && order != "F") throw py::value_error("order must be 'C' or 'F', not '" + order + "'");
+    extents strides = strides_like.is_none() ? contiguous_strides(shape, t.itemsize, order[0])
+                                             : to_extents(strides_like, "strides");
+    if (strides.size() != shape.size()) throw py::value_error("strides do not match the shape's dimensions");
+    std::int64_t n = element_count(shape);
+    std::int64_t span = n ? t.itemsize : 0;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (strides[i] < 0) throw py::value_error("strides must not be negative");
+      if (n) span += (shape[i] - 1) * strides[i];
+    }
+    std::shared_ptr<memory::memory_resource> mr;
+    if (kind == "pinned")
+      mr = memory::pinned_resource();
+    else if (kind == "mapped")
+      mr = memory::mapped_resource();
+    else if (kind == "managed")
+      mr = memory::managed_resource();
+    else
+      throw py::value_error("unknown host memory kind '" + kind + "'");
+    auto a = memory::allocation::make(mr, static_cast<std::size_t>(span));
+    void* host = a->host_data();
+    static char empty_buffer[16];
+    if (!host) host = empty_buffer;  // NumPy wants a pointer even for size 0
+    return py::array(to_numpy_dtype(t), shape, strides, host, owner_capsule(std::move(a)));
+  });
+
+  m.def("device_view_of_host", [](py::array arr) -> py::object {
+    // The device array over the memory of a host array made by host_array()
+    // (mapped or managed: memory the device can address), or None.
+    auto a = allocation_behind(arr);
+    if (!a || (a->kind() != memory_kind::mapped && a->kind() != memory_kind::managed &&
+               !(a->kind() == memory_kind::registered && a->data() != a->host_data())))
+      return py::none();
+    auto offset = static_cast<const char*>(arr.data()) - static_cast<const char*>(a->host_data());
+    host_view hv = host_view_of(arr);
+    return py::cast(py_devarray{device_ndarray(std::move(a), offset, hv.shape, hv.strides, hv.type)});
+  });
+
+  m.def("host_memory_kind", [](py::array arr) -> py::object {
+    auto a = allocation_behind(arr);
+    if (!a) return py::none();
+    return py::str(to_string(a->kind()));
+  });
+
+  py::class_<py_registration>(m, "_Registration", "Keeps host memory page-locked until released.")
+      .def("release", [](py_registration& r) { r.a.reset(); });
+
+  m.def("register_host", [](py::array arr, bool mapped) -> py::tuple {
+    // Page-locks an array's memory in place until the registration is
+    // released (cuda.pinned / cuda.mapped scopes); with `mapped`, also gives
+    // a device array over it, valid while registered.
+    if (arr.nbytes() == 0) return py::make_tuple(py::none(), py::none());
+    host_view hv = host_view_of(arr);
+    std::int64_t lo = 0, hi = hv.type.itemsize;
+    for (std::size_t i = 0; i < hv.shape.size(); ++i) {
+      std::int64_t r = (hv.shape[i] - 1) * hv.strides[i];
+      (r < 0 ? lo : hi) += r;
+    }
+    char* start = static_cast<char*>(hv.data) + lo;
+    auto reg = memory::allocation::register_host(start, static_cast<std::size_t>(hi - lo), mapped);
+    py::object dev = py::none();
+    if (mapped) {
+      // The view does not own the registration: the scope's end releases it.
+      auto view = memory::allocation::adopt(reg->data(), reg->size(), memory_kind::mapped, reg->device(), nullptr,
+                                            reg->host_data());
+      dev = py::cast(py_devarray{device_ndarray(std::move(view), -lo, hv.shape, hv.strides, hv.type)});
+    }
+    return py::make_tuple(py_registration{std::move(reg)}, dev);
+  });
+
+  m.def("defer_cleanup_enter", [] { memory::deallocation_queue::instance().begin_defer(); });
+  m.def("defer_cleanup_exit", [] {
+    py::gil_scoped_release nogil;
+    memory::deallocation_queue::instance().end_defer();
+  });
+  m.def("flush_deallocations", [] {
+    py::gil_scoped_release nogil;
+    memory::deallocation_queue::instance().flush();
+  });
+  m.def("pending_deallocations", [] {
+    auto& q = memory::deallocation_queue::instance();
+    return py::make_tuple(q.pending_count(), q.pending_bytes());
+  });
+
+  m.def("memory_resource_name", [](int dev) { return memory::current_resource(dev).get()->name(); },
+        py::arg("device") = -1);
+  m.def("enable_memory_statistics", [](int dev) {
+    // Wraps the device's current resource in a counting adaptor (idempotent).
+    if (stats_adaptor(dev)) return;
+    memory::set_current_resource(
+        std::make_shared<memory::statistics_resource_adaptor>(memory::current_resource(dev)), dev);
+  }, py::arg("device") = -1);
+  m.def("memory_statistics", [](int dev) -> py::object {
+    auto* s = stats_adaptor(dev);
+    if (!s) return py::none();
+    auto c = s->stats();
+    py::dict d;
+    d["current_bytes"] = c.current_bytes;
+    d["peak_bytes"] = c.peak_bytes;
+    d["total_bytes"] = c.total_bytes;
+    d["current_count"] = c.current_count;
+    d["peak_count"] = c.peak_count;
+    d["total_count"] = c.total_count;
+    return d;
+  }, py::arg("device") = -1);
+}
+
+}  // namespace cuforge::python
