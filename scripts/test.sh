@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Every test: sets up what is missing, builds once, then runs the C++ suites
+# (GoogleTest, ptxas checks) and the Python suite. On a machine without a GPU
+# everything runs on the cpu backend and GPU-only tests are skipped and
+# counted; with a GPU the same suites run on it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+./scripts/setup.sh
+./scripts/build.sh
+echo "== backend: $("$PYTHON" -c 'import cuforge; print(cuforge.backend(), "-", cuforge.backend_reason())')"
+echo "== C++ tests (ctest)"
+ctest --test-dir build/cuforge --output-on-failure -j "$(nproc)" --timeout 300
+echo "== Python tests (pytest)"
+"$PYTHON" -m pytest tests/python -q -rs "$@"
