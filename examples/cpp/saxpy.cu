@@ -1,0 +1,3 @@
+#include <cuforge/runtime/portable_kernel.hpp>
+
+#include "saxpy_kernel.inc"
