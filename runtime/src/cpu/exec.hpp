@@ -34,7 +34,9 @@ struct grid_launch {
 ///         run to completion; a thread that threw counts as exited).
 void run(const grid_launch& launch);
 
-/// @brief The number of pool threads (CUFORGE_CPU_THREADS, else the cores).
+/// @brief The number of threads that run the blocks of a launch
+/// (CUFORGE_CPU_THREADS, else the cores): the calling thread and
+/// worker_count() - 1 pool threads.
 unsigned worker_count();
 
 /// @brief The most threads a cooperative launch may have in total.
