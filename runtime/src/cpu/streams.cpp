@@ -27,40 +27,66 @@ std::uint64_t stream_state::push(std::function<void()> op) {
   return ticket;
 }
 
+int stream_state::execute(const std::function<void()>& op, std::string& message) noexcept {
+  try {
+    op();
+    return 0;
+  } catch (const cuda_error& e) {
+    message = e.message();
+    return e.status();
+  } catch (const std::exception& e) {
+    message = e.what();
+    return CUDA_ERROR_LAUNCH_FAILED;
+  } catch (...) {
+    message = "an operation on the stream failed with an unknown exception";
+    return CUDA_ERROR_UNKNOWN;
+  }
+}
+
+void stream_state::record(int status, std::string message) {
+  // Called with m_ held.
+  if (status && !error_status_) {
+    error_status_ = status;
+    error_message_ = std::move(message);
+  }
+  ++completed_;
+  done_cv_.notify_all();
+}
+
 void stream_state::run() {
   // Everything this thread runs is stream work: it must never wait for the
   // device (it would wait for itself).
   callback_scope scope;
   std::unique_lock lock(m_);
   for (;;) {
-    work_cv_.wait(lock, [&] { return !queue_.empty() || retiring_; });
+    work_cv_.wait(lock, [&] { return (!queue_.empty() || retiring_) && !inline_; });
     if (queue_.empty()) return;  // retiring, and nothing left to do
     auto op = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
-    int status = 0;
     std::string message;
-    try {
-      op();
-    } catch (const cuda_error& e) {
-      status = e.status();
-      message = e.message();
-    } catch (const std::exception& e) {
-      status = CUDA_ERROR_LAUNCH_FAILED;
-      message = e.what();
-    } catch (...) {
-      status = CUDA_ERROR_UNKNOWN;
-      message = "an operation on the stream failed with an unknown exception";
-    }
+    int status = execute(op, message);
     op = nullptr;  // release captures before reporting completion
     lock.lock();
-    if (status && !error_status_) {
-      error_status_ = status;
-      error_message_ = std::move(message);
-    }
-    ++completed_;
-    done_cv_.notify_all();
+    record(status, std::move(message));
   }
+}
+
+bool stream_state::try_run_inline(const std::function<void()>& op) {
+  std::unique_lock lock(m_);
+  if (completed_ != issued_ || inline_) return false;
+  ++issued_;
+  inline_ = true;  // later pushes queue up behind this op
+  lock.unlock();
+  std::string message;
+  int status = execute(op, message);
+  lock.lock();
+  inline_ = false;
+  record(status, std::move(message));
+  bool more = !queue_.empty();
+  lock.unlock();
+  if (more) work_cv_.notify_one();
+  return true;
 }
 
 std::uint64_t stream_state::issued() const {

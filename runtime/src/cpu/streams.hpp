@@ -39,6 +39,10 @@ class stream_state : public std::enable_shared_from_this<stream_state> {
 
   /// Queues `op`; returns its ticket (1-based, in order).
   std::uint64_t push(std::function<void()> op);
+  /// Runs `op` on the calling thread, in order, when the stream is idle (the
+  /// caller would only wait for the worker otherwise); false when it is not
+  /// idle and nothing was run. A failure is reported like a queued one's.
+  bool try_run_inline(const std::function<void()>& op);
   /// Tickets issued and completed so far.
   std::uint64_t issued() const;
   bool done(std::uint64_t ticket) const;
@@ -56,6 +60,8 @@ class stream_state : public std::enable_shared_from_this<stream_state> {
  private:
   void run();
   void report_error();
+  void record(int status, std::string message);
+  static int execute(const std::function<void()>& op, std::string& message) noexcept;
 
   const int device_;
   const int priority_;
@@ -70,6 +76,7 @@ class stream_state : public std::enable_shared_from_this<stream_state> {
   std::uint64_t completed_ = 0;
   bool started_ = false;
   bool retiring_ = false;
+  bool inline_ = false;  ///< an op is running on a caller's thread: the worker waits
   int error_status_ = 0;
   std::string error_message_;
 };
