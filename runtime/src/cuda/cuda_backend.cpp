@@ -58,6 +58,9 @@ thread_local thread_context_cache this_thread;
 
 // The driver calls this on one of its threads: nothing may escape into it.
 void CUDA_CB run_host_callback(void* user) noexcept {
+  // The driver forbids CUDA calls here: mark the thread so that nothing
+  // (a deallocation batch, say) waits for the device from it.
+  callback_scope scope;
   std::unique_ptr<std::function<void()>> fn(static_cast<std::function<void()>*>(user));
   try {
     (*fn)();
