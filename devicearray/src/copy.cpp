@@ -10,6 +10,7 @@
 #include <cuforge/devicearray/device_ndarray.hpp>
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
+#include <cuforge/runtime/event.hpp>
 #include <cuforge/runtime/launch.hpp>
 #include <cuforge/runtime/memory_ops.hpp>
 
@@ -145,7 +146,23 @@ void launch_strided(char* dst, extents dst_strides, const char* src, extents src
   launch(strided_kernel(dev), launch_config{.grid = blocks, .block = block, .stream = s}, a);
 }
 
-void check_same(const extents& shape, dtype type, const extents& other_shape, dtype other_type, const char* what) {
+/// Makes `to` wait for the work queued so far on `from` (nothing to do when
+/// they are the same stream).
+void follow(stream_view from, stream_view to) {
+  if (from.handle() == to.handle() && from.device() == to.device()) return;
+  event e(event::options{.timing = false}, from.device());
+  e.record(from);
+  to.wait(e);
+}
+
+void check_same(const extents& shape, dtype type, const host_view& other, const char* what) {
+  const extents& other_shape = other.shape;
+  dtype other_type = other.type;
+  // The strides are read for every axis of the shape: a short list would be
+  // read past its end.
+  if (other.strides.size() != other_shape.size())
+    throw logic_error(std::string(what) + ": the host array's strides " + str(other.strides) +
+                      " do not match its shape " + str(other_shape));
   if (type != other_type)
     throw type_error(std::string(what) + ": dtypes differ (" + type.name() + " and " + other_type.name() +
                      "); convert first");
@@ -157,7 +174,7 @@ void check_same(const extents& shape, dtype type, const extents& other_shape, dt
 
 void device_ndarray::copy_to_host(const host_view& dst, stream_view s) const {
   if (alloc_) check_generation(alloc_->generation(), "device array");
-  check_same(shape_, type_, dst.shape, dst.type, "copy to host");
+  check_same(shape_, type_, dst, "copy to host");
   if (size_ == 0) return;
   CUFORGE_EXPECTS(dst.data != nullptr, "copy to host: the destination has no memory");
   auto n = static_cast<std::size_t>(nbytes());
@@ -188,7 +205,7 @@ void device_ndarray::copy_to_host(const host_view& dst, stream_view s) const {
 
 void device_ndarray::copy_from_host(const host_view& src, stream_view s) {
   if (alloc_) check_generation(alloc_->generation(), "device array");
-  check_same(shape_, type_, src.shape, src.type, "copy from host");
+  check_same(shape_, type_, src, "copy from host");
   if (size_ == 0) return;
   CUFORGE_EXPECTS(src.data != nullptr, "copy from host: the source has no memory");
   auto n = static_cast<std::size_t>(nbytes());
@@ -225,27 +242,51 @@ void device_ndarray::copy_from(const device_ndarray& src, stream_view s) {
   extents from = broadcast_strides(src.shape_, src.strides_, shape_);
   if (size_ == 0) return;
   auto n = static_cast<std::size_t>(nbytes());
-  if (src.shape_ == shape_ && ((is_c_contiguous() && src.is_c_contiguous()) || (is_f_contiguous() && src.is_f_contiguous()))) {
-    mem::copy(data(), src.data(), n, s);  // the driver copes with overlap and peers
-    return;
-  }
-  // An overlapping source would be read while written: read it out first.
   auto [lo, hi] = extent_bytes();
   auto [slo, shi] = src.extent_bytes();
   auto* d0 = static_cast<char*>(data());
   auto* s0 = static_cast<char*>(src.data());
+  if (d0 == s0 && src.shape_ == shape_ && src.strides_ == strides_) return;  // every element onto itself
   bool overlap = s0 + slo < d0 + hi && d0 + lo < s0 + shi;
-  if (overlap || src.device() != device()) {
-    // A contiguous copy on this device; mem::copy crosses devices.
-    auto packed = empty(src.shape_, type_, 'C', s);
-    if (src.device() != device() && !src.is_c_contiguous()) {
-      auto there = src.copy('C', s);
-      mem::copy(packed.data(), there.data(), static_cast<std::size_t>(src.nbytes()), s);
-    } else if (src.device() != device()) {
-      mem::copy(packed.data(), src.data(), static_cast<std::size_t>(src.nbytes()), s);
-    } else {
-      packed.copy_from(src, s);
+  // A driver copy of overlapping ranges is undefined (memcpy's rules), so
+  // only disjoint ones take the one-copy path; the driver copes with peers.
+  if (!overlap && src.shape_ == shape_ &&
+      ((is_c_contiguous() && src.is_c_contiguous()) || (is_f_contiguous() && src.is_f_contiguous()))) {
+    mem::copy(data(), src.data(), n, s);
+    return;
+  }
+  // The kernels below run on this device, so on a stream of it: `s` when it
+  // is one, else this device's legacy default stream, ordered after `s` and
+  // `s` after it, which keeps the copy in `s`'s order.
+  if (s.device() != device()) {
+    stream_view here = stream_view::legacy_default(device());
+    follow(s, here);
+    copy_from(src, here);
+    follow(here, s);
+    return;
+  }
+  if (src.device() != device()) {
+    // Gather the source on its own device (a copy made on `s` would land on
+    // this one and come back here, forever), then move the bytes over:
+    // mem::copy crosses devices.
+    const device_ndarray* packed_src = &src;
+    device_ndarray gathered;
+    if (!src.is_c_contiguous()) {
+      stream_view there = stream_view::legacy_default(src.device());
+      follow(s, there);
+      gathered = src.copy('C', there);
+      follow(there, s);
+      packed_src = &gathered;
     }
+    auto packed = empty(src.shape_, type_, 'C', s);
+    mem::copy(packed.data(), packed_src->data(), static_cast<std::size_t>(src.nbytes()), s);
+    copy_from(packed, s);
+    return;
+  }
+  // An overlapping source would be read while written: read it out first.
+  if (overlap) {
+    auto packed = empty(src.shape_, type_, 'C', s);
+    packed.copy_from(src, s);
     copy_from(packed, s);
     return;
   }

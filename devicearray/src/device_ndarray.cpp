@@ -90,8 +90,14 @@ device_ndarray device_ndarray::empty_strided(const extents& shape, const extents
   std::int64_t span = n ? type.itemsize : 0;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (strides[i] < 0) throw logic_error("a new array cannot have negative strides: " + str(strides));
+    // As the header promises: the copy and fill kernels move whole items,
+    // which a GPU cannot do at addresses that are not aligned to their size.
+    if (strides[i] % type.itemsize != 0)
+      throw logic_error("strides " + str(strides) + " must be multiples of the itemsize (" +
+                        std::to_string(type.itemsize) + ")");
     if (n && shape[i] > 1) {
-      if (strides[i] > std::numeric_limits<std::int64_t>::max() / (shape[i] - 1))
+      if (strides[i] > std::numeric_limits<std::int64_t>::max() / (shape[i] - 1) ||
+          span > std::numeric_limits<std::int64_t>::max() - (shape[i] - 1) * strides[i])
         throw logic_error("array is too big: strides " + str(strides) + " over shape " + str(shape));
       span += (shape[i] - 1) * strides[i];
     }
@@ -205,6 +211,8 @@ device_ndarray device_ndarray::view(std::span<const index_item> index) const {
         std::int64_t n = shape_[axis];
         std::int64_t step = it.step.value_or(1);
         if (step == 0) throw logic_error("slice step cannot be zero");
+        // As CPython does, so that -step below cannot overflow.
+        step = std::max(step, -std::numeric_limits<std::int64_t>::max());
         std::int64_t start, stop, len;
         auto clamp = [&](std::optional<std::int64_t> v, std::int64_t dflt, std::int64_t lo, std::int64_t hi) {
           if (!v) return dflt;
@@ -215,7 +223,7 @@ device_ndarray device_ndarray::view(std::span<const index_item> index) const {
         if (step > 0) {
           start = clamp(it.start, 0, 0, n);
           stop = clamp(it.stop, n, 0, n);
-          len = stop > start ? (stop - start + step - 1) / step : 0;
+          len = stop > start ? (stop - start - 1) / step + 1 : 0;  // no overflow for huge steps
         } else {
           start = clamp(it.start, n - 1, -1, n - 1);
           stop = clamp(it.stop, -1, -1, n - 1);
@@ -223,7 +231,10 @@ device_ndarray device_ndarray::view(std::span<const index_item> index) const {
         }
         if (len > 0) offset += start * strides_[axis];
         shape.push_back(len);
-        strides.push_back(strides_[axis] * step);
+        // A step past the axis leaves at most one element, whose stride is moot.
+        std::int64_t stride;
+        if (__builtin_mul_overflow(strides_[axis], step, &stride)) stride = strides_[axis];
+        strides.push_back(stride);
         ++axis;
         break;
       }

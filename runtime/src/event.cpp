@@ -55,7 +55,9 @@ void event::synchronize() const {
 
 void event::wait(stream_view s) const {
   check_generation(generation_, "event");
-  active().stream_wait_event(s.handle(), handle_, device_);
+  // The stream's device, not the event's: it names which default stream
+  // waits (and the event may belong to another device).
+  active().stream_wait_event(s.handle(), handle_, s.device());
 }
 
 float event::elapsed_ms(const event& end) const {

@@ -32,6 +32,7 @@ void stream_view::synchronize() const { active().stream_synchronize(handle_, dev
 bool stream_view::is_idle() const { return active().stream_query(handle_, device()); }
 
 void stream_view::wait(const event& e) const {
+  check_generation(e.generation(), "event");  // its handle died with the context
   active().stream_wait_event(handle_, e.handle(), device());
 }
 

@@ -182,8 +182,11 @@ class cpu_backend final : public backend {
     // As with the driver: a copy that touches pageable host memory is done
     // with it on return; between runtime-known memory it is asynchronous.
     bool pageable = !memory_.find(dst) || !memory_.find(src);
-    auto ticket = enqueue(stream, dev, [dst, src, bytes] { std::memcpy(dst, src, bytes); });
-    if (pageable) wait_ticket(stream, dev, ticket);
+    auto op = [dst, src, bytes] { std::memcpy(dst, src, bytes); };
+    if (pageable)
+      run_now(stream, dev, op);
+    else
+      enqueue(stream, dev, op);
   }
 
   void fill(void* dst, std::uint32_t value, unsigned elem, std::size_t count, handle stream,
@@ -389,10 +392,12 @@ class cpu_backend final : public backend {
     } else {
       job->launch.params = params;
     }
-    auto ticket = enqueue(cfg.stream.handle(), dev, [job] { cpu_exec::run(job->launch); });
     // Without the parameter sizes the values cannot be copied, so they must
     // not be needed after we return.
-    if (!copied) wait_ticket(cfg.stream.handle(), dev, ticket);
+    if (copied)
+      enqueue(cfg.stream.handle(), dev, [job] { cpu_exec::run(job->launch); });
+    else
+      run_now(cfg.stream.handle(), dev, [job] { cpu_exec::run(job->launch); });
   }
 
   void profiler_start() override {}
@@ -452,7 +457,16 @@ class cpu_backend final : public backend {
       }
       return s;
     }
-    return reinterpret_cast<stream_state*>(h)->shared_from_this();
+    // Looked up, not cast: a handle whose stream was destroyed (or closed
+    // with its context) must fail as the driver's would, not be touched.
+    std::lock_guard lock(m_);
+    auto it = user_streams_.find(h);
+    if (it == user_streams_.end())
+      raise(CUDA_ERROR_INVALID_HANDLE,
+            "stream handle " + std::to_string(h) + " is not a live stream of the cpu backend (destroyed, or "
+            "made before close())",
+            "stream lookup (cpu backend)");
+    return it->second;
   }
 
   std::vector<std::shared_ptr<stream_state>> streams_of(int dev) {
@@ -472,21 +486,19 @@ class cpu_backend final : public backend {
     return out;
   }
 
-  // Queues `op` on a stream, after the implicit waits the legacy default
-  // stream's rules call for. Returns the op's ticket on that stream.
-  std::uint64_t enqueue(handle h, int dev, std::function<void()> op) {
-    auto s = get(h, dev);
+  using waits_t = std::vector<std::pair<std::shared_ptr<stream_state>, std::uint64_t>>;
+
+  // The work an op on `s` must wait for first, by the legacy default
+  // stream's rules: on the legacy stream, all queued work of the device's
+  // blocking streams; on a blocking stream, the legacy stream's.
+  waits_t implicit_waits(const std::shared_ptr<stream_state>& s, int dev) {
+    waits_t waits;
     if (s->kind() == stream_state::role::legacy) {
-      std::vector<std::pair<std::shared_ptr<stream_state>, std::uint64_t>> waits;
       for (auto& other : streams_of(dev)) {
         if (other == s || !other->blocking()) continue;
         auto t = other->issued();
         if (!other->done(t)) waits.emplace_back(other, t);
       }
-      if (!waits.empty())
-        s->push([waits = std::move(waits)] {
-          for (auto& [other, t] : waits) other->wait_for(t);
-        });
     } else if (s->blocking()) {
       std::shared_ptr<stream_state> legacy;
       {
@@ -495,13 +507,32 @@ class cpu_backend final : public backend {
       }
       if (legacy) {
         auto t = legacy->issued();
-        if (!legacy->done(t)) s->push([legacy, t] { legacy->wait_for(t); });
+        if (!legacy->done(t)) waits.emplace_back(legacy, t);
       }
     }
+    return waits;
+  }
+
+  // Queues `op` on a stream, after its implicit waits. Returns the op's
+  // ticket on that stream.
+  std::uint64_t enqueue(handle h, int dev, std::function<void()> op) {
+    auto s = get(h, dev);
+    auto waits = implicit_waits(s, dev);
+    if (!waits.empty())
+      s->push([waits = std::move(waits)] {
+        for (auto& [other, t] : waits) other->wait_for(t);
+      });
     return s->push(std::move(op));
   }
 
-  void wait_ticket(handle h, int dev, std::uint64_t ticket) { get(h, dev)->wait_for(ticket); }
+  // Runs `op` in stream order and returns once it has run: on the calling
+  // thread when nothing is ahead of it (no hop to the worker and back), else
+  // queued and waited for.
+  void run_now(handle h, int dev, std::function<void()> op) {
+    auto s = get(h, dev);
+    if (implicit_waits(s, dev).empty() && s->try_run_inline(op)) return;
+    s->wait_for(enqueue(h, dev, std::move(op)));
+  }
 
   std::shared_ptr<event_mark> last_mark(handle e) {
     auto* ev = reinterpret_cast<event_state*>(e);

@@ -44,6 +44,8 @@ class CUFORGE_API event {
   std::uintptr_t handle() const noexcept { return handle_; }
   int device() const noexcept { return device_; }
   bool has_timing() const noexcept { return opts_.timing; }
+  /// The context generation it was made in (see close()).
+  std::uint64_t generation() const noexcept { return generation_; }
 
  private:
   void reset() noexcept;
