@@ -52,6 +52,19 @@ struct py_devarray {
   py::object stream_obj = py::none();
 };
 
+/// The holder's deleter: dropping an array may free its memory, and a free
+/// may flush the deferred ones, which waits for the device. A stream callback
+/// that calls Python needs the GIL to finish, so the wait must not hold it.
+struct release_without_gil {
+  void operator()(py_devarray* p) const noexcept {
+    device_ndarray last = std::move(p->a);
+    delete p;  // the stream object, with the GIL
+    py::gil_scoped_release nogil;
+    last = device_ndarray();
+  }
+};
+using py_devarray_holder = std::unique_ptr<py_devarray, release_without_gil>;
+
 /// The stream `0`/None means: legacy default, or per-thread default when
 /// CUFORGE_PER_THREAD_DEFAULT_STREAM=1 (numba's
 /// NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM).
@@ -76,6 +89,12 @@ host_view host_view_of(const py::array& a);
 /// np.asarray(obj), refusing object arrays with a clear TypeError.
 py::array as_host_array(py::handle obj);
 
+/// An integer (anything with __index__) as 64 bits; nullopt when it does not
+/// fit, with `overflow` (when given) set to its sign.
+std::optional<std::int64_t> to_int64(py::handle obj, int* overflow = nullptr);
+
+/// A shape or strides argument: an int or a sequence of ints.
+/// @throws TypeError for other things, ValueError past 64 bits.
 extents to_extents(py::handle shape_like, const char* what);
 py::tuple to_tuple(const extents& e);
 

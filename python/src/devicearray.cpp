@@ -6,7 +6,9 @@
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -42,11 +44,32 @@ py::array as_host_array(py::handle obj) {
   return a;
 }
 
+std::optional<std::int64_t> to_int64(py::handle obj, int* overflow) {
+  py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
+  if (!i) throw py::error_already_set();
+  int sign = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &sign);
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  if (overflow) *overflow = sign;
+  if (sign) return std::nullopt;
+  return static_cast<std::int64_t>(v);
+}
+
+namespace {
+std::int64_t extent_value(py::handle item, const char* what) {
+  auto v = to_int64(item);
+  if (!v)
+    throw py::value_error(std::string(what) + " value " + std::string(py::str(item)) +
+                          " is too big: array sizes must fit in 64 bits");
+  return *v;
+}
+}  // namespace
+
 extents to_extents(py::handle shape_like, const char* what) {
   extents e;
   if (PyLong_Check(shape_like.ptr()) || py::hasattr(shape_like, "__index__")) {
     if (PyBool_Check(shape_like.ptr())) throw py::type_error(std::string(what) + " must be an int or a tuple of ints");
-    e.push_back(shape_like.cast<std::int64_t>());
+    e.push_back(extent_value(shape_like, what));
     return e;
   }
   if (!py::isinstance<py::sequence>(shape_like) || py::isinstance<py::str>(shape_like))
@@ -55,7 +78,7 @@ extents to_extents(py::handle shape_like, const char* what) {
   for (auto item : py::reinterpret_borrow<py::sequence>(shape_like)) {
     if (PyBool_Check(item.ptr()) || !(PyLong_Check(item.ptr()) || py::hasattr(item, "__index__")))
       throw py::type_error(std::string(what) + " must contain only ints, found " + std::string(py::repr(item)));
-    e.push_back(py::reinterpret_borrow<py::object>(item).attr("__index__")().cast<std::int64_t>());
+    e.push_back(extent_value(item, what));
   }
   return e;
 }
@@ -70,18 +93,35 @@ namespace {
 
 // --- indexing -------------------------------------------------------------
 
+// A slice bound or step; beyond 64 bits it saturates, as Python's own
+// slices do at the limits of Py_ssize_t (never -INT64_MIN: steps negate).
 std::optional<std::int64_t> slice_part(py::handle v) {
   if (v.is_none()) return std::nullopt;
-  return py::reinterpret_borrow<py::object>(v).attr("__index__")().cast<std::int64_t>();
+  int overflow = 0;
+  auto x = to_int64(v, &overflow);
+  constexpr auto top = std::numeric_limits<std::int64_t>::max();
+  if (!x) return overflow > 0 ? top : -top;
+  return std::max(*x, -top);
+}
+
+// A 0-d integer NumPy array indexes as the integer it holds, as in NumPy.
+bool is_integer_scalar_array(py::handle k) {
+  if (!py::isinstance<py::array>(k)) return false;
+  auto a = py::reinterpret_borrow<py::array>(k);
+  char kind = a.dtype().kind();
+  return a.ndim() == 0 && (kind == 'i' || kind == 'u');
 }
 
 index_item to_index_item(py::handle k) {
   index_item it;
   if (PyBool_Check(k.ptr()))
     throw py::index_error("boolean indices are advanced indexing, which device arrays do not support");
-  if (PyLong_Check(k.ptr()) || (py::hasattr(k, "__index__") && !py::isinstance<py::array>(k))) {
+  if (PyLong_Check(k.ptr()) || (py::hasattr(k, "__index__") && !py::isinstance<py::array>(k)) ||
+      is_integer_scalar_array(k)) {
     it.k = index_item::kind::integer;
-    it.value = py::reinterpret_borrow<py::object>(k).attr("__index__")().cast<std::int64_t>();
+    auto v = to_int64(k);
+    if (!v) throw py::index_error("index " + std::string(py::str(k)) + " is out of bounds: it does not fit in 64 bits");
+    it.value = *v;
   } else if (PySlice_Check(k.ptr())) {
     it.k = index_item::kind::slice;
     it.start = slice_part(k.attr("start"));
@@ -132,6 +172,54 @@ py::array host_result(const device_ndarray& a) {
   return py::array(to_numpy_dtype(a.type()), a.shape());
 }
 
+// numba copies between shapes that differ only in extent-1 axes ((3,) and
+// (3, 1)); the strides of `shape` laid out for `target` when they do so.
+std::optional<extents> strides_for(const extents& shape, const extents& strides, const extents& target) {
+  if (shape == target) return strides;
+  extents kept_shape, kept_strides, want;
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] != 1) {
+      kept_shape.push_back(shape[i]);
+      kept_strides.push_back(strides[i]);
+    }
+  for (auto e : target)
+    if (e != 1) want.push_back(e);
+  if (kept_shape != want) return std::nullopt;
+  extents out;
+  std::size_t next = 0;
+  for (auto e : target) out.push_back(e == 1 ? 0 : kept_strides[next++]);
+  return out;
+}
+
+// `hv` seen with `target`'s shape when the two differ only in extent-1 axes;
+// else unchanged, for the copy to report the mismatch.
+host_view conformed(host_view hv, const extents& target) {
+  if (auto st = strides_for(hv.shape, hv.strides, target)) {
+    hv.strides = *st;
+    hv.shape = target;
+  }
+  return hv;
+}
+
+device_ndarray conformed(const device_ndarray& a, const extents& target) {
+  if (a.shape() == target) return a;
+  if (auto st = strides_for(a.shape(), a.strides(), target))
+    return device_ndarray(a.allocation(), a.offset(), target, *st, a.type(), a.stream());
+  return a;
+}
+
+// `value` as an array of `want`, converted as NumPy's assignment converts:
+// arrays cast as astype() does; Python and NumPy scalars and lists are
+// checked (OverflowError for an integer out of range, ValueError for NaN to
+// an integer, ...).
+py::array converted(py::handle value, const py::array& host, const py::dtype& want) {
+  if (host.dtype().equal(want)) return host;
+  if (py::isinstance<py::array>(value)) return host.attr("astype")(want);
+  py::array out(want, std::vector<py::ssize_t>(host.shape(), host.shape() + host.ndim()));
+  out.attr("__setitem__")(py::ellipsis(), value);
+  return out;
+}
+
 py::object copy_to_host(const py_devarray& self, py::handle ary, py::handle stream) {
   stream_view s = to_stream(stream, &self);
   py::array out;
@@ -144,7 +232,7 @@ py::object copy_to_host(const py_devarray& self, py::handle ary, py::handle stre
     out = py::reinterpret_borrow<py::array>(ary);
     if (!out.writeable()) throw py::value_error("copy_to_host: the destination array is read-only");
   }
-  host_view hv = host_view_of(out);
+  host_view hv = conformed(host_view_of(out), self.a.shape());
   {
     py::gil_scoped_release nogil;
     self.a.copy_to_host(hv, s);
@@ -153,11 +241,27 @@ py::object copy_to_host(const py_devarray& self, py::handle ary, py::handle stre
   return out;
 }
 
+// NumPy's assignment drops a value's leading extent-1 axes beyond the
+// target's rank ((1, 3) into (3,)); and an element takes only a scalar.
+void fit_rank(extents& shape, extents& strides, std::size_t ndim, bool element) {
+  if (element && !shape.empty())
+    throw py::value_error("setting an array element with a sequence (of shape " +
+                          std::string(py::str(to_tuple(shape))) + ")");
+  while (shape.size() > ndim && shape.front() == 1) {
+    shape.erase(shape.begin());
+    strides.erase(strides.begin());
+  }
+}
+
 // Assigns `value` (device array, host array, list or scalar) to `view`,
-// broadcasting and converting the dtype as NumPy assignment does.
-void assign(device_ndarray& view, py::handle value, stream_view s) {
+// broadcasting and converting the dtype as NumPy assignment does. `element`:
+// the index picked one element (a[1, 2] = ...), not a view (a[1:2] = ...).
+void assign(device_ndarray& view, py::handle value, stream_view s, bool element) {
   if (py::isinstance<py_devarray>(value)) {
-    const auto& src = value.cast<const py_devarray&>().a;
+    const auto& whole = value.cast<const py_devarray&>().a;
+    extents shape = whole.shape(), strides = whole.strides();
+    fit_rank(shape, strides, view.ndim(), element);
+    device_ndarray src(whole.allocation(), whole.offset(), shape, strides, whole.type(), whole.stream());
     if (src.type() == view.type()) {
       py::gil_scoped_release nogil;
       view.copy_from(src, s);
@@ -172,13 +276,16 @@ void assign(device_ndarray& view, py::handle value, stream_view s) {
       src.copy_to_host(hv, s);
       s.synchronize();
     }
-    assign(view, host.attr("astype")(to_numpy_dtype(view.type())), s);
+    assign(view, host.attr("astype")(to_numpy_dtype(view.type())), s, element);
     return;
   }
-  py::array host = as_host_array(value);
-  py::dtype want = to_numpy_dtype(view.type());
-  if (!host.dtype().equal(want)) host = host.attr("astype")(want);
+  py::array host = converted(value, as_host_array(value), to_numpy_dtype(view.type()));
+  if (!py::isinstance<py::array>(value) && static_cast<std::size_t>(host.ndim()) > view.ndim() && !element)
+    // NumPy reads a sequence no deeper than the target ([[1, 2]] into (2,) fails).
+    throw py::value_error("setting an array element with a sequence: " + std::to_string(host.ndim()) +
+                          " levels of nesting for a " + std::to_string(view.ndim()) + "-dimensional target");
   host_view hv = host_view_of(host);
+  fit_rank(hv.shape, hv.strides, view.ndim(), element);
   if (element_count(hv.shape) == 1) {
     // One value: a fill, whatever the target's layout.
     std::vector<char> bytes(view.itemsize());
@@ -192,6 +299,29 @@ void assign(device_ndarray& view, py::handle value, stream_view s) {
   hv.shape = view.shape();
   py::gil_scoped_release nogil;
   view.copy_from_host(hv, s);
+  sync_if_default(s);
+}
+
+// numba's copy_to_device: no broadcasting; shapes equal up to extent-1 axes.
+// Host arrays must have the array's dtype (TypeError otherwise, as numba);
+// lists and scalars are converted to it.
+void copy_to_device(py_devarray& self, py::handle ary, py::handle stream) {
+  stream_view s = to_stream(stream, &self);
+  if (py::isinstance<py_devarray>(ary)) {
+    const device_ndarray src = conformed(ary.cast<const py_devarray&>().a, self.a.shape());
+    if (src.shape() != self.a.shape())
+      throw py::value_error("copy_to_device: shapes differ (" + std::string(py::str(to_tuple(self.a.shape()))) +
+                            " and " + std::string(py::str(to_tuple(src.shape()))) + ")");
+    py::gil_scoped_release nogil;
+    self.a.copy_from(src, s);
+    sync_if_default(s);
+    return;
+  }
+  py::array host = as_host_array(ary);
+  if (!py::isinstance<py::array>(ary)) host = converted(ary, host, to_numpy_dtype(self.a.type()));
+  host_view hv = conformed(host_view_of(host), self.a.shape());
+  py::gil_scoped_release nogil;
+  self.a.copy_from_host(hv, s);
   sync_if_default(s);
 }
 
@@ -213,18 +343,21 @@ py::object getitem(const py_devarray& self, py::handle key, py::handle stream) {
 }
 
 void setitem(py_devarray& self, py::handle key, py::handle value, py::handle stream) {
-  device_ndarray v = self.a.view(to_index(key));
-  assign(v, value, to_stream(stream, &self));
+  auto idx = to_index(key);
+  device_ndarray v = self.a.view(idx);
+  assign(v, value, to_stream(stream, &self), selects_scalar(idx, self.a.ndim()));
 }
 
 py_devarray make_array(const extents& shape, dtype t, py::handle strides, char order, py::handle stream) {
   stream_view s = to_stream(stream);
   py::object sobj = stream_object(stream);
   device_ndarray a;
-  if (strides.is_none()) {
-    a = device_ndarray::empty(shape, t, order, s);
-  } else {
-    a = device_ndarray::empty_strided(shape, to_extents(strides, "strides"), t, s);
+  std::optional<extents> st;
+  if (!strides.is_none()) st = to_extents(strides, "strides");
+  {
+    // Allocating may flush deferred frees (memory ran out), which waits for the device.
+    py::gil_scoped_release nogil;
+    a = st ? device_ndarray::empty_strided(shape, *st, t, s) : device_ndarray::empty(shape, t, order, s);
   }
   return py_devarray{std::move(a), std::move(sobj)};
 }
@@ -249,7 +382,7 @@ std::string repr(const py_devarray& self) {
 }  // namespace
 
 void bind_devicearray(py::module_& m) {
-  py::class_<py_devarray>(m, "DeviceNDArray", "An array in device memory (numba's DeviceNDArray).")
+  py::class_<py_devarray, py_devarray_holder>(m, "DeviceNDArray", "An array in device memory (numba's DeviceNDArray).")
       .def(py::init([](py::handle shape, py::handle strides, py::handle dt, py::handle stream) {
              dtype t = to_dtype(dt);
              return make_array(to_extents(shape, "shape"), t, strides, 'C', stream);
@@ -264,7 +397,9 @@ void bind_devicearray(py::module_& m) {
       .def_property_readonly("ndim", [](const py_devarray& s) { return s.a.ndim(); })
       .def_property_readonly("itemsize", [](const py_devarray& s) { return s.a.itemsize(); })
       .def_property_readonly("alloc_size", [](const py_devarray& s) {
-        return s.a.allocation() ? s.a.allocation()->size() : 0;
+        // numba's: the bytes the array's elements span (nbytes when contiguous).
+        auto [lo, hi] = s.a.extent_bytes();
+        return hi - lo;
       })
       .def_property_readonly("device_id", [](const py_devarray& s) { return s.a.device(); })
       .def_property_readonly("memory_kind", [](const py_devarray& s) {
@@ -291,24 +426,8 @@ void bind_devicearray(py::module_& m) {
       })
       .def("copy_to_host", &copy_to_host, py::arg("ary") = py::none(), py::arg("stream") = 0,
            "Copies the array to the host: into `ary` when given, else into a new NumPy array.")
-      .def("copy_to_device", [](py_devarray& self, py::handle ary, py::handle stream) {
-        stream_view s = to_stream(stream, &self);
-        if (py::isinstance<py_devarray>(ary)) {
-          const auto& src = ary.cast<const py_devarray&>().a;
-          if (src.shape() != self.a.shape())
-            throw py::value_error("copy_to_device: shapes differ (" + std::string(py::str(to_tuple(self.a.shape()))) +
-                                  " and " + std::string(py::str(to_tuple(src.shape()))) + ")");
-          py::gil_scoped_release nogil;
-          self.a.copy_from(src, s);
-          sync_if_default(s);
-          return;
-        }
-        py::array host = as_host_array(ary);
-        host_view hv = host_view_of(host);
-        py::gil_scoped_release nogil;
-        self.a.copy_from_host(hv, s);
-        sync_if_default(s);
-      }, py::arg("ary"), py::arg("stream") = 0)
+      .def("copy_to_device", &copy_to_device, py::arg("ary"), py::arg("stream") = 0,
+           "Copies `ary` (a host or device array of the same shape and dtype) into the array.")
       .def("__getitem__", [](const py_devarray& s, py::handle key) { return getitem(s, key, py::int_(0)); })
       .def("getitem", &getitem, py::arg("item"), py::arg("stream") = 0)
       .def("__setitem__", [](py_devarray& s, py::handle key, py::handle value) { setitem(s, key, value, py::int_(0)); })
@@ -320,12 +439,22 @@ void bind_devicearray(py::module_& m) {
             throw py::type_error("reshape() got an unexpected keyword argument '" + std::string(py::str(item.first)) + "'");
         extents e = py::len(shape) == 1 ? to_extents(shape[0], "shape") : to_extents(shape, "shape");
         if (order.size() != 1) throw py::value_error("order must be 'C', 'F' or 'A'");
-        return py_devarray{s.a.reshape(e, order[0]), s.stream_obj};
+        device_ndarray r;
+        {
+          py::gil_scoped_release nogil;  // may copy
+          r = s.a.reshape(e, order[0]);
+        }
+        return py_devarray{std::move(r), s.stream_obj};
       })
       .def("ravel", [](const py_devarray& s, const std::string& order, py::handle stream) {
         (void)to_stream(stream, &s);
         if (order.size() != 1) throw py::value_error("order must be 'C', 'F' or 'A'");
-        return py_devarray{s.a.ravel(order[0]), s.stream_obj};
+        device_ndarray r;
+        {
+          py::gil_scoped_release nogil;  // may copy
+          r = s.a.ravel(order[0]);
+        }
+        return py_devarray{std::move(r), s.stream_obj};
       }, py::arg("order") = "C", py::arg("stream") = 0)
       .def("transpose", [](const py_devarray& s, py::handle axes) {
         std::vector<std::int64_t> ax;
@@ -346,8 +475,12 @@ void bind_devicearray(py::module_& m) {
       .def("copy", [](const py_devarray& s, const std::string& order, py::handle stream) {
         stream_view v = to_stream(stream, &s);
         if (order.size() != 1) throw py::value_error("order must be 'C', 'F', 'A' or 'K'");
-        py::gil_scoped_release nogil;
-        return py_devarray{s.a.copy(order[0], v), py::none()};
+        device_ndarray c;
+        {
+          py::gil_scoped_release nogil;
+          c = s.a.copy(order[0], v);
+        }
+        return py_devarray{std::move(c), py::none()};
       }, py::arg("order") = "C", py::arg("stream") = 0)
       .def("view", [](const py_devarray& s, py::handle dt) {
         dtype t = to_dtype(dt);
@@ -399,20 +532,7 @@ void bind_devicearray(py::module_& m) {
     if (!to.is_none()) {
       if (!py::isinstance<py_devarray>(to))
         throw py::type_error("to_device(to=...) needs a device array");
-      auto& dst = to.cast<py_devarray&>();
-      stream_view s = to_stream(stream, &dst);
-      if (py::isinstance<py_devarray>(obj)) {
-        const auto& src = obj.cast<const py_devarray&>().a;
-        py::gil_scoped_release nogil;
-        dst.a.copy_from(src, s);
-        sync_if_default(s);
-      } else {
-        py::array host = as_host_array(obj);
-        host_view hv = host_view_of(host);
-        py::gil_scoped_release nogil;
-        dst.a.copy_from_host(hv, s);
-        sync_if_default(s);
-      }
+      copy_to_device(to.cast<py_devarray&>(), obj, stream);  // numba: to.copy_to_device(obj)
       return py::reinterpret_borrow<py::object>(to);
     }
     if (py::isinstance<py_devarray>(obj)) return py::reinterpret_borrow<py::object>(obj);

@@ -25,7 +25,11 @@ constexpr const char* capsule_name = "cuforge.allocation";
 py::capsule owner_capsule(std::shared_ptr<memory::allocation> a) {
   auto* held = new std::shared_ptr<memory::allocation>(std::move(a));
   return py::capsule(held, capsule_name, [](PyObject* cap) {
-    delete static_cast<std::shared_ptr<memory::allocation>*>(PyCapsule_GetPointer(cap, capsule_name));
+    auto* last = static_cast<std::shared_ptr<memory::allocation>*>(PyCapsule_GetPointer(cap, capsule_name));
+    // A free may flush deferred ones and wait for the device, where a stream
+    // callback may be waiting for the GIL (see release_without_gil).
+    py::gil_scoped_release nogil;
+    delete last;
   });
 }
 
@@ -60,7 +64,14 @@ void bind_memory(py::module_& m) {
     std::int64_t span = n ? t.itemsize : 0;
     for (std::size_t i = 0; i < shape.size(); ++i) {
       if (strides[i] < 0) throw py::value_error("strides must not be negative");
-      if (n) span += (shape[i] - 1) * strides[i];
+      // As for device arrays: the device moves whole, aligned items.
+      if (strides[i] % static_cast<std::int64_t>(t.itemsize) != 0)
+        throw py::value_error("strides must be multiples of the itemsize (" + std::to_string(t.itemsize) + ")");
+      std::int64_t reach = 0;
+      // Checked: a wrapped span would give a small buffer under a big array.
+      if (n && (__builtin_mul_overflow(shape[i] - 1, strides[i], &reach) ||
+                __builtin_add_overflow(span, reach, &span)))
+        throw py::value_error("array is too big: its strides and shape span more than 64 bits of bytes");
     }
     std::shared_ptr<memory::memory_resource> mr;
     if (kind == "pinned")
@@ -71,7 +82,11 @@ void bind_memory(py::module_& m) {
       mr = memory::managed_resource();
     else
       throw py::value_error("unknown host memory kind '" + kind + "'");
-    auto a = memory::allocation::make(mr, static_cast<std::size_t>(span));
+    std::shared_ptr<memory::allocation> a;
+    {
+      py::gil_scoped_release nogil;  // allocating may flush deferred frees and wait
+      a = memory::allocation::make(mr, static_cast<std::size_t>(span));
+    }
     void* host = a->host_data();
     static char empty_buffer[16];
     if (!host) host = empty_buffer;  // NumPy wants a pointer even for size 0

@@ -3,6 +3,7 @@ devices, over cuforge._core."""
 
 import atexit
 import contextlib
+import operator
 import sys
 from collections import namedtuple
 
@@ -114,6 +115,7 @@ def _as_ndarray(ary):
 def stream(priority=0, non_blocking=False):
     """A new stream. Lower priority numbers run first; out-of-range values
     are clamped to the device's range, as the driver does."""
+    priority = min(max(operator.index(priority), -(2**31)), 2**31 - 1)  # any int clamps
     return _core.new_stream(priority, non_blocking)
 
 
@@ -123,8 +125,17 @@ per_thread_default_stream = _core.per_thread_default_stream
 
 
 def external_stream(ptr):
-    """A Stream over a stream handle made elsewhere (CuPy, PyTorch, ...)."""
-    return _core.external_stream(int(ptr))
+    """A Stream over a stream handle made elsewhere (CuPy, PyTorch, ...): an
+    int, or an object with ``__cuda_stream__``."""
+    if hasattr(ptr, "__cuda_stream__"):
+        ptr = ptr.__cuda_stream__()[1]
+    try:
+        handle = operator.index(ptr)
+    except TypeError:
+        raise TypeError(f"external_stream needs a stream handle (an int), not {type(ptr).__name__}") from None
+    if not 0 <= handle < 2**64:
+        raise ValueError(f"external_stream: {handle} is not a stream handle (handles are 64-bit addresses)")
+    return _core.external_stream(handle)
 
 
 def event(timing=True):
