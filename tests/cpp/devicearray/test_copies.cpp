@@ -26,9 +26,12 @@
 #include <string>
 #include <vector>
 
+#include "array_support.hpp"
 #include "test_support.hpp"
 
 namespace {
+
+using cuforge::testing::for_each_index;
 
 using namespace cuforge;
 using opt = std::optional<std::int64_t>;
@@ -50,20 +53,6 @@ dtype of_size(std::size_t itemsize) {
   }
 }
 
-void for_each_index(const extents& shape, const std::function<void(const extents&)>& f) {
-  if (element_count(shape) == 0) return;
-  extents idx(shape.size(), 0);
-  for (;;) {
-    f(idx);
-    std::size_t d = shape.size();
-    for (;;) {
-      if (d == 0) return;
-      --d;
-      if (++idx[d] < shape[d]) break;
-      idx[d] = 0;
-    }
-  }
-}
 
 std::int64_t c_index(const extents& shape, const extents& idx) {
   std::int64_t i = 0;

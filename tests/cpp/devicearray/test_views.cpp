@@ -24,9 +24,12 @@
 #include <string>
 #include <vector>
 
+#include "array_support.hpp"
 #include "test_support.hpp"
 
 namespace {
+
+using cuforge::testing::for_each_index;
 
 using namespace cuforge;
 using opt = std::optional<std::int64_t>;
@@ -58,21 +61,6 @@ std::vector<std::int32_t> values(const device_ndarray& a) {
   return v;
 }
 
-/// Calls f(index) for every index of `shape`, in C order.
-void for_each_index(const extents& shape, const std::function<void(const extents&)>& f) {
-  if (element_count(shape) == 0) return;
-  extents idx(shape.size(), 0);
-  for (;;) {
-    f(idx);
-    std::size_t d = shape.size();
-    for (;;) {
-      if (d == 0) return;
-      --d;
-      if (++idx[d] < shape[d]) break;
-      idx[d] = 0;
-    }
-  }
-}
 
 /// What a view's elements must be when its allocation holds 0, 1, 2, ...
 /// as int32 (base arrays from iota()): read through its own offset and

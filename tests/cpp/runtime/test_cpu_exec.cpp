@@ -25,6 +25,8 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+
+#include "test_support.hpp"
 #include <vector>
 
 namespace {
@@ -57,37 +59,9 @@ void launch(cpu::kernel_fn fn, const launch_options& o, Args... args) {
   cpu_exec::run(l);
 }
 
-// Fails the whole suite, rather than hanging it, when what it guards has not
-// finished in time: the tests below deadlock by design if barriers are broken.
-class watchdog {
- public:
-  explicit watchdog(const char* what, std::chrono::seconds limit = std::chrono::seconds(20))
-      : thread_([this, what, limit] {
-          std::unique_lock lock(mutex_);
-          if (!cv_.wait_for(lock, limit, [this] { return done_; })) {
-            std::fprintf(stderr, "FAILED: %s did not finish within %lld s (deadlock?)\n", what,
-                         static_cast<long long>(limit.count()));
-            std::fflush(stderr);
-            std::_Exit(1);
-          }
-        }) {}
-  ~watchdog() {
-    {
-      std::lock_guard lock(mutex_);
-      done_ = true;
-    }
-    cv_.notify_one();
-    thread_.join();
-  }
-  watchdog(const watchdog&) = delete;
-  watchdog& operator=(const watchdog&) = delete;
-
- private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread thread_;
-};
+// The tests below deadlock by design if barriers are broken: the shared
+// watchdog fails the suite instead of letting it hang.
+using cuforge::testing::watchdog;
 
 unsigned long long global_x(const cpu::thread_context* ctx) {
   return static_cast<unsigned long long>(ctx->block_idx.x) * ctx->block_dim.x + ctx->thread_idx.x;
