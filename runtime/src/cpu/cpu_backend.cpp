@@ -278,16 +278,10 @@ class cpu_backend final : public backend {
     auto e = std::make_unique<event_state>();
     e->device = dev;
     e->timing = timing;
-    auto h = reinterpret_cast<handle>(e.get());
-    std::lock_guard lock(m_);
-    events_[h] = std::move(e);
-    return h;
+    return keep(events_, std::move(e));
   }
 
-  void event_destroy(handle h, int) noexcept override {
-    std::lock_guard lock(m_);
-    events_.erase(h);
-  }
+  void event_destroy(handle h, int) noexcept override { drop(events_, h); }
 
   void event_record(handle e, handle stream, int dev) override {
     auto* ev = reinterpret_cast<event_state*>(e);
@@ -335,16 +329,10 @@ class cpu_backend final : public backend {
     auto m = std::make_unique<cpu_module>();
     m->kernels = image.host_kernels();
     info_log.clear();
-    auto h = reinterpret_cast<handle>(m.get());
-    std::lock_guard lock(m_);
-    modules_[h] = std::move(m);
-    return h;
+    return keep(modules_, std::move(m));
   }
 
-  void module_unload(handle h, int) noexcept override {
-    std::lock_guard lock(m_);
-    modules_.erase(h);
-  }
+  void module_unload(handle h, int) noexcept override { drop(modules_, h); }
 
   handle module_get_kernel(handle h, std::string_view name, int) override {
     auto* m = reinterpret_cast<cpu_module*>(h);
@@ -404,6 +392,20 @@ class cpu_backend final : public backend {
   void profiler_stop() override {}
 
  private:
+  // Objects the backend owns, by the handle it gave out for them.
+  template <class T>
+  handle keep(std::unordered_map<handle, std::unique_ptr<T>>& table, std::unique_ptr<T> obj) {
+    auto h = reinterpret_cast<handle>(obj.get());
+    std::lock_guard lock(m_);
+    table[h] = std::move(obj);
+    return h;
+  }
+  template <class T>
+  void drop(std::unordered_map<handle, std::unique_ptr<T>>& table, handle h) noexcept {
+    std::lock_guard lock(m_);
+    table.erase(h);
+  }
+
   struct launch_job {
     cpu_exec::grid_launch launch;
     std::vector<std::max_align_t> storage;
