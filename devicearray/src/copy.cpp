@@ -205,6 +205,7 @@ void device_ndarray::copy_to_host(const host_view& dst, stream_view s) const {
 
 void device_ndarray::copy_from_host(const host_view& src, stream_view s) {
   if (alloc_) check_generation(alloc_->generation(), "device array");
+  check_writable("copy from host");
   check_same(shape_, type_, src, "copy from host");
   if (size_ == 0) return;
   CUFORGE_EXPECTS(src.data != nullptr, "copy from host: the source has no memory");
@@ -235,6 +236,7 @@ void device_ndarray::copy_from_host(const host_view& src, stream_view s) {
 
 void device_ndarray::copy_from(const device_ndarray& src, stream_view s) {
   if (alloc_) check_generation(alloc_->generation(), "device array");
+  check_writable("copy between device arrays");
   if (src.alloc_) check_generation(src.alloc_->generation(), "device array");
   if (type_ != src.type_)
     throw type_error("copy between device arrays: dtypes differ (" + type_.name() + " and " + src.type_.name() +
@@ -295,6 +297,7 @@ void device_ndarray::copy_from(const device_ndarray& src, stream_view s) {
 
 void device_ndarray::fill(const void* value, stream_view s) {
   if (alloc_) check_generation(alloc_->generation(), "device array");
+  check_writable("fill");
   CUFORGE_EXPECTS(value != nullptr, "fill needs a value");
   if (size_ == 0) return;
   const auto* bytes = static_cast<const unsigned char*>(value);

@@ -319,6 +319,16 @@ std::vector<device_ndarray> device_ndarray::split(std::int64_t section) const {
   return parts;
 }
 
+device_ndarray device_ndarray::as_read_only(bool read_only) const {
+  device_ndarray v = *this;
+  v.read_only_ = read_only;
+  return v;
+}
+
+void device_ndarray::check_writable(const char* what) const {
+  if (read_only_) throw logic_error(std::string(what) + ": assignment destination is read-only");
+}
+
 device_ndarray device_ndarray::bind(stream_view s) const {
   device_ndarray v = *this;
   v.stream_ = s;

@@ -81,13 +81,31 @@ void deallocation_queue::run(std::vector<entry> batch) noexcept {
   for (auto& e : batch)
     if (e.device >= 0 && std::find(devices.begin(), devices.end(), e.device) == devices.end())
       devices.push_back(e.device);
-  for (int d : devices) {
-    try {
-      device::get(d).synchronize();
-    } catch (const std::exception& e) {
-      // The work failed, but it is over: the memory is free to go.
-      std::fprintf(stderr, "cuforge: while freeing memory, device %d reported: %s\n", d, e.what());
+  auto wait = [&] {
+    for (int d : devices) {
+      try {
+        device::get(d).synchronize();
+      } catch (const std::exception& e) {
+        // The work failed, but it is over: the memory is free to go.
+        std::fprintf(stderr, "cuforge: while freeing memory, device %d reported: %s\n", d, e.what());
+      }
     }
+  };
+  std::function<void(const std::function<void()>&)> hook;
+  {
+    std::lock_guard lock(m_);
+    hook = wait_hook_;
+  }
+  if (devices.empty()) {
+  } else if (hook) {
+    try {
+      hook(wait);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "cuforge: the deallocation wait hook failed: %s\n", e.what());
+      wait();
+    }
+  } else {
+    wait();
   }
   for (auto& e : batch) {
     try {
@@ -111,6 +129,11 @@ std::size_t deallocation_queue::pending_bytes() const {
 bool deallocation_queue::deferring() const {
   std::lock_guard lock(m_);
   return defer_depth_ > 0;
+}
+
+void deallocation_queue::set_wait_hook(std::function<void(const std::function<void()>&)> hook) {
+  std::lock_guard lock(m_);
+  wait_hook_ = std::move(hook);
 }
 
 void deallocation_queue::begin_defer() {

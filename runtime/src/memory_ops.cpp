@@ -88,5 +88,12 @@ void fill(void* dst, std::uint32_t value, unsigned elem_bytes, std::size_t count
 
 memory_kind kind_of(const void* p) { return active().kind_of(p); }
 
+std::optional<std::pair<const void*, std::size_t>> range_of(const void* p) {
+  if (!p) return std::nullopt;
+  auto r = active().address_range(p);
+  if (!r) return std::nullopt;
+  return std::pair{reinterpret_cast<const void*>(r->first), r->second};
+}
+
 }  // namespace mem
 }  // namespace cuforge

@@ -857,6 +857,10 @@ CUresult CUDAAPI cuPointerGetAttributes(unsigned int n, CUpointer_attribute* att
         *static_cast<bool*>(data[i]) = a && a->kind == alloc_kind::managed;
         break;
       case CU_POINTER_ATTRIBUTE_MAPPED: *static_cast<bool*>(data[i]) = a != nullptr; break;
+      case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+        *static_cast<CUdeviceptr*>(data[i]) = a ? static_cast<CUdeviceptr>(it->first) : 0;
+        break;
+      case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *static_cast<std::size_t*>(data[i]) = a ? a->bytes : 0; break;
       case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *static_cast<int*>(data[i]) = a ? a->ctx->device : -2; break;
       case CU_POINTER_ATTRIBUTE_CONTEXT:
         *static_cast<CUcontext*>(data[i]) = a ? reinterpret_cast<CUcontext>(a->ctx) : nullptr;

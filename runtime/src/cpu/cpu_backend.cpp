@@ -212,6 +212,12 @@ class cpu_backend final : public backend {
     return r ? r->second.kind : memory_kind::pageable;
   }
 
+  std::optional<std::pair<std::uintptr_t, std::size_t>> address_range(const void* p) override {
+    auto r = memory_.find(p);
+    if (!r) return std::nullopt;
+    return std::pair{r->first, r->second.bytes};
+  }
+
   // --- streams -------------------------------------------------------------
 
   handle stream_create(int dev, int priority, bool non_blocking) override {

@@ -374,6 +374,27 @@ class cuda_backend final : public backend {
     return memory_kind::pageable;
   }
 
+  std::optional<std::pair<std::uintptr_t, std::size_t>> address_range(const void* p) override {
+    if (!p) return std::nullopt;
+    {
+      const auto addr = reinterpret_cast<std::uintptr_t>(p);
+      std::lock_guard lock(host_mutex_);
+      auto it = host_ranges_.upper_bound(addr);
+      if (it != host_ranges_.begin()) {
+        --it;
+        if (addr - it->first < it->second.bytes) return std::pair{it->first, it->second.bytes};
+      }
+    }
+    make_current(current_device());
+    CUdeviceptr start = 0;
+    std::size_t bytes = 0;
+    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+    void* data[] = {&start, &bytes};
+    CUresult r = drv().cuPointerGetAttributes(2, attrs, data, as_dptr(p));
+    if (r != CUDA_SUCCESS || start == 0 || bytes == 0) return std::nullopt;  // not the driver's pointer
+    return std::pair{static_cast<std::uintptr_t>(start), bytes};
+  }
+
   // ---- Streams -------------------------------------------------------------
 
   handle stream_create(int dev, int priority, bool non_blocking) override {

@@ -77,6 +77,10 @@ class CUFORGE_API device_ndarray {
   int device() const noexcept;
   stream_view stream() const noexcept { return stream_; }
   bool valid() const noexcept { return alloc_ != nullptr || size_ == 0; }
+  /// A read-only array (a producer exported it so) refuses to be written:
+  /// copies into it and fills throw logic_error. Views inherit the flag.
+  bool read_only() const noexcept { return read_only_; }
+  device_ndarray as_read_only(bool read_only = true) const;
 
   bool is_c_contiguous() const noexcept;
   bool is_f_contiguous() const noexcept;
@@ -126,6 +130,9 @@ class CUFORGE_API device_ndarray {
   std::int64_t size_ = 0;
   dtype type_;
   stream_view stream_;
+  bool read_only_ = false;
+
+  void check_writable(const char* what) const;
 };
 
 /// @brief The element count of a shape; throws logic_error for negative

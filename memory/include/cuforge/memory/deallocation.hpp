@@ -42,6 +42,12 @@ class CUFORGE_API deallocation_queue {
   void begin_defer();
   void end_defer();
 
+  /// @brief Runs every wait for the device through `hook` (it must call
+  /// its argument). A language binding installs one that lets go of its
+  /// interpreter lock while waiting: a free can happen wherever an owner is
+  /// dropped, lock held or not.
+  void set_wait_hook(std::function<void(const std::function<void()>&)> hook);
+
   std::size_t max_pending_count() const noexcept { return max_count_; }
   std::size_t max_pending_bytes() const noexcept { return max_bytes_; }
 
@@ -58,6 +64,7 @@ class CUFORGE_API deallocation_queue {
   std::vector<entry> pending_;
   std::size_t bytes_ = 0;
   int defer_depth_ = 0;
+  std::function<void(const std::function<void()>&)> wait_hook_;
   std::size_t max_count_;
   std::size_t max_bytes_;
 };

@@ -10,6 +10,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <utility>
 
 namespace cuforge {
 
@@ -66,6 +68,11 @@ CUFORGE_API void fill(void* dst, std::uint32_t value, unsigned elem_bytes, std::
 
 /// @brief What `p` points into, as the backend sees it.
 CUFORGE_API memory_kind kind_of(const void* p);
+
+/// @brief The allocation containing `p`: its start and size, when the
+/// backend knows it (memory from this runtime, or the driver's pointer
+/// records); nullopt for memory it knows nothing about.
+CUFORGE_API std::optional<std::pair<const void*, std::size_t>> range_of(const void* p);
 
 }  // namespace mem
 }  // namespace cuforge

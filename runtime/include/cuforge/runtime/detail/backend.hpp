@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -69,6 +70,8 @@ class backend {
   virtual void fill(void* dst, std::uint32_t value, unsigned elem_bytes, std::size_t count,
                     handle stream, int dev) = 0;
   virtual memory_kind kind_of(const void* p) = 0;
+  /// The allocation containing `p` (start, bytes) when the backend knows it.
+  virtual std::optional<std::pair<std::uintptr_t, std::size_t>> address_range(const void* p) = 0;
 
   // Streams. `stream` may be 0x1 (legacy) or 0x2 (per-thread) anywhere.
   virtual handle stream_create(int dev, int priority, bool non_blocking) = 0;
