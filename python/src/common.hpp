@@ -26,6 +26,7 @@ void bind_errors(py::module_& m);
 void bind_runtime(py::module_& m);
 void bind_memory(py::module_& m);
 void bind_devicearray(py::module_& m);
+void bind_interop(py::module_& m);
 
 /// A Python Stream: an owned stream, or a default or external one.
 struct py_stream {
@@ -88,6 +89,13 @@ host_view host_view_of(const py::array& a);
 
 /// np.asarray(obj), refusing object arrays with a clear TypeError.
 py::array as_host_array(py::handle obj);
+
+/// `obj` as a device array when it is one: a DeviceNDArray, a
+/// __cuda_array_interface__ producer, or a DLPack producer whose memory is
+/// on a CUDA device. NumPy arrays and other host producers are host data
+/// (callers copy them). This is the one import path every API that takes an
+/// array uses; `sync` follows the interface's stream rule.
+std::optional<device_ndarray> device_array_of(py::handle obj, bool sync = true);
 
 /// An integer (anything with __index__) as 64 bits; nullopt when it does not
 /// fit, with `overflow` (when given) set to its sign.

@@ -257,8 +257,8 @@ void fit_rank(extents& shape, extents& strides, std::size_t ndim, bool element) 
 // broadcasting and converting the dtype as NumPy assignment does. `element`:
 // the index picked one element (a[1, 2] = ...), not a view (a[1:2] = ...).
 void assign(device_ndarray& view, py::handle value, stream_view s, bool element) {
-  if (py::isinstance<py_devarray>(value)) {
-    const auto& whole = value.cast<const py_devarray&>().a;
+  if (auto dev = device_array_of(value)) {
+    const auto& whole = *dev;
     extents shape = whole.shape(), strides = whole.strides();
     fit_rank(shape, strides, view.ndim(), element);
     device_ndarray src(whole.allocation(), whole.offset(), shape, strides, whole.type(), whole.stream());
@@ -307,8 +307,8 @@ void assign(device_ndarray& view, py::handle value, stream_view s, bool element)
 // lists and scalars are converted to it.
 void copy_to_device(py_devarray& self, py::handle ary, py::handle stream) {
   stream_view s = to_stream(stream, &self);
-  if (py::isinstance<py_devarray>(ary)) {
-    const device_ndarray src = conformed(ary.cast<const py_devarray&>().a, self.a.shape());
+  if (auto dev = device_array_of(ary)) {
+    const device_ndarray src = conformed(*dev, self.a.shape());
     if (src.shape() != self.a.shape())
       throw py::value_error("copy_to_device: shapes differ (" + std::string(py::str(to_tuple(self.a.shape()))) +
                             " and " + std::string(py::str(to_tuple(src.shape()))) + ")");
@@ -422,6 +422,7 @@ void bind_devicearray(py::module_& m) {
         py::dict d;
         d["C_CONTIGUOUS"] = s.a.is_c_contiguous();
         d["F_CONTIGUOUS"] = s.a.is_f_contiguous();
+        d["WRITEABLE"] = !s.a.read_only();
         return d;
       })
       .def("copy_to_host", &copy_to_host, py::arg("ary") = py::none(), py::arg("stream") = 0,
@@ -530,12 +531,19 @@ void bind_devicearray(py::module_& m) {
 
   m.def("to_device", [](py::handle obj, py::handle stream, bool copy, py::handle to) -> py::object {
     if (!to.is_none()) {
-      if (!py::isinstance<py_devarray>(to))
-        throw py::type_error("to_device(to=...) needs a device array");
-      copy_to_device(to.cast<py_devarray&>(), obj, stream);  // numba: to.copy_to_device(obj)
+      if (py::isinstance<py_devarray>(to)) {
+        copy_to_device(to.cast<py_devarray&>(), obj, stream);  // numba: to.copy_to_device(obj)
+        return py::reinterpret_borrow<py::object>(to);
+      }
+      auto dst = device_array_of(to);
+      if (!dst) throw py::type_error("to_device(to=...) needs a device array");
+      py_devarray view{*dst, py::none()};
+      copy_to_device(view, obj, stream);
       return py::reinterpret_borrow<py::object>(to);
     }
     if (py::isinstance<py_devarray>(obj)) return py::reinterpret_borrow<py::object>(obj);
+    // Another library's device array: a view of it, as numba's to_device does.
+    if (auto dev = device_array_of(obj)) return py::cast(py_devarray{*dev, py::none()});
     py::array host = as_host_array(obj);
     host_view hv = host_view_of(host);
     stream_view s = to_stream(stream);
@@ -557,8 +565,8 @@ void bind_devicearray(py::module_& m) {
         py::arg("order") = "C", py::arg("stream") = 0);
 
   m.def("device_array_like", [](py::handle ary, py::handle stream) {
-    if (py::isinstance<py_devarray>(ary)) {
-      const auto& a = ary.cast<const py_devarray&>().a;
+    if (auto dev = device_array_of(ary)) {
+      const auto& a = *dev;
       char order = a.is_f_contiguous() && !a.is_c_contiguous() ? 'F' : 'C';
       return make_array(a.shape(), a.type(), py::none(), order, stream);
     }

@@ -52,6 +52,19 @@ memory::statistics_resource_adaptor* stats_adaptor(int dev) {
 }  // namespace
 
 void bind_memory(py::module_& m) {
+  // A free can happen wherever an owner is dropped, often with the GIL held
+  // (a NumPy array over our memory, a consumer releasing an export): the
+  // device wait before a batch of frees must not hold it, or a Python stream
+  // callback waiting for the GIL would never let the device finish.
+  memory::deallocation_queue::instance().set_wait_hook([](const std::function<void()>& wait) {
+    if (Py_IsInitialized() && PyGILState_Check()) {
+      py::gil_scoped_release nogil;
+      wait();
+    } else {
+      wait();
+    }
+  });
+
   m.def("host_array", [](const std::string& kind, py::handle shape_like, py::handle dtype_like,
                          py::handle strides_like, const std::string& order) {
     dtype t = to_dtype(dtype_like);

@@ -7,4 +7,5 @@ PYBIND11_MODULE(_core, m) {
   cuforge::python::bind_runtime(m);
   cuforge::python::bind_memory(m);
   cuforge::python::bind_devicearray(m);
+  cuforge::python::bind_interop(m);
 }

@@ -6,6 +6,7 @@ kernel compiler (``cuda.jit``) arrives with the compiler frontend.
 
 from cuforge._core import CudaAPIError, CudaOutOfMemoryError, DeviceNDArray, Event, Stream
 from cuforge.cuda._api import (
+    as_cuda_array,
     backend,
     backend_reason,
     close,
@@ -18,6 +19,7 @@ from cuforge.cuda._api import (
     event,
     event_elapsed_time,
     external_stream,
+    from_dlpack,
     get_current_device,
     gpus,
     is_available,
@@ -50,6 +52,7 @@ __all__ = [
     "ManagedNDArray",
     "MappedNDArray",
     "Stream",
+    "as_cuda_array",
     "backend",
     "backend_reason",
     "close",
@@ -62,6 +65,7 @@ __all__ = [
     "event",
     "event_elapsed_time",
     "external_stream",
+    "from_dlpack",
     "get_current_device",
     "gpus",
     "is_available",

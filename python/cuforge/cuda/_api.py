@@ -410,9 +410,24 @@ def profiling():
 
 
 def is_cuda_array(obj):
-    """Whether `obj` is a device array (cuforge's own; other producers come
-    with the interop layer)."""
-    return _core.is_device_array(obj)
+    """Whether `obj` is a device array: cuforge's own, or an object with
+    ``__cuda_array_interface__``."""
+    return _core.is_cuda_array(obj)
+
+
+def as_cuda_array(obj, sync=True):
+    """A DeviceNDArray over the memory of an object with
+    ``__cuda_array_interface__`` (CuPy, PyTorch, ...), without a copy. The
+    view keeps the object alive. With `sync`, the producer's stream is
+    waited on first (set CUFORGE_CUDA_ARRAY_INTERFACE_SYNC=0, or Numba's
+    NUMBA_CUDA_ARRAY_INTERFACE_SYNC=0, to skip it)."""
+    return _core.as_cuda_array(obj, sync)
+
+
+def from_dlpack(obj):
+    """A DeviceNDArray over the memory of a DLPack producer (an object with
+    ``__dlpack__``, or a capsule), without a copy."""
+    return _core.from_dlpack(obj)
 
 
 @atexit.register

@@ -1,0 +1,322 @@
+// __cuda_array_interface__ and DLPack for Python: the dictionaries and
+// capsules around cuforge::interop, and the one import path for arrays from
+// other libraries.
+#include "common.hpp"
+
+#include <cuforge/interop/cuda_array_interface.hpp>
+#include <cuforge/interop/dlpack.hpp>
+#include <cuforge/runtime/backend.hpp>
+#include <cuforge/runtime/error.hpp>
+#include <cuforge/runtime/event.hpp>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace cuforge::python {
+
+using namespace cuforge::dlpack;
+
+namespace {
+
+constexpr const char* versioned_name = "dltensor_versioned";
+constexpr const char* legacy_name = "dltensor";
+constexpr const char* used_versioned_name = "used_dltensor_versioned";
+constexpr const char* used_legacy_name = "used_dltensor";
+
+bool is_cuda_device(DLDeviceType t) { return t == kDLCUDA || t == kDLCUDAHost || t == kDLCUDAManaged; }
+
+// Keeps a Python object alive until the last view of its memory goes. The
+// release may run on any thread, so it takes the GIL itself; it holds a bare
+// reference, so destroying the function needs no GIL.
+std::function<void()> keep_alive(py::handle obj) {
+  PyObject* o = obj.ptr();
+  Py_INCREF(o);
+  return [o] {
+    if (!Py_IsInitialized()) return;
+    PyGILState_STATE g = PyGILState_Ensure();
+    Py_DECREF(o);
+    PyGILState_Release(g);
+  };
+}
+
+// The interface's synchronisation rule: the producer's stream is waited on
+// at import, unless turned off like Numba's NUMBA_CUDA_ARRAY_INTERFACE_SYNC.
+bool interface_sync_enabled() {
+  static const bool on = [] {
+    for (const char* name : {"CUFORGE_CUDA_ARRAY_INTERFACE_SYNC", "NUMBA_CUDA_ARRAY_INTERFACE_SYNC"}) {
+      const char* v = std::getenv(name);
+      if (v && *v) return std::strcmp(v, "0") != 0;
+    }
+    return true;
+  }();
+  return on;
+}
+
+std::int64_t int_field(py::handle v, const char* what) {
+  auto i = to_int64(v);
+  if (!PyLong_Check(v.ptr()) && !py::hasattr(v, "__index__"))
+    throw py::type_error(std::string("__cuda_array_interface__: ") + what + " must be an int, not " +
+                         std::string(py::str(py::type::of(v).attr("__name__"))));
+  if (!i) throw py::value_error(std::string("__cuda_array_interface__: ") + what + " does not fit in 64 bits");
+  return *i;
+}
+
+extents int_tuple(py::handle v, const char* what) {
+  if (!py::isinstance<py::tuple>(v) && !py::isinstance<py::list>(v))
+    throw py::type_error(std::string("__cuda_array_interface__: '") + what + "' must be a tuple of ints, not " +
+                         std::string(py::str(py::type::of(v).attr("__name__"))));
+  extents e;
+  for (auto x : py::reinterpret_borrow<py::sequence>(v)) e.push_back(int_field(x, what));
+  return e;
+}
+
+interop::array_interface parse_interface(py::handle desc) {
+  if (!py::isinstance<py::dict>(desc))
+    throw py::type_error("__cuda_array_interface__ must be a dict, not " +
+                         std::string(py::str(py::type::of(desc).attr("__name__"))));
+  auto d = py::reinterpret_borrow<py::dict>(desc);
+  for (const char* key : {"shape", "typestr", "data", "version"})
+    if (!d.contains(key)) throw py::value_error(std::string("__cuda_array_interface__ lacks the '") + key + "' entry");
+  interop::array_interface ai;
+  ai.version = static_cast<int>(int_field(d["version"], "'version'"));
+  ai.shape = int_tuple(d["shape"], "shape");
+  if (!py::isinstance<py::str>(d["typestr"]))
+    throw py::type_error("__cuda_array_interface__: 'typestr' must be a str");
+  ai.typestr = py::str(d["typestr"]);
+  py::handle data = d["data"];
+  if (!py::isinstance<py::tuple>(data) || py::len(data) != 2)
+    throw py::type_error("__cuda_array_interface__: 'data' must be a (pointer, read_only) tuple");
+  auto ptr = int_field(py::reinterpret_borrow<py::tuple>(data)[0], "the data pointer");
+  if (ptr < 0) throw py::value_error("__cuda_array_interface__: the data pointer is negative");
+  ai.data = static_cast<std::uintptr_t>(ptr);
+  ai.read_only = py::reinterpret_borrow<py::tuple>(data)[1].cast<bool>();
+  if (d.contains("strides") && !d["strides"].is_none()) ai.strides = int_tuple(d["strides"], "strides");
+  if (d.contains("mask") && !d["mask"].is_none()) ai.has_mask = true;
+  if (d.contains("stream") && !d["stream"].is_none()) {
+    auto st = int_field(d["stream"], "'stream'");
+    if (st == 0)
+      throw py::value_error("__cuda_array_interface__: 'stream' 0 is disallowed by the interface (ambiguous); "
+                            "1 is the legacy default stream, 2 the per-thread one");
+    if (st < 0) throw py::value_error("__cuda_array_interface__: 'stream' is negative");
+    ai.stream = static_cast<std::uintptr_t>(st);
+  }
+  return ai;
+}
+
+device_ndarray import_interface(py::handle obj, py::handle desc, bool sync) {
+  auto ai = parse_interface(desc);
+  if (ai.stream && sync && interface_sync_enabled()) {
+    auto producer = stream_view::from_handle(*ai.stream);
+    py::gil_scoped_release nogil;
+    producer.synchronize();
+  }
+  return interop::import_interface(ai, keep_alive(obj));
+}
+
+// --- DLPack capsules -----------------------------------------------------------
+
+void versioned_capsule_destructor(PyObject* cap) {
+  // Unconsumed: the consumer never took ownership, so we let go.
+  if (PyCapsule_IsValid(cap, versioned_name)) {
+    auto* t = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, versioned_name));
+    if (t && t->deleter) t->deleter(t);
+  }
+}
+
+void legacy_capsule_destructor(PyObject* cap) {
+  if (PyCapsule_IsValid(cap, legacy_name)) {
+    auto* t = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, legacy_name));
+    if (t && t->deleter) t->deleter(t);
+  }
+}
+
+// Takes ownership of the tensor in a capsule, renaming it as the protocol
+// requires so that its destructor leaves the tensor to us.
+device_ndarray consume_capsule(py::handle cap) {
+  PyObject* c = cap.ptr();
+  if (PyCapsule_IsValid(c, versioned_name)) {
+    auto* t = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(c, versioned_name));
+    if (PyCapsule_SetName(c, used_versioned_name) != 0) throw py::error_already_set();
+    return interop::import_versioned(t);
+  }
+  if (PyCapsule_IsValid(c, legacy_name)) {
+    auto* t = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(c, legacy_name));
+    if (PyCapsule_SetName(c, used_legacy_name) != 0) throw py::error_already_set();
+    return interop::import_legacy(t);
+  }
+  if (PyCapsule_IsValid(c, used_versioned_name) || PyCapsule_IsValid(c, used_legacy_name))
+    throw py::value_error("this DLPack capsule was already consumed (a capsule can be imported once)");
+  throw py::type_error("expected a DLPack capsule named 'dltensor' or 'dltensor_versioned'");
+}
+
+py::object consumer_stream_argument(DLDeviceType t) {
+  if (!is_cuda_device(t)) return py::none();
+  return py::int_(default_stream_view().handle());
+}
+
+device_ndarray import_dlpack(py::handle obj) {
+  if (PyCapsule_CheckExact(obj.ptr())) return consume_capsule(obj);
+  if (!py::hasattr(obj, "__dlpack__") || !py::hasattr(obj, "__dlpack_device__"))
+    throw py::type_error("from_dlpack needs an object with __dlpack__ and __dlpack_device__ (or a DLPack "
+                         "capsule), not " + std::string(py::str(py::type::of(obj).attr("__name__"))));
+  py::tuple dev = obj.attr("__dlpack_device__")();
+  auto type = static_cast<DLDeviceType>(dev[0].cast<int>());
+  py::object stream = consumer_stream_argument(type);
+  py::object cap;
+  try {
+    cap = obj.attr("__dlpack__")(py::arg("stream") = stream,
+                                 py::arg("max_version") = py::make_tuple(major_version, minor_version));
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_TypeError)) throw;
+    // A producer from before max_version: it makes legacy capsules.
+    cap = obj.attr("__dlpack__")(py::arg("stream") = stream);
+  }
+  return consume_capsule(cap);
+}
+
+// --- export ----------------------------------------------------------------------
+
+py::object interface_stream(const py_devarray& self) {
+  if (self.stream_obj.is_none()) return py::none();
+  return py::int_(self.a.stream().handle());
+}
+
+py::dict cuda_array_interface(const py_devarray& self) {
+  if (active_backend() == backend_kind::cpu)
+    throw py::attribute_error(
+        "__cuda_array_interface__ is not offered on the cpu backend: its device memory is host memory, which CUDA "
+        "consumers must not be handed (use __dlpack__, which says kDLCPU, or copy_to_host())");
+  std::optional<std::uintptr_t> stream;
+  if (!self.stream_obj.is_none()) stream = self.a.stream().handle();
+  auto ai = interop::export_interface(self.a, stream);
+  py::dict d;
+  d["shape"] = to_tuple(ai.shape);
+  d["strides"] = ai.strides ? py::object(to_tuple(*ai.strides)) : py::object(py::none());
+  d["data"] = py::make_tuple(ai.data, ai.read_only);
+  d["typestr"] = ai.typestr;
+  d["stream"] = interface_stream(self);
+  d["version"] = ai.version;
+  return d;
+}
+
+[[noreturn]] void buffer_error(const std::string& what) {
+  PyErr_SetString(PyExc_BufferError, what.c_str());
+  throw py::error_already_set();
+}
+
+py::object dlpack_export(const py_devarray& self, py::handle stream, py::handle max_version, py::handle dl_device,
+                         py::handle copy) {
+  DLDevice dev = interop::dlpack_device_of(self.a);
+  bool want_copy = !copy.is_none() && copy.cast<bool>();
+  bool no_copy = !copy.is_none() && !copy.cast<bool>();
+  if (!dl_device.is_none()) {
+    py::tuple target = py::reinterpret_borrow<py::object>(dl_device);
+    int t = target[0].cast<int>(), id = target[1].cast<int>();
+    if (t != dev.device_type || id != dev.device_id) {
+      if (t == kDLCPU && !no_copy) {
+        // To the host, as asked: a NumPy copy exports itself.
+        py::object host = py::module_::import("cuforge._core").attr("DeviceNDArray").attr("copy_to_host")(py::cast(self));
+        return host.attr("__dlpack__")(py::arg("max_version") = max_version);
+      }
+      buffer_error("cannot export a device array on DLPack device (" + std::to_string(dev.device_type) + ", " +
+                   std::to_string(dev.device_id) + ") to device (" + std::to_string(t) + ", " + std::to_string(id) +
+                   ")" + (no_copy ? " without a copy" : ""));
+    }
+  }
+  // The stream handshake: the consumer's stream waits for our work.
+  if (dev.device_type == kDLCPU) {
+    if (!stream.is_none() && !(PyLong_Check(stream.ptr()) && stream.cast<long long>() == -1))
+      buffer_error("__dlpack__: stream must be None for arrays in host memory (kDLCPU)");
+  } else {
+    long long consumer = stream.is_none() ? static_cast<long long>(stream_view::legacy_handle) : stream.cast<long long>();
+    if (consumer == 0)
+      throw py::value_error("__dlpack__: stream 0 is ambiguous and disallowed; pass 1 for the legacy default stream");
+    if (consumer != -1) {
+      stream_view producer = self.stream_obj.is_none() ? default_stream_view() : self.a.stream();
+      stream_view theirs = stream_view::from_handle(static_cast<std::uintptr_t>(consumer));
+      if (!(producer == theirs)) {
+        event e(event::options{.timing = false});
+        e.record(producer);
+        theirs.wait(e);
+      }
+    }
+  }
+  device_ndarray src = self.a;
+  std::uint64_t flags = 0;
+  if (want_copy) {
+    py::gil_scoped_release nogil;
+    src = self.a.copy('K');
+    flags |= flag_is_copied;
+  }
+  bool versioned = false;
+  if (!max_version.is_none()) {
+    py::tuple v = py::reinterpret_borrow<py::object>(max_version);
+    versioned = v[0].cast<int>() >= 1;
+  }
+  try {
+    if (versioned) {
+      auto* t = interop::export_versioned(src, flags);
+      return py::reinterpret_steal<py::object>(PyCapsule_New(t, versioned_name, &versioned_capsule_destructor));
+    }
+    auto* t = interop::export_legacy(src);
+    return py::reinterpret_steal<py::object>(PyCapsule_New(t, legacy_name, &legacy_capsule_destructor));
+  } catch (const logic_error& e) {
+    buffer_error(e.what());
+  }
+}
+
+}  // namespace
+
+std::optional<device_ndarray> device_array_of(py::handle obj, bool sync) {
+  if (py::isinstance<py_devarray>(obj)) return obj.cast<const py_devarray&>().a;
+  if (py::isinstance<py::array>(obj)) return std::nullopt;  // NumPy: host data, even over mapped memory
+  if (PyObject* desc = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__")) {
+    auto d = py::reinterpret_steal<py::object>(desc);
+    return import_interface(obj, d, sync);
+  }
+  PyErr_Clear();
+  if (py::hasattr(obj, "__dlpack_device__") && py::hasattr(obj, "__dlpack__")) {
+    py::tuple dev = obj.attr("__dlpack_device__")();
+    if (is_cuda_device(static_cast<DLDeviceType>(dev[0].cast<int>()))) return import_dlpack(obj);
+  }
+  return std::nullopt;
+}
+
+void bind_interop(py::module_& m) {
+  auto cls = py::reinterpret_borrow<py::class_<py_devarray, py_devarray_holder>>(m.attr("DeviceNDArray"));
+  cls.def_property_readonly("__cuda_array_interface__", &cuda_array_interface,
+                            "The CUDA Array Interface (version 3); absent on the cpu backend.")
+      .def("__dlpack__", &dlpack_export, py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
+           py::arg("dl_device") = py::none(), py::arg("copy") = py::none(),
+           "A DLPack capsule over the array's memory (versioned when max_version allows).")
+      .def("__dlpack_device__", [](const py_devarray& self) {
+        auto d = interop::dlpack_device_of(self.a);
+        return py::make_tuple(static_cast<int>(d.device_type), d.device_id);
+      });
+
+  m.def("from_dlpack", [](py::handle obj) { return py_devarray{import_dlpack(obj), py::none()}; },
+        py::arg("obj"), "A device array over a DLPack producer's memory, without a copy.");
+  m.def("as_cuda_array", [](py::handle obj, bool sync) -> py::object {
+    if (py::isinstance<py_devarray>(obj)) return py::reinterpret_borrow<py::object>(obj);
+    PyObject* desc = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__");
+    if (!desc) {
+      PyErr_Clear();
+      throw py::type_error("as_cuda_array: " + std::string(py::str(py::type::of(obj).attr("__name__"))) +
+                           " does not implement the CUDA Array Interface (__cuda_array_interface__)");
+    }
+    auto d = py::reinterpret_steal<py::object>(desc);
+    return py::cast(py_devarray{import_interface(obj, d, sync), py::none()});
+  }, py::arg("obj"), py::arg("sync") = true);
+  m.def("is_cuda_array", [](py::handle obj) {
+    if (py::isinstance<py_devarray>(obj)) return true;
+    PyObject* desc = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__");
+    if (!desc) {
+      PyErr_Clear();
+      return false;
+    }
+    Py_DECREF(desc);
+    return true;
+  }, py::arg("obj"));
+}
+
+}  // namespace cuforge::python
