@@ -30,9 +30,18 @@ deallocation_queue& deallocation_queue::instance() {
   return *q;
 }
 
-deallocation_queue::deallocation_queue()
-    : max_count_(env_count()),
-      max_bytes_(static_cast<std::size_t>(env_ratio() * static_cast<double>(device::get(0).total_memory()))) {}
+// The size threshold needs the device's memory, so it is read at the first
+// free: making the queue (a binding installing its hook at import, say) must
+// not select the backend.
+deallocation_queue::deallocation_queue() : max_count_(env_count()), max_bytes_(0) {}
+
+std::size_t deallocation_queue::byte_threshold() {
+  // Called with m_ held.
+  if (max_bytes_ == 0)
+    max_bytes_ = std::max<std::size_t>(
+        1, static_cast<std::size_t>(env_ratio() * static_cast<double>(device::get(0).total_memory())));
+  return max_bytes_;
+}
 
 std::vector<deallocation_queue::entry> deallocation_queue::take_if(bool force) {
   // Called with m_ held.
@@ -50,7 +59,7 @@ void deallocation_queue::push(std::function<void()> release, std::size_t bytes, 
     std::lock_guard lock(m_);
     pending_.push_back({std::move(release), device});
     bytes_ += bytes;
-    if (pending_.size() < max_count_ && bytes_ < max_bytes_) return;
+    if (pending_.size() < max_count_ && bytes_ < byte_threshold()) return;
     batch = take_if(false);
   }
   run(std::move(batch));
@@ -146,7 +155,7 @@ void deallocation_queue::end_defer() {
   {
     std::lock_guard lock(m_);
     if (defer_depth_ > 0) --defer_depth_;
-    if (defer_depth_ == 0 && (pending_.size() >= max_count_ || bytes_ >= max_bytes_)) batch = take_if(false);
+    if (defer_depth_ == 0 && (pending_.size() >= max_count_ || bytes_ >= byte_threshold())) batch = take_if(false);
   }
   run(std::move(batch));
 }

@@ -49,7 +49,10 @@ class CUFORGE_API deallocation_queue {
   void set_wait_hook(std::function<void(const std::function<void()>&)> hook);
 
   std::size_t max_pending_count() const noexcept { return max_count_; }
-  std::size_t max_pending_bytes() const noexcept { return max_bytes_; }
+  std::size_t max_pending_bytes() {
+    std::lock_guard lock(m_);
+    return byte_threshold();
+  }
 
  private:
   deallocation_queue();
@@ -59,6 +62,7 @@ class CUFORGE_API deallocation_queue {
   };
   void run(std::vector<entry> batch) noexcept;
   std::vector<entry> take_if(bool force);
+  std::size_t byte_threshold();
 
   mutable std::mutex m_;
   std::vector<entry> pending_;
