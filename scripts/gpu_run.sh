@@ -40,7 +40,7 @@ else
 fi
 
 step "C++ tests on the GPU"
-for t in test_runtime test_memory test_devicearray; do
+for t in test_runtime test_memory test_devicearray test_interop; do
   exe=$(ls $bin/$t build/gpu/tests/$t 2>/dev/null | head -1)
   if [ -n "$exe" ]; then run "cpp-$t" "$exe" --gtest_brief=1; else echo "$t: not available" | tee -a "$OUT/summary.txt"; fi
 done
@@ -55,6 +55,7 @@ run examples "$PYTHON" examples/run_all.py
 step "benchmarks"
 raw=$(ls .carry/bench_raw_copy build/gpu/bench/bench_raw_copy 2>/dev/null | head -1)
 run bench-transfers "$PYTHON" bench/transfers/bench_transfers.py --raw "$raw"
+run bench-interop "$PYTHON" bench/interop/bench_interop.py
 
 step "summary"
 cat "$OUT/summary.txt"

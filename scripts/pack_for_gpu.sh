@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 b=build/cuforge
 rm -rf .carry && mkdir -p .carry
 cp $b/libcuforge.so .carry/
-cp $b/tests/test_runtime $b/tests/test_memory $b/tests/test_devicearray .carry/
+cp $b/tests/test_runtime $b/tests/test_memory $b/tests/test_devicearray $b/tests/test_interop .carry/
 cp $b/tests/mock_driver/test_cuda_backend_mock $b/tests/mock_driver/libcuda_mock.so .carry/ 2>/dev/null || true
 cp $b/examples/cpp/example_saxpy $b/bench/bench_raw_copy .carry/
 grep -qx '/.carry/' .git/info/exclude 2>/dev/null || echo '/.carry/' >> .git/info/exclude
