@@ -7,7 +7,9 @@
 #include <cuforge/runtime/memory_ops.hpp>
 
 #include <cstdio>
+#include <exception>
 #include <string>
+#include <utility>
 
 namespace cuforge::interop {
 
@@ -35,12 +37,30 @@ array_interface export_interface(const device_ndarray& a, std::optional<std::uin
 }
 
 device_ndarray import_interface(const array_interface& ai, std::function<void()> release) {
+  // A failed import lets go of the producer at once, as a failed DLPack import
+  // runs its deleter: the binding's release drops the reference it took.
+  struct release_unless_adopted {
+    std::function<void()>& fn;
+    ~release_unless_adopted() {
+      if (!fn) return;
+      try {
+        fn();
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "cuforge: releasing a refused __cuda_array_interface__ producer failed: %s\n", e.what());
+      }
+    }
+  } on_failure{release};
   const char* who = "__cuda_array_interface__";
   if (ai.version < 0 || ai.version > 3)
     throw logic_error(std::string(who) + ": version " + std::to_string(ai.version) +
                       " is not supported (cuforge reads versions 0 to 3)");
   if (ai.has_mask) throw logic_error(std::string(who) + ": masked arrays (a 'mask' entry) are not supported");
-  dtype type = dtype::from_typestr(ai.typestr);
+  dtype type;
+  try {
+    type = dtype::from_typestr(ai.typestr);
+  } catch (const type_error& e) {
+    throw type_error(std::string(who) + ": 'typestr' " + e.what());  // name the field, not only the value
+  }
   if (ai.shape.size() > max_ndim)
     throw logic_error(std::string(who) + ": " + std::to_string(ai.shape.size()) + " dimensions (at most 64)");
   std::int64_t n = element_count(ai.shape);  // throws for negative extents
@@ -85,7 +105,7 @@ device_ndarray import_interface(const array_interface& ai, std::function<void()>
   }
   auto* base = reinterpret_cast<char*>(ai.data) + lo;
   auto alloc = memory::allocation::adopt(base, static_cast<std::size_t>(hi - lo), kind, device::current().ordinal(),
-                                         std::move(release), kind == memory_kind::device ? nullptr : base);
+                                         std::exchange(release, nullptr), kind == memory_kind::device ? nullptr : base);
   device_ndarray a(std::move(alloc), -lo, ai.shape, std::move(strides), type);
   return ai.read_only ? a.as_read_only() : a;
 }

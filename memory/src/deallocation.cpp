@@ -65,23 +65,22 @@ void deallocation_queue::push(std::function<void()> release, std::size_t bytes, 
   run(std::move(batch));
 }
 
-void deallocation_queue::flush() {
-  std::vector<entry> batch;
-  {
-    std::lock_guard lock(m_);
-    batch = take_if(false);
+// A release may queue more (a foreign tensor's deleter dropping the last
+// owner of memory we exported): a flush goes on until nothing is left.
+void deallocation_queue::drain(bool force) {
+  for (;;) {
+    std::vector<entry> batch;
+    {
+      std::lock_guard lock(m_);
+      batch = take_if(force);
+    }
+    if (batch.empty()) return;
+    run(std::move(batch));
   }
-  run(std::move(batch));
 }
 
-void deallocation_queue::flush_forced() {
-  std::vector<entry> batch;
-  {
-    std::lock_guard lock(m_);
-    batch = take_if(true);
-  }
-  run(std::move(batch));
-}
+void deallocation_queue::flush() { drain(false); }
+void deallocation_queue::flush_forced() { drain(true); }
 
 void deallocation_queue::run(std::vector<entry> batch) noexcept {
   if (batch.empty()) return;

@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace cuforge::python {
 
@@ -53,10 +54,12 @@ bool interface_sync_enabled() {
 }
 
 std::int64_t int_field(py::handle v, const char* what) {
-  auto i = to_int64(v);
+  // The type first: converting a str or float would raise an error that does
+  // not say which field is wrong.
   if (!PyLong_Check(v.ptr()) && !py::hasattr(v, "__index__"))
     throw py::type_error(std::string("__cuda_array_interface__: ") + what + " must be an int, not " +
                          std::string(py::str(py::type::of(v).attr("__name__"))));
+  auto i = to_int64(v);
   if (!i) throw py::value_error(std::string("__cuda_array_interface__: ") + what + " does not fit in 64 bits");
   return *i;
 }
@@ -111,6 +114,17 @@ device_ndarray import_interface(py::handle obj, py::handle desc, bool sync) {
     producer.synchronize();
   }
   return interop::import_interface(ai, keep_alive(obj));
+}
+
+// The producer's interface, or a null object when it has none. Only an
+// AttributeError means "none" (as hasattr): any other error is the
+// producer's to report, not a reason to treat its array as host data.
+py::object interface_of(py::handle obj) {
+  if (PyObject* desc = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__"))
+    return py::reinterpret_steal<py::object>(desc);
+  if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
+  PyErr_Clear();
+  return py::object();
 }
 
 // --- DLPack capsules -----------------------------------------------------------
@@ -204,19 +218,42 @@ py::dict cuda_array_interface(const py_devarray& self) {
   throw py::error_already_set();
 }
 
+// dl_device as the standard passes it: a (device_type, device_id) pair.
+std::pair<int, int> dl_device_arg(py::handle v) {
+  auto fail = [&] {
+    return py::type_error("__dlpack__: dl_device must be a (device_type, device_id) tuple of ints, not " +
+                          std::string(py::repr(v)));
+  };
+  if (!py::isinstance<py::sequence>(v) || py::isinstance<py::str>(v) || py::len(v) != 2) throw fail();
+  auto seq = py::reinterpret_borrow<py::sequence>(v);
+  std::pair<int, int> out;
+  int* parts[] = {&out.first, &out.second};
+  for (std::size_t i = 0; i < 2; ++i) {
+    py::object x = seq[i];
+    if (!PyLong_Check(x.ptr()) && !py::hasattr(x, "__index__")) throw fail();
+    auto n = to_int64(x);
+    if (!n || *n < INT32_MIN || *n > INT32_MAX) throw fail();
+    *parts[i] = static_cast<int>(*n);
+  }
+  return out;
+}
+
 py::object dlpack_export(const py_devarray& self, py::handle stream, py::handle max_version, py::handle dl_device,
                          py::handle copy) {
   DLDevice dev = interop::dlpack_device_of(self.a);
   bool want_copy = !copy.is_none() && copy.cast<bool>();
   bool no_copy = !copy.is_none() && !copy.cast<bool>();
   if (!dl_device.is_none()) {
-    py::tuple target = py::reinterpret_borrow<py::object>(dl_device);
-    int t = target[0].cast<int>(), id = target[1].cast<int>();
+    auto [t, id] = dl_device_arg(dl_device);
     if (t != dev.device_type || id != dev.device_id) {
-      if (t == kDLCPU && !no_copy) {
-        // To the host, as asked: a NumPy copy exports itself.
+      if (t == kDLCPU && id == 0 && !no_copy) {
+        // To the host, as asked: a NumPy copy exports itself, marked a copy.
         py::object host = py::module_::import("cuforge._core").attr("DeviceNDArray").attr("copy_to_host")(py::cast(self));
-        return host.attr("__dlpack__")(py::arg("max_version") = max_version);
+        py::object cap = host.attr("__dlpack__")(py::arg("max_version") = max_version);
+        if (PyCapsule_IsValid(cap.ptr(), versioned_name))
+          static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap.ptr(), versioned_name))->flags |=
+              flag_is_copied;
+        return cap;
       }
       buffer_error("cannot export a device array on DLPack device (" + std::to_string(dev.device_type) + ", " +
                    std::to_string(dev.device_id) + ") to device (" + std::to_string(t) + ", " + std::to_string(id) +
@@ -270,11 +307,7 @@ py::object dlpack_export(const py_devarray& self, py::handle stream, py::handle 
 std::optional<device_ndarray> device_array_of(py::handle obj, bool sync) {
   if (py::isinstance<py_devarray>(obj)) return obj.cast<const py_devarray&>().a;
   if (py::isinstance<py::array>(obj)) return std::nullopt;  // NumPy: host data, even over mapped memory
-  if (PyObject* desc = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__")) {
-    auto d = py::reinterpret_steal<py::object>(desc);
-    return import_interface(obj, d, sync);
-  }
-  PyErr_Clear();
+  if (py::object d = interface_of(obj)) return import_interface(obj, d, sync);
   if (py::hasattr(obj, "__dlpack_device__") && py::hasattr(obj, "__dlpack__")) {
     py::tuple dev = obj.attr("__dlpack_device__")();
     if (is_cuda_device(static_cast<DLDeviceType>(dev[0].cast<int>()))) return import_dlpack(obj);
@@ -298,24 +331,15 @@ void bind_interop(py::module_& m) {
         py::arg("obj"), "A device array over a DLPack producer's memory, without a copy.");
   m.def("as_cuda_array", [](py::handle obj, bool sync) -> py::object {
     if (py::isinstance<py_devarray>(obj)) return py::reinterpret_borrow<py::object>(obj);
-    PyObject* desc = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__");
-    if (!desc) {
-      PyErr_Clear();
+    py::object d = interface_of(obj);
+    if (!d)
       throw py::type_error("as_cuda_array: " + std::string(py::str(py::type::of(obj).attr("__name__"))) +
                            " does not implement the CUDA Array Interface (__cuda_array_interface__)");
-    }
-    auto d = py::reinterpret_steal<py::object>(desc);
     return py::cast(py_devarray{import_interface(obj, d, sync), py::none()});
   }, py::arg("obj"), py::arg("sync") = true);
   m.def("is_cuda_array", [](py::handle obj) {
     if (py::isinstance<py_devarray>(obj)) return true;
-    PyObject* desc = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__");
-    if (!desc) {
-      PyErr_Clear();
-      return false;
-    }
-    Py_DECREF(desc);
-    return true;
+    return static_cast<bool>(interface_of(obj));
   }, py::arg("obj"));
 }
 

@@ -18,6 +18,18 @@ class _DeviceAddressable(np.ndarray):
             raise TypeError("this array's memory is not addressable by the device")
         return d
 
+    @property
+    def __cuda_array_interface__(self):
+        """The interface of ``device_view()``: the device pointer of this
+        memory, as numba's mapped and managed arrays offer, so CuPy and
+        PyTorch take them as device arrays. Absent (AttributeError) where
+        DeviceNDArray's is (the cpu backend), and on arrays NumPy derived
+        into new memory (``m + 1`` keeps the subclass, not the memory)."""
+        d = _core.device_view_of_host(np.asarray(self))
+        if d is None:
+            raise AttributeError("__cuda_array_interface__: this array's memory is not addressable by the device")
+        return d.__cuda_array_interface__
+
 
 class MappedNDArray(_DeviceAddressable):
     """Page-locked host memory mapped into the device's address space

@@ -41,8 +41,10 @@ CUFORGE_API array_interface export_interface(const device_ndarray& a, std::optio
 /// pointer with elements, memory the device cannot address, and an extent
 /// (negative strides included) that runs out of its allocation when the
 /// backend knows the allocation. `release` runs once, when the last view
-/// goes (it keeps the producer alive until then).
-/// @throws logic_error / type_error naming the field at fault.
+/// goes (it keeps the producer alive until then), or at once when the
+/// import fails.
+/// @throws logic_error / type_error naming the field at fault. `release`
+///         has run by then.
 CUFORGE_API device_ndarray import_interface(const array_interface& ai, std::function<void()> release);
 
 }  // namespace cuforge::interop

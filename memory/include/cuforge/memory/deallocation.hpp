@@ -62,6 +62,7 @@ class CUFORGE_API deallocation_queue {
   };
   void run(std::vector<entry> batch) noexcept;
   std::vector<entry> take_if(bool force);
+  void drain(bool force);
   std::size_t byte_threshold();
 
   mutable std::mutex m_;
