@@ -1,4 +1,6 @@
 // __cuda_array_interface__ export and import.
+#include "extent.hpp"
+
 #include <cuforge/interop/cuda_array_interface.hpp>
 #include <cuforge/memory/allocation.hpp>
 #include <cuforge/runtime/backend.hpp>
@@ -13,13 +15,6 @@
 
 namespace cuforge::interop {
 
-namespace {
-std::string hex(std::uintptr_t p) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%zx", static_cast<std::size_t>(p));
-  return buf;
-}
-}  // namespace
 
 array_interface export_interface(const device_ndarray& a, std::optional<std::uintptr_t> stream) {
   if (active_backend() == backend_kind::cpu)
@@ -80,31 +75,23 @@ device_ndarray import_interface(const array_interface& ai, std::function<void()>
   if (n > 0 && ai.data == 0)
     throw logic_error(std::string(who) + ": the data pointer is null but the array has " + std::to_string(n) +
                       " elements");
-  std::int64_t lo = 0, hi = n ? type.itemsize : 0;
-  for (std::size_t i = 0; n && i < ai.shape.size(); ++i) {
-    std::int64_t reach = 0;
-    if (__builtin_mul_overflow(ai.shape[i] - 1, strides[i], &reach) ||
-        __builtin_add_overflow(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi))
-      throw logic_error(std::string(who) + ": the array's extent overflows 64 bits");
-  }
+  auto [lo, hi] = detail::element_span(who, ai.shape, strides, type.itemsize);
   memory_kind kind = memory_kind::device;
+  // The array lives on the device its memory belongs to; host memory any
+  // device reaches (and memory the runtime does not know) goes with the
+  // current one, as Numba takes it.
+  int dev = device::current().ordinal();
   if (n > 0) {
     auto* p = reinterpret_cast<const void*>(ai.data);
     kind = mem::kind_of(p);
     if (kind == memory_kind::pageable && active_backend() == backend_kind::cuda)
-      throw logic_error(std::string(who) + ": the data pointer " + hex(ai.data) +
+      throw logic_error(std::string(who) + ": the data pointer " + detail::hex(ai.data) +
                         " is not memory the device can address (a host pointer?)");
-    if (auto range = mem::range_of(p)) {
-      auto start = reinterpret_cast<std::uintptr_t>(range->first), end = start + range->second;
-      auto first = static_cast<std::int64_t>(ai.data - start) + lo;
-      if (first < 0 || ai.data + static_cast<std::uintptr_t>(hi) > end)
-        throw logic_error(std::string(who) + ": the array's elements reach outside its allocation (bytes [" +
-                          std::to_string(lo) + ", " + std::to_string(hi) + ") around " + hex(ai.data) +
-                          ", in an allocation of " + std::to_string(range->second) + " bytes at " + hex(start) + ")");
-    }
+    detail::check_inside_allocation(who, ai.data, lo, hi);
+    if (int owner = mem::device_of(p); owner >= 0) dev = owner;
   }
   auto* base = reinterpret_cast<char*>(ai.data) + lo;
-  auto alloc = memory::allocation::adopt(base, static_cast<std::size_t>(hi - lo), kind, device::current().ordinal(),
+  auto alloc = memory::allocation::adopt(base, static_cast<std::size_t>(hi - lo), kind, dev,
                                          std::exchange(release, nullptr), kind == memory_kind::device ? nullptr : base);
   device_ndarray a(std::move(alloc), -lo, ai.shape, std::move(strides), type);
   return ai.read_only ? a.as_read_only() : a;

@@ -1,4 +1,6 @@
 // DLPack export and import.
+#include "extent.hpp"
+
 #include <cuforge/interop/dlpack.hpp>
 #include <cuforge/memory/allocation.hpp>
 #include <cuforge/runtime/backend.hpp>
@@ -133,12 +135,8 @@ device_ndarray import_tensor(const DLTensor& t, std::uint64_t flags, const std::
   }
   if (n > 0 && !t.data) throw logic_error("DLPack import: the tensor has elements but a null data pointer");
   auto* data = static_cast<char*>(t.data) + t.byte_offset;
-  std::int64_t lo = 0, hi = n ? type.itemsize : 0;
-  for (std::size_t i = 0; n && i < shape.size(); ++i) {
-    std::int64_t reach = 0;
-    if (__builtin_mul_overflow(shape[i] - 1, strides[i], &reach) || __builtin_add_overflow(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi))
-      throw logic_error("DLPack import: the tensor's extent overflows 64 bits");
-  }
+  auto [lo, hi] = detail::element_span("DLPack import", shape, strides, type.itemsize);
+  detail::check_inside_allocation("DLPack import", reinterpret_cast<std::uintptr_t>(data), lo, hi);
   auto alloc = memory::allocation::adopt(data + lo, static_cast<std::size_t>(hi - lo), kind, dev,
                                          [release] { (*release)(); }, kind == memory_kind::device ? nullptr : data + lo);
   device_ndarray a(std::move(alloc), -lo, std::move(shape), std::move(strides), type);
@@ -209,7 +207,10 @@ dtype from_dlpack_dtype(DLDataType t) {
       throw type_error(what() + ": bfloat16 is not supported in device arrays yet (NumPy has no bfloat16 dtype); "
                                 "view the data as uint16 on the producer's side to move it");
     case kDLOpaqueHandle: throw type_error(what() + ": opaque handles are not array data");
-    default: throw type_error(what() + ": 8-, 6- and 4-bit float formats are not supported in device arrays");
+    default:
+      // Codes 7 to 17 are the 8-, 6- and 4-bit float formats of DLPack 1.1.
+      if (t.code <= 17) throw type_error(what() + ": 8-, 6- and 4-bit float formats are not supported in device arrays");
+      throw type_error(what() + ": an unknown DLPack type code");
   }
 }
 

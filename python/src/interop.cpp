@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <unordered_set>
 #include <utility>
 
 namespace cuforge::python {
@@ -176,14 +177,24 @@ device_ndarray import_dlpack(py::handle obj) {
   py::tuple dev = obj.attr("__dlpack_device__")();
   auto type = static_cast<DLDeviceType>(dev[0].cast<int>());
   py::object stream = consumer_stream_argument(type);
+  // Producers from before max_version raise TypeError for it; remember
+  // their types so that each later import costs one call, not a raise and a
+  // retry. (A type object's address reused by another type only costs that
+  // one a legacy capsule.)
+  static std::unordered_set<PyTypeObject*> legacy_producers;
+  PyTypeObject* kind = Py_TYPE(obj.ptr());
   py::object cap;
-  try {
-    cap = obj.attr("__dlpack__")(py::arg("stream") = stream,
-                                 py::arg("max_version") = py::make_tuple(major_version, minor_version));
-  } catch (py::error_already_set& e) {
-    if (!e.matches(PyExc_TypeError)) throw;
-    // A producer from before max_version: it makes legacy capsules.
+  if (legacy_producers.count(kind)) {
     cap = obj.attr("__dlpack__")(py::arg("stream") = stream);
+  } else {
+    try {
+      cap = obj.attr("__dlpack__")(py::arg("stream") = stream,
+                                   py::arg("max_version") = py::make_tuple(major_version, minor_version));
+    } catch (py::error_already_set& e) {
+      if (!e.matches(PyExc_TypeError)) throw;
+      cap = obj.attr("__dlpack__")(py::arg("stream") = stream);
+      legacy_producers.insert(kind);
+    }
   }
   return consume_capsule(cap);
 }

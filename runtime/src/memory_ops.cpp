@@ -92,7 +92,13 @@ std::optional<std::pair<const void*, std::size_t>> range_of(const void* p) {
   if (!p) return std::nullopt;
   auto r = active().address_range(p);
   if (!r) return std::nullopt;
-  return std::pair{reinterpret_cast<const void*>(r->first), r->second};
+  return std::pair{reinterpret_cast<const void*>(r->start), r->bytes};
+}
+
+int device_of(const void* p) {
+  if (!p) return -1;
+  auto r = active().address_range(p);
+  return r ? r->device : -1;
 }
 
 }  // namespace mem

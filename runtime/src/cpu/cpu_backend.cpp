@@ -212,10 +212,11 @@ class cpu_backend final : public backend {
     return r ? r->second.kind : memory_kind::pageable;
   }
 
-  std::optional<std::pair<std::uintptr_t, std::size_t>> address_range(const void* p) override {
+  std::optional<address_info> address_range(const void* p) override {
     auto r = memory_.find(p);
     if (!r) return std::nullopt;
-    return std::pair{r->first, r->second.bytes};
+    bool device_memory = r->second.kind == memory_kind::device || r->second.kind == memory_kind::managed;
+    return address_info{r->first, r->second.bytes, device_memory ? r->second.device : -1};
   }
 
   // --- streams -------------------------------------------------------------

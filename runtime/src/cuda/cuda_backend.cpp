@@ -374,7 +374,7 @@ class cuda_backend final : public backend {
     return memory_kind::pageable;
   }
 
-  std::optional<std::pair<std::uintptr_t, std::size_t>> address_range(const void* p) override {
+  std::optional<address_info> address_range(const void* p) override {
     if (!p) return std::nullopt;
     {
       const auto addr = reinterpret_cast<std::uintptr_t>(p);
@@ -382,17 +382,23 @@ class cuda_backend final : public backend {
       auto it = host_ranges_.upper_bound(addr);
       if (it != host_ranges_.begin()) {
         --it;
-        if (addr - it->first < it->second.bytes) return std::pair{it->first, it->second.bytes};
+        if (addr - it->first < it->second.bytes) return address_info{it->first, it->second.bytes, -1};
       }
     }
     make_current(current_device());
     CUdeviceptr start = 0;
     std::size_t bytes = 0;
-    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE};
-    void* data[] = {&start, &bytes};
-    CUresult r = drv().cuPointerGetAttributes(2, attrs, data, as_dptr(p));
+    int ordinal = -2;
+    unsigned type = 0;
+    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+                                   CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_MEMORY_TYPE};
+    void* data[] = {&start, &bytes, &ordinal, &type};
+    CUresult r = drv().cuPointerGetAttributes(4, attrs, data, as_dptr(p));
     if (r != CUDA_SUCCESS || start == 0 || bytes == 0) return std::nullopt;  // not the driver's pointer
-    return std::pair{static_cast<std::uintptr_t>(start), bytes};
+    // Page-locked host memory reads as host memory of some ordinal: every
+    // device reaches it.
+    int device = type == CU_MEMORYTYPE_DEVICE && ordinal >= 0 ? ordinal : -1;
+    return address_info{static_cast<std::uintptr_t>(start), bytes, device};
   }
 
   // ---- Streams -------------------------------------------------------------

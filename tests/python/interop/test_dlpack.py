@@ -790,3 +790,41 @@ def test_a_cuda_ordinal_we_do_not_have_is_refused():
 def test_a_producer_returning_something_else_is_a_type_error():
     with pytest.raises(TypeError, match="DLPack capsule"):
         cuda.from_dlpack(Producer(42, own_device(cuda.device_array(1))))
+
+
+class _OldProducer:
+    """A producer from before max_version: __dlpack__ takes only `stream`."""
+
+    def __init__(self, array):
+        self.array = array
+        self.calls = 0
+
+    def __dlpack__(self, stream=None):
+        self.calls += 1
+        return self.array.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+def test_an_old_producer_is_asked_once_per_import_after_the_first():
+    """The first import tries max_version and falls back; later imports of the
+    same producer type go straight to the old signature (no raise and retry)."""
+    first = _OldProducer(np.arange(4.0))
+    d = cuda.from_dlpack(first)
+    assert first.calls == 1  # the max_version try raised before reaching the body
+    assert (d.copy_to_host() == np.arange(4.0)).all()
+    second = _OldProducer(np.arange(3.0))
+    cuda.from_dlpack(second)
+    cuda.from_dlpack(second)
+    assert second.calls == 2
+
+
+def test_a_dlpack_tensor_reaching_outside_a_known_allocation_is_refused():
+    """The import checks the extent against the allocation the runtime knows
+    (here one of ours), as the interface import does; the deleter still runs."""
+    backing = cuda.device_array(1000, dtype=np.float64)  # allocations round up: overshoot by far
+    t = Tensor(backing._pointer, (2000,), dtype=(kDLFloat, 64, 1))
+    with pytest.raises(ValueError, match="outside its allocation"):
+        cuda.from_dlpack(t.capsule())
+    assert t.deleted == 1

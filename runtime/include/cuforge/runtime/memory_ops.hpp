@@ -74,5 +74,9 @@ CUFORGE_API memory_kind kind_of(const void* p);
 /// records); nullopt for memory it knows nothing about.
 CUFORGE_API std::optional<std::pair<const void*, std::size_t>> range_of(const void* p);
 
+/// @brief The device whose memory `p` points into: -1 when the backend
+/// does not know it, or for host memory every device can reach.
+CUFORGE_API int device_of(const void* p);
+
 }  // namespace mem
 }  // namespace cuforge

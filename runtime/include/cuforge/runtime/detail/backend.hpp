@@ -70,8 +70,14 @@ class backend {
   virtual void fill(void* dst, std::uint32_t value, unsigned elem_bytes, std::size_t count,
                     handle stream, int dev) = 0;
   virtual memory_kind kind_of(const void* p) = 0;
-  /// The allocation containing `p` (start, bytes) when the backend knows it.
-  virtual std::optional<std::pair<std::uintptr_t, std::size_t>> address_range(const void* p) = 0;
+  /// The allocation containing `p`, when the backend knows it: its start,
+  /// size and device (-1 for host memory every device can reach).
+  struct address_info {
+    std::uintptr_t start = 0;
+    std::size_t bytes = 0;
+    int device = -1;
+  };
+  virtual std::optional<address_info> address_range(const void* p) = 0;
 
   // Streams. `stream` may be 0x1 (legacy) or 0x2 (per-thread) anywhere.
   virtual handle stream_create(int dev, int priority, bool non_blocking) = 0;

@@ -1,0 +1,41 @@
+#include "extent.hpp"
+
+#include <cuforge/runtime/error.hpp>
+#include <cuforge/runtime/memory_ops.hpp>
+
+#include <cstdio>
+
+namespace cuforge::interop::detail {
+
+std::string hex(std::uintptr_t p) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%zx", static_cast<std::size_t>(p));
+  return buf;
+}
+
+std::pair<std::int64_t, std::int64_t> element_span(const char* who, const extents& shape, const extents& strides,
+                                                   std::size_t itemsize) {
+  std::int64_t n = element_count(shape);
+  std::int64_t lo = 0, hi = n ? static_cast<std::int64_t>(itemsize) : 0;
+  for (std::size_t i = 0; n && i < shape.size(); ++i) {
+    std::int64_t reach = 0;
+    if (__builtin_mul_overflow(shape[i] - 1, strides[i], &reach) ||
+        __builtin_add_overflow(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi))
+      throw logic_error(std::string(who) + ": the array's extent overflows 64 bits");
+  }
+  return {lo, hi};
+}
+
+void check_inside_allocation(const char* who, std::uintptr_t data, std::int64_t lo, std::int64_t hi) {
+  if (hi <= lo) return;
+  auto range = mem::range_of(reinterpret_cast<const void*>(data));
+  if (!range) return;
+  auto start = reinterpret_cast<std::uintptr_t>(range->first), end = start + range->second;
+  auto first = static_cast<std::int64_t>(data - start) + lo;
+  if (first < 0 || data + static_cast<std::uintptr_t>(hi) > end)
+    throw logic_error(std::string(who) + ": the array's elements reach outside its allocation (bytes [" +
+                      std::to_string(lo) + ", " + std::to_string(hi) + ") around " + hex(data) +
+                      ", in an allocation of " + std::to_string(range->second) + " bytes at " + hex(start) + ")");
+}
+
+}  // namespace cuforge::interop::detail

@@ -1,0 +1,22 @@
+#pragma once
+// Shared by both imports: where an array's elements lie, and whether they
+// stay inside the allocation the runtime knows for its pointer.
+#include <cuforge/devicearray/device_ndarray.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace cuforge::interop::detail {
+
+/// Bytes [lo, hi) the elements touch around the data pointer; throws
+/// logic_error (prefixed with `who`) when the arithmetic overflows.
+std::pair<std::int64_t, std::int64_t> element_span(const char* who, const extents& shape, const extents& strides,
+                                                   std::size_t itemsize);
+
+/// Throws logic_error when the runtime knows the allocation `data` points
+/// into and [data + lo, data + hi) runs outside it.
+void check_inside_allocation(const char* who, std::uintptr_t data, std::int64_t lo, std::int64_t hi);
+
+std::string hex(std::uintptr_t p);
+
+}  // namespace cuforge::interop::detail
