@@ -1,0 +1,68 @@
+#pragma once
+
+/// @file
+/// Code generation: a typed module to PTX (the GPU) or to host code (the cpu
+/// backend), from one lowering with target hooks (docs/compiler.md).
+///
+/// The kernel parameter ABI, shared with the launcher: every argument is
+/// flattened into 8-byte slots, in order:
+/// - a scalar: one slot holding its bytes in the low-order bytes (bool as 0
+///   or 1; float32 as its bit pattern; complex64 as two float32s); complex128
+///   takes two slots (real, imag);
+/// - an array of n dimensions: 1 + 2n slots: the data pointer, the n
+///   extents, the n strides in bytes;
+/// - a tuple: its elements' slots in order; None: no slot.
+/// On the GPU each slot is a `.param .u64` of the kernel (so one packed
+/// buffer of uint64 is the whole parameter block); on the cpu backend the
+/// kernel is `void k(cuforge::cpu::thread_context*, void** params)` with
+/// params[i] pointing at slot i.
+
+#include <cuforge/frontend/typer.hpp>
+#include <cuforge/runtime/cpu_kernel.hpp>
+#include <cuforge/runtime/device.hpp>
+#include <cuforge/runtime/export.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cuforge::frontend {
+
+struct codegen_options {
+  compute_capability cc{9, 0};  ///< the GPU to compile for (sm_XY)
+  bool fastmath = false;  ///< ftz, approximate division and sqrt, contraction (Numba's fastmath)
+  bool debug = false;     ///< debug info
+  bool lineinfo = false;  ///< line tables only
+  bool opt = true;        ///< O3 (false: O0)
+};
+
+/// The number of 8-byte slots a value of type `t` takes (see the ABI above).
+CUFORGE_API std::size_t slot_count(const type* t);
+
+/// The LLVM IR of the module for a target, as text (inspect_llvm()).
+CUFORGE_API std::string emit_llvm_ir(const typed_module& m, bool for_gpu, const codegen_options& opts);
+
+struct ptx_result {
+  std::string ptx;
+  std::string entry;  ///< the entry's symbol in the PTX
+};
+
+/// PTX for `m` (a kernel: a .entry; a device function: a .func with
+/// Numba's device ABI: `int name(T* ret, args...)` returning 0).
+CUFORGE_API ptx_result compile_ptx(const typed_module& m, const codegen_options& opts);
+
+/// A kernel compiled to host code for the cpu backend. Holds the JIT
+/// session the code lives in: keep it alive as long as `fn` may run.
+struct host_kernel {
+  std::string name;
+  cpu::kernel_fn fn = nullptr;
+  std::size_t static_shared_bytes = 0;
+  bool uses_barrier = true;
+  std::vector<std::size_t> param_sizes;  ///< all 8: one per slot
+  std::shared_ptr<void> session;
+};
+
+CUFORGE_API host_kernel compile_host(const typed_module& m, const codegen_options& opts);
+
+}  // namespace cuforge::frontend

@@ -1,0 +1,55 @@
+#pragma once
+
+/// @file
+/// Type inference: an untyped function and the types of its arguments in, a
+/// typed module out (the function and every device function it calls,
+/// specialised). See docs/compiler.md for the rules.
+
+#include <cuforge/frontend/ir.hpp>
+#include <cuforge/frontend/types.hpp>
+#include <cuforge/runtime/export.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cuforge::frontend {
+
+struct signature {
+  std::vector<const type*> args;
+  const type* ret = nullptr;  ///< null: inferred (device functions); kernels return none
+};
+
+struct typed_function {
+  std::shared_ptr<function> ir;  ///< a typed copy of the untyped IR (expr_kind/op rewritten, types set)
+  std::vector<const type*> arg_types;
+  const type* return_type = nullptr;
+  /// A C identifier, unique per (function, argument types): what PTX and
+  /// the host JIT name it.
+  std::string symbol;
+  bool is_kernel = false;
+  /// Per argument: whether the function (or a callee it passes it to) may
+  /// write through it (array arguments): NumPy arguments are copied back
+  /// only then.
+  std::vector<bool> writes_arg;
+  /// Whether it (or a callee) uses a block barrier (syncthreads*): the cpu
+  /// backend runs barrier-free kernels as loops.
+  bool uses_barrier = false;
+};
+
+struct typed_module {
+  /// functions[0] is the entry; the rest are the device functions it
+  /// reaches, each once per argument types. op_id::call_device refers to
+  /// them by index.
+  std::vector<typed_function> functions;
+};
+
+struct typer_options {
+  bool debug = false;  ///< keep assert statements (checked at run time)
+};
+
+/// @throws typing_error pointing at the offending source.
+CUFORGE_API typed_module infer(type_context& tc, std::shared_ptr<const function> entry, const signature& sig,
+                               bool is_kernel, const typer_options& opts = {});
+
+}  // namespace cuforge::frontend

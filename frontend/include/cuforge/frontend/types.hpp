@@ -1,0 +1,153 @@
+#pragma once
+
+/// @file
+/// The compiler's types. Every type is interned in a type_context, so types
+/// compare by pointer. Runtime types (scalars, arrays, tuples) have values in
+/// generated code; compile-time types (modules, functions, dtypes, device
+/// functions) exist only while typing: they type the names a kernel uses to
+/// reach math functions, cuda intrinsics, dtype constructors and other jitted
+/// functions.
+
+#include <cuforge/runtime/export.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cuforge::frontend {
+
+struct function;  // ir.hpp
+
+enum class type_kind : std::uint8_t {
+  none,       ///< Python None; the return type of kernels
+  boolean,
+  integer,    ///< `bits` 8/16/32/64, `is_signed`
+  floating,   ///< `bits` 16/32/64
+  complex,    ///< `bits` 64 (two float32) or 128 (two float64)
+  array,      ///< `dtype` (a scalar type), `ndim`, `layout`, `readonly`, `space`
+  tuple,      ///< `elements`
+  // Compile-time only:
+  module,     ///< `name`: "math", "cmath", "numpy", "cuda", "cuda.shared", "cuda.threadIdx", ...
+  function,   ///< `name`: a callable known to the typer ("math.sin", "builtins.range", "cuda.grid", ...)
+  dtype,      ///< a scalar type as a value (np.float32, float, int): `dtype` is the scalar it names
+  device_function,  ///< a jitted device function: `callee` is its (untyped) IR
+};
+
+enum class array_layout : char { any = 'A', c = 'C', f = 'F' };
+
+/// Where an array's elements live. Kernel arguments are global; the rest
+/// come from cuda.shared.array, cuda.local.array and cuda.const.array_like.
+enum class address_space : std::uint8_t { global, shared, local, constant };
+
+class CUFORGE_API type {
+ public:
+  type_kind kind = type_kind::none;
+  int bits = 0;             ///< integer, floating, complex
+  bool is_signed = false;   ///< integer
+  const type* dtype = nullptr;  ///< array element type; the scalar a dtype value names
+  int ndim = 0;             ///< array
+  array_layout layout = array_layout::any;
+  bool readonly = false;
+  address_space space = address_space::global;
+  std::vector<const type*> elements;  ///< tuple
+  std::string name;         ///< module, function
+  const function* callee = nullptr;   ///< device_function
+
+  bool is_scalar() const noexcept {
+    return kind == type_kind::boolean || kind == type_kind::integer || kind == type_kind::floating ||
+           kind == type_kind::complex;
+  }
+  bool is_numeric() const noexcept { return is_scalar(); }
+  bool is_int() const noexcept { return kind == type_kind::integer; }
+  bool is_float() const noexcept { return kind == type_kind::floating; }
+  bool is_complex() const noexcept { return kind == type_kind::complex; }
+  bool is_array() const noexcept { return kind == type_kind::array; }
+  bool is_tuple() const noexcept { return kind == type_kind::tuple; }
+  /// A value that exists at run time (and so can be a variable or argument).
+  bool is_runtime() const noexcept {
+    return kind == type_kind::none || is_scalar() || is_array() ||
+           (is_tuple() && [this] {
+             for (auto* e : elements)
+               if (!e->is_runtime()) return false;
+             return true;
+           }());
+  }
+  /// Size in bytes of a scalar (bool is 1).
+  int itemsize() const noexcept { return kind == type_kind::boolean ? 1 : bits / 8; }
+
+  /// Numba's spelling: "float32", "array(float32, 1d, C)",
+  /// "UniTuple(int64 x 2)", "Tuple(int64, float32)", "Module(math)",
+  /// "Function(math.sin)", "dtype(float32)", "none".
+  std::string str() const;
+};
+
+/// Interns types: equal types are the same object. Not thread-safe: one
+/// context per compilation (or a lock around it).
+class CUFORGE_API type_context {
+ public:
+  type_context();
+  type_context(const type_context&) = delete;
+  type_context& operator=(const type_context&) = delete;
+
+  const type* none();
+  const type* boolean();
+  const type* integer(int bits, bool is_signed);
+  const type* floating(int bits);
+  const type* complex(int bits);
+  const type* array(const type* dtype, int ndim, array_layout layout = array_layout::any, bool readonly = false,
+                    address_space space = address_space::global);
+  const type* tuple(std::vector<const type*> elements);
+  const type* module(const std::string& name);
+  const type* function(const std::string& name);
+  const type* dtype_value(const type* scalar);
+  const type* device_function(const frontend::function* callee);
+
+  const type* int8() { return integer(8, true); }
+  const type* int16() { return integer(16, true); }
+  const type* int32() { return integer(32, true); }
+  const type* int64() { return integer(64, true); }
+  const type* uint8() { return integer(8, false); }
+  const type* uint16() { return integer(16, false); }
+  const type* uint32() { return integer(32, false); }
+  const type* uint64() { return integer(64, false); }
+  const type* float16() { return floating(16); }
+  const type* float32() { return floating(32); }
+  const type* float64() { return floating(64); }
+  const type* complex64() { return complex(64); }
+  const type* complex128() { return complex(128); }
+
+  /// The scalar type of a NumPy type string ("<f4", "|b1", "<c16"), or null.
+  const type* from_typestr(const std::string& typestr);
+
+ private:
+  const type* intern(type t);
+  std::deque<type> storage_;
+  std::map<std::string, const type*> by_key_;
+};
+
+/// The type a binary arithmetic operation on `a` and `b` computes in,
+/// following NumPy 2's promotion rules (NEP 50): a Python literal is "weak"
+/// and takes the other operand's kind and width when it can (float32 * 2.0
+/// is float32, int8 + 1 is int8); uint64 with a signed integer is float64;
+/// integers with floats give a float wide enough for the integer (int8/16
+/// with float16 give float16/float32, int32/int64 give float64). Arithmetic
+/// on booleans computes in int64 (Python's rule, not NumPy's logical one).
+/// Returns null when there is no common numeric type.
+CUFORGE_API const type* promote(type_context& tc, const type* a, bool a_weak, const type* b, bool b_weak);
+
+/// The runtime type `spec` names, in type::str()'s spelling: "float32",
+/// "bool", "none", "array(float32, 2d, C)" (", readonly" may follow the
+/// layout), "UniTuple(int64 x 2)", "Tuple(int64, float32)". Python's type
+/// objects (cuforge.types) name types this way.
+/// @throws logic_error naming the text it cannot read.
+CUFORGE_API const type* parse_type(type_context& tc, const std::string& spec);
+
+/// The float type that holds every value of an integer type (NumPy's
+/// rule): int8/uint8 -> float16, int16/uint16 -> float32, wider -> float64;
+/// floats and complex types are their own.
+CUFORGE_API const type* float_for(type_context& tc, const type* t);
+
+}  // namespace cuforge::frontend

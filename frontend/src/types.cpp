@@ -1,0 +1,353 @@
+#include <cuforge/frontend/types.hpp>
+
+#include <cuforge/runtime/error.hpp>
+
+#include <algorithm>
+#include <cctype>
+
+namespace cuforge::frontend {
+
+std::string type::str() const {
+  switch (kind) {
+    case type_kind::none: return "none";
+    case type_kind::boolean: return "bool";
+    case type_kind::integer: return std::string(is_signed ? "int" : "uint") + std::to_string(bits);
+    case type_kind::floating: return "float" + std::to_string(bits);
+    case type_kind::complex: return "complex" + std::to_string(bits);
+    case type_kind::array: {
+      std::string s = "array(" + dtype->str() + ", " + std::to_string(ndim) + "d, " + static_cast<char>(layout);
+      if (readonly) s += ", readonly";
+      switch (space) {
+        case address_space::shared: s += ", shared"; break;
+        case address_space::local: s += ", local"; break;
+        case address_space::constant: s += ", constant"; break;
+        case address_space::global: break;
+      }
+      return s + ")";
+    }
+    case type_kind::tuple: {
+      bool uniform = !elements.empty() &&
+                     std::all_of(elements.begin(), elements.end(), [&](const type* e) { return e == elements[0]; });
+      if (uniform) return "UniTuple(" + elements[0]->str() + " x " + std::to_string(elements.size()) + ")";
+      std::string s = "Tuple(";
+      for (std::size_t i = 0; i < elements.size(); ++i) s += (i ? ", " : "") + elements[i]->str();
+      return s + ")";
+    }
+    case type_kind::module: return "Module(" + name + ")";
+    case type_kind::function: return "Function(" + name + ")";
+    case type_kind::dtype: return "dtype(" + dtype->str() + ")";
+    case type_kind::device_function: return "DeviceFunction(" + name + ")";
+  }
+  return "?";
+}
+
+type_context::type_context() = default;
+
+namespace {
+std::string key_of(const type& t) {
+  std::string k = std::to_string(static_cast<int>(t.kind)) + ":" + std::to_string(t.bits) + ":" +
+                  (t.is_signed ? "s" : "u") + ":" + std::to_string(reinterpret_cast<std::uintptr_t>(t.dtype)) + ":" +
+                  std::to_string(t.ndim) + ":" + static_cast<char>(t.layout) + ":" + (t.readonly ? "r" : "w") + ":" +
+                  std::to_string(static_cast<int>(t.space)) + ":" + t.name + ":" +
+                  std::to_string(reinterpret_cast<std::uintptr_t>(t.callee)) + ":";
+  for (auto* e : t.elements) k += std::to_string(reinterpret_cast<std::uintptr_t>(e)) + ",";
+  return k;
+}
+}  // namespace
+
+const type* type_context::intern(type t) {
+  std::string key = key_of(t);
+  auto it = by_key_.find(key);
+  if (it != by_key_.end()) return it->second;
+  storage_.push_back(std::move(t));
+  const type* p = &storage_.back();
+  by_key_.emplace(std::move(key), p);
+  return p;
+}
+
+const type* type_context::none() { return intern(type{}); }
+
+const type* type_context::boolean() {
+  type t;
+  t.kind = type_kind::boolean;
+  t.bits = 8;
+  return intern(t);
+}
+
+const type* type_context::integer(int bits, bool is_signed) {
+  type t;
+  t.kind = type_kind::integer;
+  t.bits = bits;
+  t.is_signed = is_signed;
+  return intern(t);
+}
+
+const type* type_context::floating(int bits) {
+  type t;
+  t.kind = type_kind::floating;
+  t.bits = bits;
+  return intern(t);
+}
+
+const type* type_context::complex(int bits) {
+  type t;
+  t.kind = type_kind::complex;
+  t.bits = bits;
+  return intern(t);
+}
+
+const type* type_context::array(const type* dtype, int ndim, array_layout layout, bool readonly,
+                                address_space space) {
+  type t;
+  t.kind = type_kind::array;
+  t.dtype = dtype;
+  t.ndim = ndim;
+  // A 0-d or 1-d array contiguous one way is contiguous both ways: say C.
+  t.layout = (ndim <= 1 && layout == array_layout::f) ? array_layout::c : layout;
+  t.readonly = readonly;
+  t.space = space;
+  return intern(t);
+}
+
+const type* type_context::tuple(std::vector<const type*> elements) {
+  type t;
+  t.kind = type_kind::tuple;
+  t.elements = std::move(elements);
+  return intern(t);
+}
+
+const type* type_context::module(const std::string& name) {
+  type t;
+  t.kind = type_kind::module;
+  t.name = name;
+  return intern(t);
+}
+
+const type* type_context::function(const std::string& name) {
+  type t;
+  t.kind = type_kind::function;
+  t.name = name;
+  return intern(t);
+}
+
+const type* type_context::dtype_value(const type* scalar) {
+  type t;
+  t.kind = type_kind::dtype;
+  t.dtype = scalar;
+  return intern(t);
+}
+
+const type* type_context::device_function(const frontend::function* callee) {
+  type t;
+  t.kind = type_kind::device_function;
+  t.callee = callee;
+  return intern(t);
+}
+
+const type* type_context::from_typestr(const std::string& s) {
+  if (s.size() < 3) return nullptr;
+  char code = s[1];
+  int size = 0;
+  for (char c : s.substr(2)) {
+    if (c < '0' || c > '9') return nullptr;
+    size = size * 10 + (c - '0');
+  }
+  switch (code) {
+    case 'b': return size == 1 ? boolean() : nullptr;
+    case 'i':
+    case 'u':
+      if (size == 1 || size == 2 || size == 4 || size == 8) return integer(size * 8, code == 'i');
+      return nullptr;
+    case 'f':
+      if (size == 2 || size == 4 || size == 8) return floating(size * 8);
+      return nullptr;
+    case 'c':
+      if (size == 8 || size == 16) return complex(size * 8);
+      return nullptr;
+    default: return nullptr;
+  }
+}
+
+const type* float_for(type_context& tc, const type* t) {
+  switch (t->kind) {
+    case type_kind::boolean: return tc.float16();
+    case type_kind::integer: return t->bits <= 8 ? tc.float16() : t->bits <= 16 ? tc.float32() : tc.float64();
+    case type_kind::floating:
+    case type_kind::complex: return t;
+    default: return nullptr;
+  }
+}
+
+namespace {
+
+class spec_parser {
+ public:
+  spec_parser(type_context& tc, const std::string& s) : tc_(tc), s_(s) {}
+
+  const type* parse() {
+    const type* t = one();
+    skip();
+    if (pos_ != s_.size()) fail("unexpected text");
+    return t;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) {
+    throw cuforge::logic_error("cannot read the type '" + s_ + "': " + why + " at position " + std::to_string(pos_));
+  }
+  void skip() {
+    while (pos_ < s_.size() && s_[pos_] == ' ') ++pos_;
+  }
+  bool eat(char c) {
+    skip();
+    if (pos_ < s_.size() && s_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  void expect(char c) {
+    if (!eat(c)) fail(std::string("expected '") + c + "'");
+  }
+  std::string word() {
+    skip();
+    std::size_t b = pos_;
+    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_')) ++pos_;
+    if (b == pos_) fail("expected a name");
+    return s_.substr(b, pos_ - b);
+  }
+  int number() {
+    skip();
+    std::size_t b = pos_;
+    while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+    if (b == pos_) fail("expected a number");
+    return std::stoi(s_.substr(b, pos_ - b));
+  }
+
+  const type* scalar(const std::string& w) {
+    if (w == "none") return tc_.none();
+    if (w == "bool") return tc_.boolean();
+    for (int b : {8, 16, 32, 64}) {
+      if (w == "int" + std::to_string(b)) return tc_.integer(b, true);
+      if (w == "uint" + std::to_string(b)) return tc_.integer(b, false);
+    }
+    for (int b : {16, 32, 64})
+      if (w == "float" + std::to_string(b)) return tc_.floating(b);
+    for (int b : {64, 128})
+      if (w == "complex" + std::to_string(b)) return tc_.complex(b);
+    fail("unknown type name '" + w + "'");
+  }
+
+  const type* one() {
+    std::string w = word();
+    if (w == "array") {
+      expect('(');
+      const type* dtype = one();
+      expect(',');
+      int ndim = number();
+      if (!eat('d')) fail("expected 'd' after the dimension count");
+      expect(',');
+      std::string lay = word();
+      if (lay != "C" && lay != "F" && lay != "A") fail("layout must be C, F or A");
+      bool readonly = false;
+      if (eat(',')) {
+        if (word() != "readonly") fail("expected 'readonly'");
+        readonly = true;
+      }
+      expect(')');
+      if (!dtype->is_scalar()) fail("an array's dtype must be a scalar type");
+      return tc_.array(dtype, ndim, static_cast<array_layout>(lay[0]), readonly);
+    }
+    if (w == "UniTuple") {
+      expect('(');
+      const type* e = one();
+      if (word() != "x") fail("expected 'x'");
+      int n = number();
+      expect(')');
+      return tc_.tuple(std::vector<const type*>(static_cast<std::size_t>(n), e));
+    }
+    if (w == "Tuple") {
+      expect('(');
+      std::vector<const type*> es;
+      if (!eat(')')) {
+        do es.push_back(one());
+        while (eat(','));
+        expect(')');
+      }
+      return tc_.tuple(std::move(es));
+    }
+    return scalar(w);
+  }
+
+  type_context& tc_;
+  const std::string& s_;
+  std::size_t pos_ = 0;
+};
+
+// The "kind order" NumPy promotes along: bool < int < float < complex.
+int category(const type* t) {
+  switch (t->kind) {
+    case type_kind::boolean: return 0;
+    case type_kind::integer: return 1;
+    case type_kind::floating: return 2;
+    case type_kind::complex: return 3;
+    default: return -1;
+  }
+}
+
+const type* promote_ints(type_context& tc, const type* a, const type* b) {
+  if (a->is_signed == b->is_signed) return a->bits >= b->bits ? a : b;
+  const type* u = a->is_signed ? b : a;
+  const type* s = a->is_signed ? a : b;
+  if (s->bits > u->bits) return s;
+  if (u->bits == 64) return tc.float64();  // no integer type holds both
+  return tc.integer(u->bits * 2, true);
+}
+
+const type* promote_strong(type_context& tc, const type* a, const type* b) {
+  int ca = category(a), cb = category(b);
+  if (ca < 0 || cb < 0) return nullptr;
+  if (ca == 0 && cb == 0) return tc.boolean();
+  if (ca == 0) return b;
+  if (cb == 0) return a;
+  if (ca == 1 && cb == 1) return promote_ints(tc, a, b);
+  // Mixed kinds: the wider kind, wide enough for the other operand.
+  const type* hi = ca >= cb ? a : b;
+  const type* lo = ca >= cb ? b : a;
+  if (hi->is_float()) {
+    const type* need = float_for(tc, lo);
+    return need->bits > hi->bits ? need : hi;
+  }
+  // hi is complex: its float parts must hold lo.
+  const type* need = float_for(tc, lo);
+  int part = hi->bits / 2;
+  return need->bits > part ? tc.complex(need->bits * 2) : hi;
+}
+
+}  // namespace
+
+const type* parse_type(type_context& tc, const std::string& spec) { return spec_parser(tc, spec).parse(); }
+
+const type* promote(type_context& tc, const type* a, bool a_weak, const type* b, bool b_weak) {
+  // Arithmetic on booleans computes in int64 (Python's True + True == 2).
+  if (a->kind == type_kind::boolean) a = tc.int64();
+  if (b->kind == type_kind::boolean) b = tc.int64();
+  if (a_weak && b_weak) return promote_strong(tc, a, b);
+  if (a_weak || b_weak) {
+    const type* weak = a_weak ? a : b;
+    const type* strong = a_weak ? b : a;
+    int cw = category(weak), cs = category(strong);
+    if (cw < 0 || cs < 0) return nullptr;
+    // NEP 50: a Python scalar takes the other operand's type within the
+    // same kind or a lower one; a higher kind gives that kind's default
+    // width, promoted with the strong operand.
+    if (cw <= cs) return strong;
+    if (cw == 2) return cs == 1 ? tc.float64() : strong;  // int op float-literal: float64
+    // complex literal
+    if (cs == 2) return tc.complex(strong->bits * 2);
+    return tc.complex128();
+  }
+  return promote_strong(tc, a, b);
+}
+
+}  // namespace cuforge::frontend

@@ -1,0 +1,73 @@
+// The compiler's shared pieces: type interning, NumPy promotion, type
+// specs, the IR builder and its dump, diagnostics.
+#include <cuforge/frontend/diagnostics.hpp>
+#include <cuforge/frontend/ir.hpp>
+#include <cuforge/frontend/types.hpp>
+
+#include <gtest/gtest.h>
+
+using namespace cuforge::frontend;
+
+TEST(Types, AreInterned) {
+  type_context tc;
+  EXPECT_EQ(tc.float32(), tc.floating(32));
+  EXPECT_EQ(tc.array(tc.float32(), 2, array_layout::c), tc.array(tc.float32(), 2, array_layout::c));
+  EXPECT_NE(tc.array(tc.float32(), 2, array_layout::c), tc.array(tc.float32(), 2, array_layout::f));
+  EXPECT_EQ(tc.tuple({tc.int64(), tc.int64()})->str(), "UniTuple(int64 x 2)");
+  EXPECT_EQ(tc.tuple({tc.int64(), tc.float32()})->str(), "Tuple(int64, float32)");
+  EXPECT_EQ(tc.array(tc.float32(), 1, array_layout::c)->str(), "array(float32, 1d, C)");
+}
+
+TEST(Types, PromoteFollowsNumPy2) {
+  type_context tc;
+  auto p = [&](const type* a, const type* b) { return promote(tc, a, false, b, false); };
+  EXPECT_EQ(p(tc.int32(), tc.int32()), tc.int32());
+  EXPECT_EQ(p(tc.int32(), tc.int64()), tc.int64());
+  EXPECT_EQ(p(tc.uint64(), tc.int64()), tc.float64());
+  EXPECT_EQ(p(tc.uint32(), tc.int32()), tc.int64());
+  EXPECT_EQ(p(tc.uint8(), tc.int8()), tc.int16());
+  EXPECT_EQ(p(tc.int32(), tc.float32()), tc.float64());
+  EXPECT_EQ(p(tc.int16(), tc.float16()), tc.float32());
+  EXPECT_EQ(p(tc.int8(), tc.float16()), tc.float16());
+  EXPECT_EQ(p(tc.complex64(), tc.float64()), tc.complex128());
+  EXPECT_EQ(p(tc.boolean(), tc.boolean()), tc.int64());
+  // Weak Python literals (NEP 50).
+  EXPECT_EQ(promote(tc, tc.float32(), false, tc.float64(), true), tc.float32());
+  EXPECT_EQ(promote(tc, tc.int8(), false, tc.int64(), true), tc.int8());
+  EXPECT_EQ(promote(tc, tc.int32(), false, tc.float64(), true), tc.float64());
+  EXPECT_EQ(promote(tc, tc.float32(), false, tc.complex128(), true), tc.complex64());
+}
+
+TEST(Types, SpecsRoundTrip) {
+  type_context tc;
+  for (const char* s : {"float32", "bool", "none", "uint16", "complex128", "array(float32, 2d, C)",
+                        "array(int64, 1d, A, readonly)", "UniTuple(int64 x 3)", "Tuple(int64, float32)"})
+    EXPECT_EQ(parse_type(tc, s)->str(), s);
+  EXPECT_THROW(parse_type(tc, "float31x"), cuforge::logic_error);
+  EXPECT_THROW(parse_type(tc, "array(float32, 2d, Q)"), cuforge::logic_error);
+}
+
+TEST(Ir, BuilderAndDump) {
+  builder b("f", "f", "f.py", 1);
+  location l{2, 4};
+  var_id x = b.param("x", l);
+  var_id y = b.variable("y", l);
+  expr_id sum = b.binary(binop::add, b.name(x, l), b.constant({constant_value::kind::integer, false, 1}, l), l);
+  stmt_id s = b.assign(b.name(y, l), sum, l);
+  stmt_id r = b.return_(b.name(y, l), l);
+  b.set_body({s, r});
+  auto f = b.finish();
+  EXPECT_EQ(f->dump(), "def f(x):\n    y = (x + 1)\n    return y\n");
+}
+
+TEST(Diagnostics, PointAtTheSource) {
+  builder b("k", "k", "k.py", 1);
+  b.set_source({"def k(a):", "    return a + 'x'"});
+  auto f = b.finish();
+  typing_error e("Unsupported: strings", *f, location{2, 15});
+  std::string what = e.what();
+  EXPECT_NE(what.find("File \"k.py\", line 2, in k:"), std::string::npos) << what;
+  EXPECT_NE(what.find("    return a + 'x'\n                   ^"), std::string::npos) << what;
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_EQ(e.source_line(), "    return a + 'x'");
+}
