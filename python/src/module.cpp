@@ -8,4 +8,5 @@ PYBIND11_MODULE(_core, m) {
   cuforge::python::bind_memory(m);
   cuforge::python::bind_devicearray(m);
   cuforge::python::bind_interop(m);
+  cuforge::python::bind_compiler(m);
 }

@@ -69,9 +69,9 @@ struct constant_value {
   double f = 0;
   std::complex<double> c;
   bool weak = true;
-  /// The scalar type of a typed constant (a NumPy scalar global, or after
-  /// typing); null for a Python literal until the typer decides.
-  const type* ty = nullptr;
+  /// A NumPy scalar's type string ("<f4"): the untyped IR's typed constant;
+  /// empty for a Python literal (weak) until the typer decides.
+  std::string typestr;
 };
 
 enum class binop : std::uint8_t { add, sub, mul, truediv, floordiv, mod, pow, lshift, rshift, bitor_, bitxor, bitand_, matmul };

@@ -1,0 +1,185 @@
+// The compiler for Python: the IR builder the walker drives, type specs.
+#include "common.hpp"
+
+#include <cuforge/frontend/diagnostics.hpp>
+#include <cuforge/frontend/ir.hpp>
+#include <cuforge/frontend/types.hpp>
+
+namespace cuforge::python {
+
+using namespace cuforge::frontend;
+
+namespace {
+
+location loc_of(py::handle line, py::handle col) { return {line.cast<std::int32_t>(), col.cast<std::int32_t>()}; }
+
+constant_value constant_of(py::handle v, bool weak) {
+  constant_value c;
+  c.weak = weak;
+  if (v.is_none()) {
+    c.k = constant_value::kind::none;
+  } else if (PyBool_Check(v.ptr())) {
+    c.k = constant_value::kind::boolean;
+    c.b = v.cast<bool>();
+  } else if (PyLong_Check(v.ptr())) {
+    c.k = constant_value::kind::integer;
+    int overflow = 0;
+    long long i = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+    if (overflow) {
+      // Beyond int64: uint64 literals keep their bits; anything larger is an error.
+      unsigned long long u = PyLong_AsUnsignedLongLong(v.ptr());
+      if (PyErr_Occurred()) {
+        PyErr_Clear();
+        throw py::value_error("integer constant " + std::string(py::str(v)) + " does not fit in 64 bits");
+      }
+      c.i = static_cast<std::int64_t>(u);
+    } else {
+      c.i = i;
+    }
+  } else if (PyFloat_Check(v.ptr())) {
+    c.k = constant_value::kind::floating;
+    c.f = v.cast<double>();
+  } else if (PyComplex_Check(v.ptr())) {
+    c.k = constant_value::kind::complex;
+    c.c = v.cast<std::complex<double>>();
+  } else {
+    throw py::type_error("not a constant: " + std::string(py::repr(v)));
+  }
+  return c;
+}
+
+constant_value typed_constant_of(py::handle v, const std::string& typestr) {
+  auto cv = constant_of(v, false);
+  type_context tc;
+  if (!tc.from_typestr(typestr)) throw py::type_error("unsupported scalar type " + typestr);
+  cv.typestr = typestr;
+  return cv;
+}
+
+// A global as the walker resolved it (ir.hpp global_value).
+global_value global_of(py::dict d) {
+  global_value g;
+  std::string kind = py::str(d["kind"]);
+  auto get = [&](const char* k) -> py::object { return d.contains(k) ? py::object(d[k]) : py::object(py::none()); };
+  if (!get("name").is_none()) g.name = py::str(get("name"));
+  if (kind == "constant") {
+    g.k = global_value::kind::constant;
+    g.value = get("typestr").is_none() ? constant_of(get("value"), true)
+                                       : typed_constant_of(get("value"), py::str(get("typestr")));
+  } else if (kind == "tuple") {
+    g.k = global_value::kind::tuple;
+    for (auto e : get("elements")) g.elements.push_back(global_of(py::reinterpret_borrow<py::dict>(e)));
+  } else if (kind == "const_array") {
+    g.k = global_value::kind::const_array;
+    g.dtype = py::str(get("typestr"));
+    for (auto e : get("shape")) g.shape.push_back(e.cast<std::int64_t>());
+    std::string bytes = get("data").cast<std::string>();
+    g.bytes.assign(bytes.begin(), bytes.end());
+  } else if (kind == "module") {
+    g.k = global_value::kind::module;
+  } else if (kind == "function") {
+    g.k = global_value::kind::function;
+  } else if (kind == "dtype") {
+    g.k = global_value::kind::dtype;
+    g.dtype = py::str(get("typestr"));
+  } else if (kind == "device_function") {
+    g.k = global_value::kind::device_function;
+    g.callee = get("callee").cast<std::shared_ptr<function>>();
+  } else if (kind == "unsupported") {
+    g.k = global_value::kind::unsupported;
+  } else {
+    throw py::value_error("unknown global kind '" + kind + "'");
+  }
+  return g;
+}
+
+}  // namespace
+
+void bind_compiler(py::module_& m) {
+  py::class_<function, std::shared_ptr<function>>(m, "FunctionIR", "A function's IR (untyped or typed).")
+      .def_readonly("name", &function::name)
+      .def_readonly("qualname", &function::qualname)
+      .def("dump", &function::dump);
+
+  py::enum_<binop>(m, "BinOp")
+      .value("add", binop::add).value("sub", binop::sub).value("mul", binop::mul)
+      .value("truediv", binop::truediv).value("floordiv", binop::floordiv).value("mod", binop::mod)
+      .value("pow", binop::pow).value("lshift", binop::lshift).value("rshift", binop::rshift)
+      .value("bitor", binop::bitor_).value("bitxor", binop::bitxor).value("bitand", binop::bitand_)
+      .value("matmul", binop::matmul);
+  py::enum_<unop>(m, "UnaryOp")
+      .value("neg", unop::neg).value("pos", unop::pos).value("invert", unop::invert).value("not_", unop::not_);
+  py::enum_<cmpop>(m, "CmpOp")
+      .value("eq", cmpop::eq).value("ne", cmpop::ne).value("lt", cmpop::lt).value("le", cmpop::le)
+      .value("gt", cmpop::gt).value("ge", cmpop::ge).value("is_", cmpop::is).value("is_not", cmpop::is_not)
+      .value("in_", cmpop::in).value("not_in", cmpop::not_in);
+
+  // Every method takes (..., line, col) last and returns the new node's id.
+  py::class_<builder>(m, "IRBuilder", "Builds a function's IR (see frontend/ir.hpp); the walker drives it.")
+      .def(py::init<std::string, std::string, std::string, std::int32_t>(), py::arg("name"), py::arg("qualname"),
+           py::arg("filename"), py::arg("first_line"))
+      .def("param", [](builder& b, const std::string& n, py::handle l, py::handle c) { return b.param(n, loc_of(l, c)); })
+      .def("variable", [](builder& b, const std::string& n, py::handle l, py::handle c) { return b.variable(n, loc_of(l, c)); })
+      .def("constant", [](builder& b, py::handle v, bool weak, py::handle l, py::handle c) {
+        return b.constant(constant_of(v, weak), loc_of(l, c));
+      }, py::arg("value"), py::arg("weak"), py::arg("line"), py::arg("col"))
+      .def("typed_constant", [](builder& b, py::handle v, const std::string& typestr, py::handle l, py::handle c) {
+        // A NumPy scalar: its value (as a Python number) and its type.
+        return b.constant(typed_constant_of(v, typestr), loc_of(l, c));
+      }, py::arg("value"), py::arg("typestr"), py::arg("line"), py::arg("col"))
+      .def("global_", [](builder& b, py::dict g) { return b.global(global_of(g)); },
+           "Adds a resolved global (a dict: kind, name, value, typestr, elements, shape, data, callee).")
+      .def("name", [](builder& b, var_id v, py::handle l, py::handle c) { return b.name(v, loc_of(l, c)); })
+      .def("global_ref", [](builder& b, std::int32_t g, py::handle l, py::handle c) { return b.global_ref(g, loc_of(l, c)); })
+      .def("unary", [](builder& b, unop op, expr_id a, py::handle l, py::handle c) { return b.unary(op, a, loc_of(l, c)); })
+      .def("binary", [](builder& b, binop op, expr_id a, expr_id x, py::handle l, py::handle c) {
+        return b.binary(op, a, x, loc_of(l, c));
+      })
+      .def("compare", [](builder& b, cmpop op, expr_id a, expr_id x, py::handle l, py::handle c) {
+        return b.compare(op, a, x, loc_of(l, c));
+      })
+      .def("logical", [](builder& b, bool is_and, expr_id a, expr_id x, py::handle l, py::handle c) {
+        return b.logical(is_and, a, x, loc_of(l, c));
+      })
+      .def("conditional", [](builder& b, expr_id cond, expr_id t, expr_id e, py::handle l, py::handle c) {
+        return b.conditional(cond, t, e, loc_of(l, c));
+      })
+      .def("call", [](builder& b, expr_id callee, std::vector<expr_id> args, std::vector<std::string> kw, py::handle l,
+                      py::handle c) { return b.call(callee, std::move(args), std::move(kw), loc_of(l, c)); })
+      .def("attribute", [](builder& b, expr_id o, const std::string& n, py::handle l, py::handle c) {
+        return b.attribute(o, n, loc_of(l, c));
+      })
+      .def("subscript", [](builder& b, expr_id o, expr_id i, py::handle l, py::handle c) {
+        return b.subscript(o, i, loc_of(l, c));
+      })
+      .def("tuple", [](builder& b, std::vector<expr_id> es, py::handle l, py::handle c) { return b.tuple(std::move(es), loc_of(l, c)); })
+      .def("slice", [](builder& b, expr_id s0, expr_id s1, expr_id s2, py::handle l, py::handle c) {
+        return b.slice(s0, s1, s2, loc_of(l, c));
+      })
+      .def("assign", [](builder& b, expr_id t, expr_id v, py::handle l, py::handle c) { return b.assign(t, v, loc_of(l, c)); })
+      .def("expression", [](builder& b, expr_id v, py::handle l, py::handle c) { return b.expression(v, loc_of(l, c)); })
+      .def("if_", [](builder& b, expr_id cond, std::vector<stmt_id> body, std::vector<stmt_id> orelse, py::handle l,
+                     py::handle c) { return b.if_(cond, std::move(body), std::move(orelse), loc_of(l, c)); })
+      .def("while_", [](builder& b, expr_id cond, std::vector<stmt_id> body, std::vector<stmt_id> orelse, py::handle l,
+                        py::handle c) { return b.while_(cond, std::move(body), std::move(orelse), loc_of(l, c)); })
+      .def("for_range", [](builder& b, var_id v, expr_id start, expr_id stop, expr_id step, std::vector<stmt_id> body,
+                           std::vector<stmt_id> orelse, py::handle l, py::handle c) {
+        return b.for_range(v, start, stop, step, std::move(body), std::move(orelse), loc_of(l, c));
+      })
+      .def("break_", [](builder& b, py::handle l, py::handle c) { return b.break_(loc_of(l, c)); })
+      .def("continue_", [](builder& b, py::handle l, py::handle c) { return b.continue_(loc_of(l, c)); })
+      .def("return_", [](builder& b, expr_id v, py::handle l, py::handle c) { return b.return_(v, loc_of(l, c)); })
+      .def("pass_", [](builder& b, py::handle l, py::handle c) { return b.pass(loc_of(l, c)); })
+      .def("raise_", [](builder& b, expr_id v, py::handle l, py::handle c) { return b.raise_(v, loc_of(l, c)); })
+      .def("assert_", [](builder& b, expr_id cond, std::string msg, py::handle l, py::handle c) {
+        return b.assert_(cond, std::move(msg), loc_of(l, c));
+      })
+      .def("set_body", &builder::set_body)
+      .def("set_source", &builder::set_source)
+      .def("set_fingerprint", &builder::set_fingerprint)
+      .def("finish", &builder::finish);
+
+  m.attr("NO_ID") = no_id;
+}
+
+}  // namespace cuforge::python
