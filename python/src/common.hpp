@@ -28,6 +28,7 @@ void bind_memory(py::module_& m);
 void bind_devicearray(py::module_& m);
 void bind_interop(py::module_& m);
 void bind_compiler(py::module_& m);
+void bind_dispatch(py::module_& m);
 
 /// A Python Stream: an owned stream, or a default or external one.
 struct py_stream {

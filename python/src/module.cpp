@@ -9,4 +9,5 @@ PYBIND11_MODULE(_core, m) {
   cuforge::python::bind_devicearray(m);
   cuforge::python::bind_interop(m);
   cuforge::python::bind_compiler(m);
+  cuforge::python::bind_dispatch(m);
 }
