@@ -270,7 +270,14 @@ std::string constant_text(const constant_value& v) {
     case constant_value::kind::none: return "None";
     case constant_value::kind::boolean: return v.b ? "True" : "False";
     case constant_value::kind::integer: o << v.i; break;
-    case constant_value::kind::floating: o << v.f; break;
+    case constant_value::kind::floating: {
+      // Python's spelling: 0.0 stays a float, 1e-05 keeps its exponent.
+      o.precision(17);
+      o << v.f;
+      std::string t = o.str();
+      if (t.find_first_of(".eEni") == std::string::npos) t += ".0";
+      return t;
+    }
     case constant_value::kind::complex: o << "complex(" << v.c.real() << ", " << v.c.imag() << ")"; break;
   }
   return o.str();
@@ -383,7 +390,9 @@ class dumper {
       case stmt_kind::return_: line(d, "return " + (s.value == no_id ? std::string("None") : e(s.value))); break;
       case stmt_kind::pass: line(d, "pass"); break;
       case stmt_kind::raise_: line(d, "raise " + e(s.value)); break;
-      case stmt_kind::assert_: line(d, "assert " + e(s.value)); break;
+      case stmt_kind::assert_:
+        line(d, "assert " + e(s.value) + (s.message.empty() ? std::string() : ", " + s.message));
+        break;
     }
   }
 

@@ -20,7 +20,12 @@ def backend_reason() -> str:
     return _core.backend_reason()
 
 
-__all__ = ["backend", "backend_reason", "cuda"]
+# numba's top-level type names, so `from numba import cuda, float32` becomes
+# `from cuforge import cuda, float32`.
+from cuforge.types import *  # noqa: E402,F401,F403
+from cuforge.types import __all__ as _type_names  # noqa: E402
+
+__all__ = ["backend", "backend_reason", "cuda", *_type_names]
 
 
 def __getattr__(name):

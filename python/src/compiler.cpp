@@ -99,6 +99,7 @@ void bind_compiler(py::module_& m) {
   py::class_<function, std::shared_ptr<function>>(m, "FunctionIR", "A function's IR (untyped or typed).")
       .def_readonly("name", &function::name)
       .def_readonly("qualname", &function::qualname)
+      .def_readonly("fingerprint", &function::fingerprint)
       .def("dump", &function::dump);
 
   py::enum_<binop>(m, "BinOp")

@@ -11,10 +11,12 @@
 #include <cuforge/frontend/typer.hpp>
 #include <cuforge/frontend/types.hpp>
 #include <cuforge/runtime/backend.hpp>
+#include <cuforge/runtime/detail/backend.hpp>
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/launch.hpp>
 #include <cuforge/runtime/module.hpp>
 
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
@@ -127,7 +129,7 @@ py::object& typing_error_class() {
 }
 
 std::shared_ptr<compiled_function> compile(std::shared_ptr<function> fn, const std::vector<std::string>& specs,
-                                           py::dict opts, bool device) {
+                                           py::dict opts, bool device, py::object ret_spec) {
   auto cf = std::make_shared<compiled_function>();
   typer_options topts;
   cf->options = options_from(opts, cf->max_registers, topts);
@@ -136,6 +138,7 @@ std::shared_ptr<compiled_function> compile(std::shared_ptr<function> fn, const s
     std::lock_guard lock(compile_lock());
     signature sig;
     for (const auto& s : specs) sig.args.push_back(parse_type(types(), s));
+    if (!ret_spec.is_none()) sig.ret = parse_type(types(), py::str(ret_spec));
     cf->arg_types = sig.args;
     cf->module = infer(types(), fn, sig, !device, topts);
   } catch (const typing_error& e) {
@@ -218,6 +221,12 @@ argument classify(py::handle v, std::size_t index) {
     a.h = argument::how::host_array;
     a.host = arr;
     return a;
+  }
+  // Host data from other libraries (a CPU torch tensor): NumPy's zero-copy
+  // view, then transferred like any host array.
+  if (!py::isinstance<py::array>(v) && py::hasattr(v, "__dlpack__") && py::hasattr(v, "__dlpack_device__")) {
+    py::tuple dev = v.attr("__dlpack_device__")();
+    if (dev[0].cast<int>() == 1) return classify(py::module_::import("numpy").attr("from_dlpack")(v), index);
   }
   if (py::isinstance<py::tuple>(v)) {
     a.h = argument::how::tuple;
@@ -433,6 +442,36 @@ class dispatcher {
     return cf;
   }
 
+  // The baseline of bench/launch: the same kernel launched `n` times from a
+  // C++ loop straight through the backend (cuLaunchKernel on a GPU), its
+  // parameters packed once. Device-array arguments only. Returns seconds.
+  double raw_launch_loop(py::tuple pyargs, py::handle grid, py::handle block, std::size_t n) {
+    launch_config cfg;
+    cfg.grid = to_dim3(grid, "the grid");
+    cfg.block = to_dim3(block, "the block");
+    cfg.stream = default_stream_view();
+    std::vector<argument> args;
+    for (std::size_t i = 0; i < pyargs.size(); ++i) {
+      args.push_back(classify(pyargs[i], i));
+      if (args.back().h == argument::how::host_array) throw py::type_error("raw_launch_loop takes device arrays");
+    }
+    auto cf = find(args);
+    std::vector<std::uint64_t> slots;
+    for (std::size_t i = 0; i < args.size(); ++i) pack(args[i], cf->arg_types[i], slots);
+    std::vector<void*> params(slots.size());
+    for (std::size_t i = 0; i < slots.size(); ++i) params[i] = &slots[i];
+    int dev = device::current().ordinal();
+    const kernel& k = cf->kernel_for(dev);
+    auto& backend = detail::active();
+    py::gil_scoped_release nogil;
+    backend.launch(k.handle(), cfg, params.data(), dev);  // warm-up
+    cfg.stream.synchronize();
+    auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < n; ++i) backend.launch(k.handle(), cfg, params.data(), dev);
+    cfg.stream.synchronize();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
   void launch(py::tuple pyargs, py::handle grid, py::handle block, py::handle stream, std::size_t shared) {
     launch_config cfg;
     cfg.grid = to_dim3(grid, "the grid");
@@ -539,7 +578,9 @@ void bind_dispatch(py::module_& m) {
       }, "Compiles and loads the kernel for the active backend on the current device.");
 
   m.def("compile", &compile, py::arg("function_ir"), py::arg("arg_specs"), py::arg("options"),
-        py::arg("device") = false, "Types and prepares one specialisation (codegen runs on demand).");
+        py::arg("device") = false, py::arg("return_spec") = py::none(),
+        "Types and prepares one specialisation (codegen runs on demand); return_spec fixes a device "
+        "function's return type.");
   m.def("set_typing_error_class", [](py::object cls) { typing_error_class() = std::move(cls); });
   m.def("typeof", [](py::handle v) { return classify(v, 0).ty->str(); },
         "The compiler's type of a kernel argument, as a type spec.");
@@ -550,7 +591,9 @@ void bind_dispatch(py::module_& m) {
       .def("set_lazy", &dispatcher::set_lazy)
       .def_property_readonly("specializations", &dispatcher::specializations)
       .def("launch", &dispatcher::launch, py::arg("args"), py::arg("grid"), py::arg("block"), py::arg("stream") = 0,
-           py::arg("shared_bytes") = 0);
+           py::arg("shared_bytes") = 0)
+      .def("_raw_launch_loop", &dispatcher::raw_launch_loop, py::arg("args"), py::arg("grid"), py::arg("block"),
+           py::arg("n"), "bench/launch's baseline: n raw backend launches from C++ (seconds).");
 }
 
 }  // namespace cuforge::python

@@ -1,7 +1,10 @@
 """The numba.cuda-compatible API: ``from cuforge import cuda``.
 
-Memory, transfers, streams, events and device management live here; the
-kernel compiler (``cuda.jit``) arrives with the compiler frontend.
+Memory, transfers, streams, events and device management live here, with
+the kernel compiler: ``cuda.jit``, ``compile_ptx`` and the kernel-side names
+(``cuda.grid``, ``cuda.threadIdx``, ``cuda.shared.array``, ...) that mean
+something inside jitted functions only. Signature types are in
+``cuforge.types`` (also reachable as ``cuda.types``).
 """
 
 from cuforge._core import CudaAPIError, CudaOutOfMemoryError, DeviceNDArray, Event, Stream
@@ -42,20 +45,60 @@ from cuforge.cuda._api import (
     synchronize,
     to_device,
 )
+from cuforge.cuda._errors import TypingError
 from cuforge.cuda._hostarrays import ManagedNDArray, MappedNDArray
+from cuforge.cuda._jit import Dispatcher, compile_ptx, compile_ptx_for_current_device, jit
+from cuforge.cuda._stubs import (
+    atomic,
+    blockDim,
+    blockIdx,
+    brev,
+    clz,
+    const,
+    ffs,
+    fma,
+    grid,
+    gridDim,
+    gridsize,
+    laneid,
+    local,
+    popc,
+    shared,
+    syncthreads,
+    syncthreads_and,
+    syncthreads_count,
+    syncthreads_or,
+    syncwarp,
+    threadfence,
+    threadfence_block,
+    threadfence_system,
+    threadIdx,
+    warpsize,
+)
+from cuforge import types
 
 __all__ = [
     "CudaAPIError",
     "CudaOutOfMemoryError",
     "DeviceNDArray",
+    "Dispatcher",
     "Event",
     "ManagedNDArray",
     "MappedNDArray",
     "Stream",
+    "TypingError",
     "as_cuda_array",
+    "atomic",
     "backend",
     "backend_reason",
+    "blockDim",
+    "blockIdx",
+    "brev",
     "close",
+    "clz",
+    "compile_ptx",
+    "compile_ptx_for_current_device",
+    "const",
     "current_context",
     "default_stream",
     "defer_cleanup",
@@ -65,13 +108,21 @@ __all__ = [
     "event",
     "event_elapsed_time",
     "external_stream",
+    "ffs",
+    "fma",
     "from_dlpack",
     "get_current_device",
     "gpus",
+    "grid",
+    "gridDim",
+    "gridsize",
     "is_available",
     "is_cuda_array",
+    "jit",
+    "laneid",
     "legacy_default_stream",
     "list_devices",
+    "local",
     "managed_array",
     "mapped",
     "mapped_array",
@@ -80,11 +131,24 @@ __all__ = [
     "pinned",
     "pinned_array",
     "pinned_array_like",
+    "popc",
     "profile_start",
     "profile_stop",
     "profiling",
     "select_device",
+    "shared",
     "stream",
     "synchronize",
+    "syncthreads",
+    "syncthreads_and",
+    "syncthreads_count",
+    "syncthreads_or",
+    "syncwarp",
+    "threadIdx",
+    "threadfence",
+    "threadfence_block",
+    "threadfence_system",
     "to_device",
+    "types",
+    "warpsize",
 ]

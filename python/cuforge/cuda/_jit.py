@@ -1,0 +1,456 @@
+"""``cuda.jit``: the decorator, the dispatcher's Python face, and compile_ptx.
+
+A ``Dispatcher`` holds the Python function, its compile options and (for
+kernels) the C++ launch path, ``_core.Dispatcher``: a launch classifies the
+arguments in C++ and finds the specialisation for their types; only a new
+combination of types comes back to Python (``_compile_specs``), which builds
+the function's IR once (the walker) and calls ``_core.compile``.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import threading
+import types as pytypes
+import warnings
+from dataclasses import asdict, dataclass
+from typing import Optional
+
+from cuforge import _core
+from cuforge import types as cftypes
+from cuforge.cuda._compiler import build_ir
+
+__all__ = ["Dispatcher", "compile_ptx", "compile_ptx_for_current_device", "jit"]
+
+_missing_launch_config = """
+Kernel launch configuration was not specified. Use the syntax:
+
+kernel_function[blockspergrid, threadsperblock](arg0, arg1, ..., argn)
+"""
+
+#: Threads per block of ``forall`` when none is given.
+FORALL_THREADS_PER_BLOCK = 256
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """What ``_core.compile`` takes besides the IR and argument types."""
+
+    debug: bool = False
+    lineinfo: bool = False
+    fastmath: bool = False
+    opt: bool = True
+    max_registers: Optional[int] = None
+    cc: Optional[tuple] = None
+
+    def as_dict(self, cc=None):
+        d = {k: v for k, v in asdict(self).items() if v is not None}
+        if cc is not None and "cc" not in d:
+            d["cc"] = tuple(cc)
+        return d
+
+
+def _compile(pyfunc, specs, options: dict, device: bool, ret_spec=None):
+    """One specialisation through the C++ compiler; `ret_spec` fixes a
+    device function's return type (an eager signature's)."""
+    return _core.compile(build_ir(pyfunc), list(specs), options, device, ret_spec)
+
+
+def _current_cc():
+    """The current device's compute capability on a GPU; None on the cpu
+    backend (its code does not depend on one)."""
+    if _core.backend() != "cuda":
+        return None
+    from cuforge.cuda._api import get_current_device
+
+    return get_current_device().compute_capability
+
+
+def _spec_of(value) -> str:
+    """The type spec a kernel argument is compiled for (the launcher's own
+    classification when the core has it, so keys agree)."""
+    typeof = getattr(_core, "typeof", None)
+    if typeof is not None:
+        return typeof(value)
+    return cftypes.typeof(value).spec
+
+
+def _spec_key(signature) -> tuple:
+    """A definition's key from what inspect_*() are given: a Signature, a
+    tuple of types, or a tuple of specs."""
+    if isinstance(signature, (str, cftypes.Signature)):
+        args, _ = cftypes.normalize_signature(signature)
+        return tuple(a.spec for a in args)
+    return tuple(a.spec if isinstance(a, cftypes.Type) else str(a) for a in signature)
+
+
+class Dispatcher:
+    """A ``@cuda.jit`` function: a kernel (launched with
+    ``kernel[griddim, blockdim, stream, sharedmem](args)``) or a device
+    function (called from kernels)."""
+
+    def __init__(self, py_func, device=False, options=CompileOptions(), targetoptions=None):
+        if not isinstance(py_func, pytypes.FunctionType):
+            raise TypeError(f"cuda.jit compiles Python functions, not {type(py_func).__name__}")
+        functools.update_wrapper(self, py_func)
+        self.py_func = py_func
+        self.device = bool(device)
+        self._options = options
+        self.targetoptions = dict(targetoptions or {}, device=self.device)
+        self._lock = threading.RLock()
+        self._native = None
+        self._device_definitions = {}  # device functions: spec tuple -> CompiledFunction
+        self._can_compile = True
+        self._specialized = False
+        self.specializations = {}  # spec tuple -> specialised Dispatcher (numba's specialize())
+
+    def __repr__(self):
+        kind = "device function" if self.device else "kernel"
+        return f"<cuforge.cuda.jit {kind} {self.py_func.__module__}.{self.py_func.__qualname__}>"
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else pytypes.MethodType(self, obj)
+
+    # --- the IR ---------------------------------------------------------------------
+
+    @property
+    def function_ir(self):
+        """The untyped IR (``_core.FunctionIR``; ``.dump()`` prints it)."""
+        return build_ir(self.py_func)
+
+    # --- compiling --------------------------------------------------------------------
+
+    def _native_dispatcher(self):
+        with self._lock:
+            if self._native is None:
+                self._native = _core.Dispatcher(self._compile_specs, self.py_func.__qualname__)
+                if not self._can_compile:
+                    self._native.set_lazy(False)
+            return self._native
+
+    def _compile_specs(self, specs, ret_spec=None):
+        """The C++ launcher's callback for argument types it has not seen."""
+        return _compile(self.py_func, specs, self._options.as_dict(_current_cc()), self.device, ret_spec)
+
+    def compile(self, sig):
+        """Compiles the specialisation for ``sig`` (a signature string, a
+        Signature or a tuple of argument types) unless it exists; returns it."""
+        args, ret = cftypes.normalize_signature(sig)
+        if not self.device and ret is not None and ret != cftypes.void:
+            raise TypeError("CUDA kernel must have void return type.")
+        specs = tuple(a.spec for a in args)
+        with self._lock:
+            existing = self._definitions_by_spec().get(specs)
+            if existing is not None:
+                return existing
+            if not self._can_compile:
+                raise RuntimeError("Compilation disabled")
+            ret_spec = ret.spec if (self.device and ret is not None) else None
+            cf = self._compile_specs(list(specs), ret_spec)
+            if self.device:
+                self._device_definitions[specs] = cf
+            else:
+                self._native_dispatcher().add(cf)
+            return cf
+
+    def compile_device(self, args, return_type=None):
+        """Numba's name for compiling a device function for argument types."""
+        return self.compile(cftypes.Signature(return_type, args) if return_type is not None else tuple(args))
+
+    def disable_compile(self, val=True):
+        """Stops (or resumes) compiling new specialisations at launch: with
+        eager signatures, arguments must fit one of them."""
+        with self._lock:
+            self._can_compile = not val
+            if self._native is not None:
+                self._native.set_lazy(not val)
+
+    def specialize(self, *args):
+        """A dispatcher compiled for exactly the types of ``args``."""
+        if self.device:
+            raise TypeError(f"{self.py_func.__qualname__} is a device function: only kernels are specialised")
+        if self._specialized:
+            raise RuntimeError("Dispatcher already specialized")
+        specs = tuple(_spec_of(a) for a in args)
+        with self._lock:
+            got = self.specializations.get(specs)
+            if got is not None:
+                return got
+            d = Dispatcher(self.py_func, False, self._options, self.targetoptions)
+            cf = self._definitions_by_spec().get(specs) or self._compile_specs(list(specs))
+            d._native_dispatcher().add(cf)
+            d.disable_compile()
+            d._specialized = True
+            self.specializations[specs] = d
+            return d
+
+    @property
+    def specialized(self):
+        """Whether this dispatcher was made by specialize() (one signature)."""
+        return self._specialized
+
+    # --- what was compiled ----------------------------------------------------------------
+
+    def _definitions_by_spec(self):
+        if self.device:
+            return dict(self._device_definitions)
+        if self._native is None:
+            return {}
+        return {tuple(k): v for k, v in self._native.specializations.items()}
+
+    @property
+    def definitions(self):
+        """Every specialisation: argument types (a tuple of cuforge.types) ->
+        the compiled function."""
+        return {tuple(cftypes.from_spec(s) for s in k): v for k, v in self._definitions_by_spec().items()}
+
+    overloads = definitions
+
+    @property
+    def signatures(self):
+        """The argument types of every specialisation."""
+        return list(self.definitions)
+
+    def _select(self, signature, get):
+        defs = self._definitions_by_spec()
+        if signature is not None:
+            key = _spec_key(signature)
+            if key not in defs:
+                raise KeyError(f"{self.py_func.__qualname__} has no definition for ({', '.join(key)})")
+            return get(defs[key])
+        return {tuple(cftypes.from_spec(s) for s in k): get(v) for k, v in defs.items()}
+
+    def inspect_types(self, file=None, signature=None):
+        """Prints the typed IR of each specialisation (or of ``signature``'s)."""
+        file = sys.stdout if file is None else file
+        dumps = self._select(signature, lambda cf: cf.types_dump)
+        if signature is not None:
+            dumps = {tuple(cftypes.from_spec(s) for s in _spec_key(signature)): dumps}
+        for args, text in dumps.items():
+            print(f"{self.py_func.__name__} ({', '.join(str(a) for a in args)})", file=file)
+            print("-" * 80, file=file)
+            print(text, file=file)
+            print("=" * 80, file=file)
+
+    def inspect_llvm(self, signature=None):
+        """The LLVM IR of ``signature``'s specialisation, or a dict of all."""
+        return self._select(signature, lambda cf: cf.llvm)
+
+    def inspect_asm(self, signature=None):
+        """The PTX of ``signature``'s specialisation, or a dict of all."""
+        return self._select(signature, lambda cf: cf.ptx)
+
+    # --- launching --------------------------------------------------------------------------
+
+    def __call__(self, *args, **kwargs):
+        if self.device:
+            raise ValueError(
+                f"{self.py_func.__qualname__} is a device function (@cuda.jit(device=True)): it can only be "
+                "called from a kernel or another device function, not from the host"
+            )
+        raise ValueError(_missing_launch_config)
+
+    def __getitem__(self, config):
+        if not isinstance(config, tuple) or len(config) not in (2, 3, 4):
+            raise ValueError("must specify at least the griddim and blockdim: kernel[griddim, blockdim]"
+                             " (optionally then the stream and the dynamic shared memory bytes)")
+        return self.configure(*config)
+
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+        """A launcher for this grid: ``configure(g, b)(args)`` is ``kernel[g, b](args)``."""
+        if self.device:
+            raise TypeError(f"{self.py_func.__qualname__} is a device function: it cannot be launched")
+        if griddim is None or blockdim is None:
+            raise ValueError(_missing_launch_config)
+        return _LaunchConfiguration(self, griddim, blockdim, stream, sharedmem)
+
+    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+        """A launcher over ``ntasks`` threads (the kernel maps cuda.grid(1) to
+        a task and ignores threads past ``ntasks``); blocks of ``tpb``
+        threads, FORALL_THREADS_PER_BLOCK when not given."""
+        if self.device:
+            raise TypeError(f"{self.py_func.__qualname__} is a device function: it cannot be launched")
+        return _ForAll(self, ntasks, tpb, stream, sharedmem)
+
+    def _launch(self, args, griddim, blockdim, stream, sharedmem):
+        native = self._native or self._native_dispatcher()  # no lock once made: launches are the hot path
+        native.launch(args, griddim, blockdim, stream, sharedmem)
+
+
+def _normalize_dim(dim, what):
+    if isinstance(dim, (tuple, list)):
+        dims = list(dim)
+    else:
+        dims = [dim]
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"{what} must be a sequence of 1, 2 or 3 integers, got {dim!r}")
+    for v in dims:
+        if isinstance(v, bool) or not hasattr(v, "__index__"):
+            raise TypeError(f"{what} must be a sequence of integers, got {dim!r}")
+    return tuple(int(v) for v in dims) + (1,) * (3 - len(dims))
+
+
+class _LaunchConfiguration:
+    """``kernel[griddim, blockdim, stream, sharedmem]``: call it with the arguments."""
+
+    __slots__ = ("dispatcher", "_griddim", "_blockdim", "stream", "sharedmem")
+
+    def __init__(self, dispatcher, griddim, blockdim, stream, sharedmem):
+        self.dispatcher = dispatcher
+        self._griddim = griddim
+        self._blockdim = blockdim
+        self.stream = stream
+        self.sharedmem = sharedmem
+
+    @property
+    def griddim(self):
+        return _normalize_dim(self._griddim, "griddim")
+
+    @property
+    def blockdim(self):
+        return _normalize_dim(self._blockdim, "blockdim")
+
+    def __call__(self, *args):
+        # The C++ launcher checks the dimensions and the stream.
+        self.dispatcher._launch(args, self._griddim, self._blockdim, self.stream, self.sharedmem)
+
+
+class _ForAll:
+    def __init__(self, dispatcher, ntasks, tpb, stream, sharedmem):
+        if ntasks < 0:
+            raise ValueError(f"Can't create ForAll with negative task count: {ntasks}")
+        self.dispatcher = dispatcher
+        self.ntasks = int(ntasks)
+        self.thread_per_block = int(tpb)
+        self.stream = stream
+        self.sharedmem = sharedmem
+
+    @property
+    def blockdim(self):
+        return self.thread_per_block or FORALL_THREADS_PER_BLOCK
+
+    @property
+    def griddim(self):
+        return (self.ntasks + self.blockdim - 1) // self.blockdim
+
+    def __call__(self, *args):
+        if self.ntasks == 0:
+            return
+        self.dispatcher._launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem)
+
+
+# --- the decorator ---------------------------------------------------------------------------
+
+_IGNORED_OPTIONS = ("inline", "forceinline", "launch_bounds", "lto")
+
+
+def jit(func_or_sig=None, device=False, inline=False, forceinline=False, link=(), debug=None, opt=None,
+        lineinfo=False, cache=False, fastmath=False, max_registers=None, launch_bounds=None, lto=None, **kws):
+    """Compiles a Python function for the GPU (and the cpu backend), as
+    numba.cuda.jit does.
+
+    Forms: ``@cuda.jit``, ``@cuda.jit()``, ``@cuda.jit(sig)``,
+    ``@cuda.jit([sig1, sig2])``, ``@cuda.jit('void(float32[:])')``,
+    ``@cuda.jit(device=True)``. With signatures the function is compiled now,
+    for them only; without, at each launch with new argument types.
+
+    Options: ``device``, ``debug`` (assertions checked, debug info; implies
+    ``opt=False`` unless given), ``lineinfo``, ``fastmath``, ``opt``,
+    ``max_registers``, ``cache`` (recorded in ``targetoptions``; nothing is
+    cached on disk yet). ``inline``, ``forceinline``, ``launch_bounds`` and
+    ``lto`` are accepted and have no effect; ``link`` is not supported yet."""
+    for name in ("argtypes", "restype", "bind"):
+        if kws.pop(name, None) is not None:
+            raise TypeError(f"cuda.jit: the {name!r} keyword was removed from Numba; pass the signature as the first "
+                            "argument")
+    if kws.pop("boundscheck", None):
+        raise NotImplementedError("bounds checking is not supported for CUDA")
+    if kws.pop("extensions", None):
+        raise NotImplementedError("cuda.jit(extensions=...) is not supported")
+    if kws:
+        raise TypeError(f"cuda.jit() got an unexpected keyword argument {next(iter(kws))!r}")
+    if link:
+        if device:
+            raise ValueError("link keyword invalid for device function")
+        raise NotImplementedError("cuda.jit(link=...): linking CUDA C/C++ or PTX files is not supported yet")
+    debug = bool(debug)
+    if debug and opt:
+        warnings.warn("debug=True with opt=True: the debug information may be inaccurate; set opt=False",
+                      stacklevel=2)
+    opt = (not debug) if opt is None else bool(opt)
+    if max_registers is not None and (isinstance(max_registers, bool) or not isinstance(max_registers, int)
+                                      or max_registers <= 0):
+        raise ValueError(f"max_registers must be a positive int, not {max_registers!r}")
+    options = CompileOptions(debug=debug, lineinfo=bool(lineinfo), fastmath=bool(fastmath), opt=opt,
+                             max_registers=max_registers)
+    targetoptions = dict(debug=debug, lineinfo=bool(lineinfo), fastmath=bool(fastmath), opt=opt,
+                         max_registers=max_registers, cache=bool(cache), inline=inline, forceinline=forceinline,
+                         launch_bounds=launch_bounds, lto=lto)
+
+    def lazily(func):
+        if isinstance(func, Dispatcher):
+            func = func.py_func
+        return Dispatcher(func, device, options, targetoptions)
+
+    if isinstance(func_or_sig, (pytypes.FunctionType, Dispatcher)):
+        return lazily(func_or_sig)
+    if func_or_sig is None:
+        return lazily
+
+    if cftypes.is_signature(func_or_sig):
+        signatures = [func_or_sig]
+    elif isinstance(func_or_sig, list):
+        signatures = list(func_or_sig)
+    else:
+        raise TypeError(f"cuda.jit takes a function, a signature or a list of signatures, not {func_or_sig!r}")
+    normalized = [cftypes.normalize_signature(s) for s in signatures]
+    if not device:
+        for _, ret in normalized:
+            if ret is not None and ret != cftypes.void:
+                raise TypeError("CUDA kernel must have void return type.")
+
+    def compile_eagerly(func):
+        if isinstance(func, Dispatcher):
+            func = func.py_func
+        disp = Dispatcher(func, device, options, targetoptions)
+        for args, ret in normalized:
+            disp.compile(cftypes.Signature(ret, args) if ret is not None else args)
+        disp.disable_compile()
+        disp._specialized = len(normalized) == 1 and not isinstance(func_or_sig, list)
+        return disp
+
+    return compile_eagerly
+
+
+# --- compile_ptx ---------------------------------------------------------------------------------
+
+
+def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True,
+                abi="numba", abi_info=None):
+    """PTX for ``pyfunc`` compiled for ``sig``, and its return type:
+    ``(ptx, return_type)``. A kernel by default; ``device=True`` makes a
+    device function with Numba's ABI (``int f(T* ret, args...)``)."""
+    if abi != "numba":
+        raise NotImplementedError(f"compile_ptx(abi={abi!r}): only the numba ABI is supported")
+    del abi_info
+    if isinstance(pyfunc, Dispatcher):
+        pyfunc = pyfunc.py_func
+    args, ret = cftypes.normalize_signature(sig)
+    if not device and ret is not None and ret != cftypes.void:
+        raise TypeError("CUDA kernel must have void return type.")
+    options = CompileOptions(debug=bool(debug), lineinfo=bool(lineinfo), fastmath=bool(fastmath), opt=bool(opt),
+                             cc=None if cc is None else tuple(cc))
+    ret_spec = ret.spec if (device and ret is not None) else None
+    cf = _compile(pyfunc, [a.spec for a in args], options.as_dict(), bool(device), ret_spec)
+    return cf.ptx, cftypes.from_spec(cf.return_spec)
+
+
+def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,
+                                   opt=True, abi="numba", abi_info=None):
+    """compile_ptx for the current device's compute capability."""
+    from cuforge.cuda._api import get_current_device
+
+    cc = get_current_device().compute_capability
+    return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc,
+                       opt=opt, abi=abi, abi_info=abi_info)

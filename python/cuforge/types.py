@@ -1,0 +1,610 @@
+"""Numba-style type objects: kernel signatures and argument types.
+
+    from cuforge.types import float32, int64, void
+    @cuda.jit(void(float32[:], float32[::1], int64))
+
+Scalars (``bool_``, ``int8`` .. ``uint64``, ``float16/32/64``, ``complex64/128``)
+name themselves in NumPy's spelling (``.typestr``, ``"<f4"``) and in the
+compiler's (``.spec``, ``"float32"``: frontend/types.hpp ``parse_type``).
+Slicing a scalar type makes an array type the way Numba does: ``float32[:]``
+(1-d, any layout), ``float32[::1]`` (1-d, C), ``float32[:, ::1]`` (2-d, C),
+``float32[::1, :]`` (2-d, F). Calling a type with types makes a
+``Signature``; calling a scalar type with a value converts the value.
+``typeof(value)`` is the type a kernel argument is compiled for.
+"""
+
+from __future__ import annotations
+
+import ast
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "Array",
+    "NoneType",
+    "Scalar",
+    "Signature",
+    "Tuple",
+    "Type",
+    "UniTuple",
+    "from_dtype",
+    "from_spec",
+    "is_signature",
+    "normalize_signature",
+    "parse_signature",
+    "typeof",
+]
+
+
+class Type:
+    """A compiler type. Types compare and hash by their spec (the C++ spelling)."""
+
+    __slots__ = ()
+
+    @property
+    def spec(self) -> str:
+        raise NotImplementedError
+
+    def __eq__(self, other):
+        return isinstance(other, Type) and other.spec == self.spec
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash(self.spec)
+
+    def __str__(self):
+        return self.spec
+
+    def __call__(self, *args):
+        # Numba's spelling of a signature: float32(float32, int64), void().
+        if all(isinstance(a, Type) for a in args):
+            return Signature(self, args)
+        raise TypeError(f"{self} takes argument types to make a signature, not {args!r}")
+
+
+class NoneType(Type):
+    """None: what kernels return (``void`` is its other name)."""
+
+    __slots__ = ()
+
+    @property
+    def spec(self):
+        return "none"
+
+    typestr = None
+
+    def __repr__(self):
+        return "none"
+
+
+class Scalar(Type):
+    """A number or a boolean: ``float32``, ``int64``, ``bool_``..."""
+
+    __slots__ = ("_name", "_dtype")
+
+    def __init__(self, name: str):
+        self._name = name
+        self._dtype = np.dtype("bool" if name == "bool" else name)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def spec(self) -> str:
+        return self._name
+
+    @property
+    def typestr(self) -> str:
+        """NumPy's type string (``"<f4"``, ``"|b1"``)."""
+        return self._dtype.str
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._dtype
+
+    @property
+    def bitwidth(self) -> int:
+        return self._dtype.itemsize * 8
+
+    def __repr__(self):
+        return self._name
+
+    def __call__(self, *args):
+        if len(args) == 1 and not isinstance(args[0], Type):
+            return self._dtype.type(args[0])  # float32(1.5): a conversion, as in Numba
+        return super().__call__(*args)
+
+    def __getitem__(self, index):
+        ndim, layout = _array_spec(self, index)
+        return Array(self, ndim, layout)
+
+
+def _array_spec(dtype, index):
+    """(ndim, layout) of ``dtype[index]``: Numba's rules for slices without bounds."""
+
+    def plain(s):
+        return isinstance(s, slice) and s.start is None and s.stop is None and s.step in (None, 1)
+
+    if isinstance(index, tuple) and index and all(plain(s) for s in index):
+        ndim = len(index)
+        if index[0].step == 1:
+            layout = "F"
+        elif index[-1].step == 1:
+            layout = "C"
+        else:
+            layout = "A"
+        return ndim, layout
+    if plain(index):
+        return 1, "C" if index.step == 1 else "A"
+    raise KeyError(
+        f"array types are made with slices without bounds ({dtype}[:], {dtype}[::1], {dtype}[:, ::1]...), "
+        f"not {dtype}[{index!r}]"
+    )
+
+
+class Array(Type):
+    """An array type: element type, dimensions, layout (C, F or A) and
+    whether it is read-only."""
+
+    __slots__ = ("_dtype", "_ndim", "_layout", "_readonly")
+
+    def __init__(self, dtype: Scalar, ndim: int, layout: str = "A", readonly: bool = False):
+        if not isinstance(dtype, Scalar):
+            raise TypeError(f"an array's element type must be a scalar type, not {dtype!r}")
+        if not isinstance(ndim, numbers.Integral) or ndim < 0:
+            raise ValueError(f"ndim must be a non-negative integer, not {ndim!r}")
+        if layout not in ("C", "F", "A"):
+            raise ValueError(f"layout must be 'C', 'F' or 'A', not {layout!r}")
+        # A 0-d or 1-d array contiguous one way is contiguous both ways: say C
+        # (as the compiler does, so specs agree).
+        if ndim <= 1 and layout == "F":
+            layout = "C"
+        self._dtype = dtype
+        self._ndim = int(ndim)
+        self._layout = layout
+        self._readonly = bool(readonly)
+
+    dtype = property(lambda self: self._dtype)
+    ndim = property(lambda self: self._ndim)
+    layout = property(lambda self: self._layout)
+    readonly = property(lambda self: self._readonly)
+    mutable = property(lambda self: not self._readonly)
+
+    @property
+    def typestr(self) -> str:
+        """The element type's NumPy type string."""
+        return self._dtype.typestr
+
+    @property
+    def spec(self):
+        ro = ", readonly" if self._readonly else ""
+        return f"array({self._dtype.spec}, {self._ndim}d, {self._layout}{ro})"
+
+    @property
+    def is_c_contig(self):
+        return self._layout == "C"
+
+    @property
+    def is_f_contig(self):
+        return self._layout == "F" or (self._ndim <= 1 and self._layout == "C")
+
+    def copy(self, dtype=None, ndim=None, layout=None, readonly=None):
+        """This type with some of its parts replaced (Numba's Array.copy)."""
+        return Array(
+            self._dtype if dtype is None else dtype,
+            self._ndim if ndim is None else ndim,
+            self._layout if layout is None else layout,
+            self._readonly if readonly is None else readonly,
+        )
+
+    def __repr__(self):
+        ro = ", readonly=True" if self._readonly else ""
+        return f"Array({self._dtype!r}, {self._ndim}, {self._layout!r}{ro})"
+
+
+class _BaseTuple(Type):
+    __slots__ = ("_types",)
+
+    @property
+    def types(self) -> tuple:
+        return self._types
+
+    def __len__(self):
+        return len(self._types)
+
+    def __iter__(self):
+        return iter(self._types)
+
+    def __getitem__(self, i):
+        return self._types[i]
+
+
+class UniTuple(_BaseTuple):
+    """A tuple of ``count`` values of one type."""
+
+    __slots__ = ()
+
+    def __init__(self, dtype: Type, count: int):
+        if not isinstance(dtype, Type):
+            raise TypeError(f"UniTuple needs a type, not {dtype!r}")
+        if not isinstance(count, numbers.Integral) or count < 1:
+            raise ValueError(f"UniTuple needs a positive count, not {count!r}")
+        self._types = (dtype,) * int(count)
+
+    @property
+    def dtype(self):
+        return self._types[0]
+
+    @property
+    def count(self):
+        return len(self._types)
+
+    @property
+    def spec(self):
+        return f"UniTuple({self._types[0].spec} x {len(self._types)})"
+
+    def __repr__(self):
+        return f"UniTuple({self._types[0]!r}, {len(self._types)})"
+
+
+class Tuple(_BaseTuple):
+    """A tuple of values of several types. ``Tuple((int64, int64))`` is a
+    ``UniTuple`` (as in Numba: one spelling per type)."""
+
+    __slots__ = ()
+
+    def __new__(cls, types=()):
+        types = tuple(types)
+        if types and all(t == types[0] for t in types):
+            return UniTuple(types[0], len(types))
+        return super().__new__(cls)
+
+    def __init__(self, types=()):
+        types = tuple(types)
+        for t in types:
+            if not isinstance(t, Type):
+                raise TypeError(f"Tuple needs types, not {t!r}")
+        self._types = types
+
+    @property
+    def spec(self):
+        return "Tuple(" + ", ".join(t.spec for t in self._types) + ")"
+
+    def __repr__(self):
+        inner = ", ".join(repr(t) for t in self._types)
+        return f"Tuple(({inner}{',' if len(self._types) == 1 else ''}))"
+
+
+class Signature:
+    """A function's type: its argument types and return type (None when the
+    compiler is to infer it). ``void(float32[:])`` makes one."""
+
+    __slots__ = ("_return_type", "_args")
+
+    def __init__(self, return_type, args):
+        if return_type is not None and not isinstance(return_type, Type):
+            raise TypeError(f"a return type must be a type, not {return_type!r}")
+        args = tuple(args)
+        for a in args:
+            if not isinstance(a, Type):
+                raise TypeError(f"argument types must be types, not {a!r}")
+        self._return_type = return_type
+        self._args = args
+
+    return_type = property(lambda self: self._return_type)
+    args = property(lambda self: self._args)
+
+    @property
+    def arg_specs(self) -> list:
+        """The argument types in the compiler's spelling."""
+        return [a.spec for a in self._args]
+
+    def __eq__(self, other):
+        return isinstance(other, Signature) and (other._return_type, other._args) == (self._return_type, self._args)
+
+    def __hash__(self):
+        return hash((self._return_type, self._args))
+
+    def __repr__(self):
+        ret = "" if self._return_type is None else repr(self._return_type)
+        return f"{ret}({', '.join(repr(a) for a in self._args)})"
+
+    def __str__(self):
+        ret = "?" if self._return_type is None else str(self._return_type)
+        return f"({', '.join(str(a) for a in self._args)}{',' if len(self._args) == 1 else ''}) -> {ret}"
+
+
+# --- the types -------------------------------------------------------------------
+
+none = NoneType()
+void = none
+bool_ = boolean = b1 = Scalar("bool")
+int8 = i1 = char = Scalar("int8")
+int16 = i2 = short = Scalar("int16")
+int32 = i4 = intc = Scalar("int32")
+int64 = i8 = intp = int_ = long_ = longlong = ssize_t = Scalar("int64")
+uint8 = u1 = byte = uchar = Scalar("uint8")
+uint16 = u2 = ushort = Scalar("uint16")
+uint32 = u4 = uintc = uint = Scalar("uint32")
+uint64 = u8 = uintp = ulong = ulonglong = size_t = Scalar("uint64")
+float16 = f2 = half = Scalar("float16")
+float32 = f4 = float_ = Scalar("float32")  # Numba's float_ is float32
+float64 = f8 = double = Scalar("float64")
+complex64 = c8 = Scalar("complex64")
+complex128 = c16 = Scalar("complex128")
+
+_SCALARS = {t.spec: t for t in (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32,
+                                float64, complex64, complex128)}
+_BY_TYPESTR = {t.typestr[1:]: t for t in _SCALARS.values()}
+
+# Every name a signature string may use.
+_NAMESPACE = {name: value for name, value in dict(globals()).items()
+              if isinstance(value, Type) and not name.startswith("_")}
+_NAMESPACE.update(Array=Array, UniTuple=UniTuple, Tuple=Tuple, bool=bool_)  # "bool": the spec's (and repr's) name
+
+__all__ += sorted(name for name in _NAMESPACE if name not in __all__ and name != "bool")
+
+_SIGNATURE_NODES = (ast.Expression, ast.Call, ast.Name, ast.Load, ast.Subscript, ast.Slice, ast.Tuple,
+                    ast.List, ast.Constant, ast.keyword)
+
+
+# --- signatures --------------------------------------------------------------------
+
+
+def parse_signature(text: str):
+    """A signature string: ``'void(float32[:], float32[::1])'`` gives a
+    Signature; ``'(float32[:], int64)'`` the argument types alone (a tuple).
+    Only this module's type names may appear: the text is checked node by
+    node before it is evaluated, and nothing else is reachable from it."""
+    if not isinstance(text, str):
+        raise TypeError(f"a signature string is a str, not {type(text).__name__}")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as e:
+        raise ValueError(f"cannot read the signature {text!r}: {e.msg}") from None
+    for node in ast.walk(tree):
+        if not isinstance(node, _SIGNATURE_NODES):
+            raise ValueError(f"cannot read the signature {text!r}: {type(node).__name__} is not allowed in a signature")
+        if isinstance(node, ast.Name) and node.id not in _NAMESPACE:
+            raise ValueError(f"cannot read the signature {text!r}: unknown type name {node.id!r}")
+        if isinstance(node, ast.Constant) and not isinstance(node.value, (int, str, type(None))):
+            raise ValueError(f"cannot read the signature {text!r}: unexpected constant {node.value!r}")
+    try:
+        value = eval(compile(tree, "<signature>", "eval"), {"__builtins__": {}}, dict(_NAMESPACE))  # noqa: S307
+    except (TypeError, ValueError, KeyError) as e:
+        raise ValueError(f"cannot read the signature {text!r}: {e}") from None
+    if isinstance(value, Type):
+        value = (value,)
+    if isinstance(value, (tuple, list)):
+        value = tuple(value)
+        if not all(isinstance(v, Type) for v in value):
+            raise ValueError(f"cannot read the signature {text!r}: argument types expected")
+        return value
+    if isinstance(value, Signature):
+        return value
+    raise ValueError(f"cannot read the signature {text!r}")
+
+
+def is_signature(obj) -> bool:
+    """Whether ``obj`` is something a signature may be given as: a string,
+    a Signature, or a tuple of argument types."""
+    return isinstance(obj, (str, Signature)) or (
+        isinstance(obj, tuple) and all(isinstance(t, Type) for t in obj)
+    )
+
+
+def normalize_signature(sig):
+    """``(argument types, return type or None)`` of a signature given as a
+    string, a Signature or a tuple of types."""
+    if isinstance(sig, str):
+        sig = parse_signature(sig)
+    if isinstance(sig, Signature):
+        return sig.args, sig.return_type
+    if isinstance(sig, (tuple, list)) and all(isinstance(t, Type) for t in sig):
+        return tuple(sig), None
+    raise TypeError(
+        f"invalid signature {sig!r}: expected a string ('void(float32[:])'), a Signature (void(float32[:])) "
+        "or a tuple of argument types"
+    )
+
+
+# --- specs ---------------------------------------------------------------------------
+
+
+def from_spec(spec: str) -> Type:
+    """The type a spec names (the inverse of ``.spec``; the C++ parse_type's
+    grammar): ``"float32"``, ``"array(float32, 2d, C)"``,
+    ``"UniTuple(int64 x 2)"``, ``"Tuple(int64, float32)"``, ``"none"``."""
+    parser = _SpecParser(spec)
+    t = parser.one()
+    parser.skip()
+    if parser.pos != len(spec):
+        parser.fail("unexpected text")
+    return t
+
+
+class _SpecParser:
+    def __init__(self, s):
+        self.s, self.pos = s, 0
+
+    def fail(self, why):
+        raise ValueError(f"cannot read the type {self.s!r}: {why} at position {self.pos}")
+
+    def skip(self):
+        while self.pos < len(self.s) and self.s[self.pos] == " ":
+            self.pos += 1
+
+    def eat(self, c):
+        self.skip()
+        if self.s.startswith(c, self.pos):
+            self.pos += len(c)
+            return True
+        return False
+
+    def expect(self, c):
+        if not self.eat(c):
+            self.fail(f"expected {c!r}")
+
+    def word(self):
+        self.skip()
+        start = self.pos
+        while self.pos < len(self.s) and (self.s[self.pos].isalnum() or self.s[self.pos] == "_"):
+            self.pos += 1
+        if start == self.pos:
+            self.fail("expected a name")
+        return self.s[start:self.pos]
+
+    def one(self):
+        w = self.word()
+        if w == "array":
+            self.expect("(")
+            dtype = self.one()
+            self.expect(",")
+            dims = self.word()
+            if not (dims.endswith("d") and dims[:-1].isdigit()):
+                self.fail("expected the dimension count (2d)")
+            self.expect(",")
+            layout = self.word()
+            if layout not in ("C", "F", "A"):
+                self.fail("layout must be C, F or A")
+            readonly = False
+            if self.eat(","):
+                if self.word() != "readonly":
+                    self.fail("expected 'readonly'")
+                readonly = True
+            self.expect(")")
+            if not isinstance(dtype, Scalar):
+                self.fail("an array's dtype must be a scalar type")
+            return Array(dtype, int(dims[:-1]), layout, readonly)
+        if w == "UniTuple":
+            self.expect("(")
+            t = self.one()
+            if self.word() != "x":
+                self.fail("expected 'x'")
+            n = self.word()
+            if not n.isdigit():
+                self.fail("expected a count")
+            self.expect(")")
+            return UniTuple(t, int(n))
+        if w == "Tuple":
+            self.expect("(")
+            elements = []
+            if not self.eat(")"):
+                elements.append(self.one())
+                while self.eat(","):
+                    elements.append(self.one())
+                self.expect(")")
+            return Tuple(elements)
+        if w == "none":
+            return none
+        if w in _SCALARS:
+            return _SCALARS[w]
+        self.fail(f"unknown type name {w!r}")
+
+
+# --- typeof -----------------------------------------------------------------------------
+
+
+def from_dtype(dtype) -> Scalar:
+    """The scalar type of a NumPy dtype (or anything np.dtype() takes)."""
+    dt = np.dtype(dtype)
+    t = _BY_TYPESTR.get(dt.str[1:]) if dt.kind in "biufc" else None
+    if t is None:
+        raise ValueError(f"unsupported dtype {dt} (kernels take booleans, integers, floats and complex numbers)")
+    return t
+
+
+def _layout_of_strides(shape, strides, itemsize) -> str:
+    """'C', 'F' or 'A' for an array of this shape and byte strides (NumPy's
+    contiguity rules: extents of 1 do not constrain; empty arrays are both)."""
+    if strides is None:
+        return "C"
+    shape, strides = tuple(shape), tuple(strides)
+    if any(n == 0 for n in shape):
+        return "C"
+
+    def contiguous(order):
+        expect = itemsize
+        for n, s in order:
+            if n != 1 and s != expect:
+                return False
+            expect *= n
+        return True
+
+    if contiguous(reversed(list(zip(shape, strides)))):
+        return "C"
+    if contiguous(zip(shape, strides)):
+        return "F"
+    return "A"
+
+
+def _layout_of_flags(flags) -> str:
+    c = flags["C_CONTIGUOUS"]
+    f = flags["F_CONTIGUOUS"]
+    return "C" if c else ("F" if f else "A")
+
+
+def _array_type_of_interface(cai) -> Array:
+    dtype = from_dtype(np.dtype(cai["typestr"]))
+    shape = tuple(cai["shape"])
+    layout = _layout_of_strides(shape, cai.get("strides"), dtype.dtype.itemsize)
+    readonly = bool(cai.get("data", (0, False))[1])
+    return Array(dtype, len(shape), layout, readonly)
+
+
+def typeof(value) -> Type:
+    """The type a kernel compiles for when given ``value``:
+
+    - NumPy arrays and device arrays (cuforge's DeviceNDArray, and anything
+      with ``__cuda_array_interface__`` or DLPack): dtype, ndim, layout from
+      their flags or strides, read-only when not writeable;
+    - ``bool`` -> bool, ``int`` -> int64 (uint64 beyond int64's range),
+      ``float`` -> float64, ``complex`` -> complex128, NumPy scalars -> their
+      dtype, None -> none, tuples -> UniTuple/Tuple of their elements.
+
+    Raises ValueError for anything else (as Numba's typeof does)."""
+    if isinstance(value, Type):
+        raise ValueError(f"{value!r} is a type, not a value")
+    if isinstance(value, np.ndarray):
+        return Array(from_dtype(value.dtype), value.ndim, _layout_of_flags(value.flags), not value.flags.writeable)
+    if isinstance(value, (bool, np.bool_)):
+        return bool_
+    if isinstance(value, np.generic):
+        return from_dtype(value.dtype)
+    if isinstance(value, int):
+        if -(2**63) <= value < 2**63:
+            return int64
+        if 0 <= value < 2**64:
+            return uint64
+        raise ValueError(f"the integer {value} does not fit in 64 bits")
+    if isinstance(value, float):
+        return float64
+    if isinstance(value, complex):
+        return complex128
+    if value is None:
+        return none
+    if isinstance(value, tuple):
+        return Tuple([typeof(v) for v in value])
+    return _typeof_device_array(value)
+
+
+def _typeof_device_array(value) -> Type:
+    from cuforge import _core
+
+    if _core.is_device_array(value):
+        flags = value.flags
+        return Array(from_dtype(value.dtype), value.ndim, _layout_of_flags(flags), not flags["WRITEABLE"])
+    cai = getattr(value, "__cuda_array_interface__", None)
+    if isinstance(cai, dict):
+        return _array_type_of_interface(cai)
+    if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
+        # A view without a copy; only its shape, strides and dtype are read.
+        return _typeof_device_array(_core.from_dlpack(value))
+    raise ValueError(
+        f"cannot determine the type of a {type(value).__name__} argument: kernels take arrays (NumPy, device "
+        "arrays, __cuda_array_interface__ or DLPack producers), numbers, booleans, None and tuples of them"
+    )

@@ -1,0 +1,106 @@
+"""Helpers of the compiler's tests: IR dumps, a builder that records every
+call the walker makes (to check locations and values the dump does not
+show; the ``record`` fixture in conftest.py), and the detection of the C++
+compiler's stages, so that tests that need the typer or code generation run
+as soon as those land."""
+
+import textwrap
+
+import pytest
+
+from cuforge import _core
+from cuforge.cuda._compiler import build_ir, walker
+
+_BUILDER_METHODS = [
+    "param", "variable", "constant", "typed_constant", "global_", "name", "global_ref", "unary", "binary",
+    "compare", "logical", "conditional", "call", "attribute", "subscript", "tuple", "slice", "assign",
+    "expression", "if_", "while_", "for_range", "break_", "continue_", "return_", "pass_", "raise_", "assert_",
+    "set_body", "set_source", "set_fingerprint",
+]
+
+
+def dump(pyfunc):
+    """The untyped IR's listing of a function (or dispatcher)."""
+    return build_ir(pyfunc).dump()
+
+
+def expected(text):
+    """An expected dump written indented in a test."""
+    return textwrap.dedent(text).lstrip("\n")
+
+
+class Recording:
+    """What one build asked of the builder: ``calls`` is a list of (method,
+    args) in order; ``ir`` the finished function."""
+
+    def __init__(self):
+        self.calls = []
+        self.init = None
+        self.ir = None
+        self.fingerprint = None
+
+    def of(self, method):
+        return [args for m, args in self.calls if m == method]
+
+    def locations(self, method):
+        """(line, col) of each call of ``method`` (its last two arguments)."""
+        return [tuple(args[-2:]) for args in self.of(method)]
+
+
+def build_recorded(pyfunc, monkeypatch):
+    """Builds ``pyfunc`` afresh (not memoised) through a builder that
+    records every call; returns the Recording."""
+    rec = Recording()
+
+    class RecordingBuilder(_core.IRBuilder):
+        def __init__(self, *args):
+            rec.init = args
+            super().__init__(*args)
+
+    def wrap(name):
+        base = getattr(_core.IRBuilder, name)
+
+        def method(self, *args):
+            rec.calls.append((name, args))
+            return base(self, *args)
+
+        return method
+
+    for name in _BUILDER_METHODS:
+        setattr(RecordingBuilder, name, wrap(name))
+    with monkeypatch.context() as m:
+        m.setattr(walker._core, "IRBuilder", RecordingBuilder)
+        rec.ir, rec.fingerprint = walker._Walker(getattr(pyfunc, "py_func", pyfunc), walker._callee_ir).build()
+    return rec
+
+
+# --- what the C++ compiler can do yet ---------------------------------------------
+
+
+def _probe_kernel(a):
+    a[0] = 1
+
+
+def _stage_ready(stage):
+    """Whether the C++ compiler's ``stage`` ("typer" or "codegen") is built:
+    its placeholders fail with "not built yet"."""
+    compile_fn = getattr(_core, "compile", None)
+    if compile_fn is None:
+        return False
+    try:
+        cf = compile_fn(build_ir(_probe_kernel), ["array(float64, 1d, C)"], {}, False)
+        if stage == "codegen":
+            cf.llvm  # noqa: B018
+    except Exception as e:  # noqa: BLE001
+        if "not built yet" in str(e):
+            return False
+        raise
+    return True
+
+
+TYPER_READY = _stage_ready("typer")
+CODEGEN_READY = TYPER_READY and _stage_ready("codegen")
+
+needs_typer = pytest.mark.skipif(not TYPER_READY, reason="the C++ typer is not built yet (frontend/src/typer.cpp)")
+needs_codegen = pytest.mark.skipif(not CODEGEN_READY,
+                                   reason="C++ code generation is not built yet (frontend/src/codegen.cpp)")
