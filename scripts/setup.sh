@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building and testing cuforge needs, and only what is missing:
-# Debian packages (compilers, CMake, Ninja, GoogleTest) and Python packages
+# Debian packages (compilers, CMake, Ninja, GoogleTest, LLVM 19) and Python packages
 # (NumPy, pybind11, scikit-build-core, pytest). Idempotent; safe to re-run.
 # The CUDA toolkit (nvcc, cuda.h, ptxas) must already be installed
 # (/usr/local/cuda, or CUDA_HOME): it is not a Debian package we can fetch.
@@ -18,6 +18,10 @@ have_cmd cmake || need_apt+=(cmake)
 have_cmd ninja || need_apt+=(ninja-build)
 have_pkg libgtest-dev || need_apt+=(libgtest-dev)
 have_pkg libgmock-dev || need_apt+=(libgmock-dev)
+# The compiler links LLVM 19 statically; its static libraries need zlib and zstd.
+have_pkg llvm-19-dev || need_apt+=(llvm-19-dev)
+have_pkg libzstd-dev || need_apt+=(libzstd-dev)
+have_pkg zlib1g-dev || need_apt+=(zlib1g-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if have_cmd apt-get; then
     echo "setup: installing ${need_apt[*]} with apt-get"

@@ -1,11 +1,143 @@
-// Placeholder until the typer lands: every entry point fails clearly.
-#include <cuforge/frontend/diagnostics.hpp>
-#include <cuforge/frontend/typer.hpp>
+// The typer's entry point: specialisation of device functions, symbols, and
+// the typed module's assembly. The typing itself is function_typer's
+// (typer_function.cpp and the files beside it).
+#include "typer_impl.hpp"
+
+#include <cuforge/runtime/error.hpp>
+
+#include <cstdio>
+#include <map>
+#include <set>
 
 namespace cuforge::frontend {
 
-typed_module infer(type_context&, std::shared_ptr<const function> entry, const signature&, bool, const typer_options&) {
-  throw typing_error("the typer is not built yet", *entry, location{entry->first_line, 0});
+namespace detail {
+
+int module_typer::specialize(const function& callee, const std::vector<const type*>& args, const function& caller,
+                             location loc) {
+  // Recursion first: a specialisation being typed is already listed.
+  for (std::size_t i = 0; i < stack.size(); ++i) {
+    if (stack[i] != &callee) continue;
+    std::string chain;
+    for (std::size_t j = i; j < stack.size(); ++j) chain += (stack[j]->qualname.empty() ? stack[j]->name : stack[j]->qualname) + " -> ";
+    chain += callee.qualname.empty() ? callee.name : callee.qualname;
+    throw typing_error("Unsupported: recursion (" + chain + ")", caller, loc);
+  }
+  for (std::size_t i = 0; i < specs_.size(); ++i) {
+    if (specs_[i].callee != &callee || specs_[i].args != args) continue;
+    if (specs_[i].error) std::rethrow_exception(specs_[i].error);
+    return static_cast<int>(i);
+  }
+  specs_.push_back({});
+  std::size_t id = specs_.size() - 1;
+  specs_[id].callee = &callee;
+  specs_[id].args = args;
+  try {
+    function_typer ft(*this, callee, args, false, nullptr);
+    specs_[id].tf = ft.run();
+    specs_[id].return_roots = ft.return_roots();
+  } catch (const typing_error&) {
+    specs_[id].error = std::current_exception();
+    throw;
+  }
+  return static_cast<int>(id);
+}
+
+namespace {
+
+// The expressions reachable from a function's statements (typing leaves
+// dead nodes behind: folded operands, abandoned conversions).
+void reachable_exprs(const function& f, expr_id e, std::vector<bool>& seen) {
+  if (e == no_id || static_cast<std::size_t>(e) >= f.exprs.size() || seen[static_cast<std::size_t>(e)]) return;
+  seen[static_cast<std::size_t>(e)] = true;
+  for (auto o : f.at(e).operands) reachable_exprs(f, o, seen);
+}
+
+void reachable_stmts(const function& f, const std::vector<stmt_id>& block, std::vector<bool>& seen) {
+  for (auto id : block) {
+    const stmt& s = f.at_stmt(id);
+    for (auto e : {s.target, s.value, s.start, s.stop, s.step}) reachable_exprs(f, e, seen);
+    reachable_stmts(f, s.body, seen);
+    reachable_stmts(f, s.orelse, seen);
+  }
+}
+
+}  // namespace
+
+typed_module module_typer::assemble(typed_function entry) {
+  typed_module m;
+  m.functions.push_back(std::move(entry));
+  std::map<int, int> index;  // specialisation id -> position in the module
+  for (std::size_t k = 0; k < m.functions.size(); ++k) {
+    function& f = *m.functions[k].ir;
+    std::vector<bool> live(f.exprs.size(), false);
+    reachable_stmts(f, f.body, live);
+    for (std::size_t e = 0; e < f.exprs.size(); ++e) {
+      expr& x = f.exprs[e];
+      if (x.kind != expr_kind::op || x.op != op_id::call_device) continue;
+      if (!live[e]) {
+        // A dead call must not name a function the module lacks.
+        x.kind = expr_kind::constant;
+        x.value = constant_value{};
+        x.ty = tc.none();
+        x.operands.clear();
+        x.attrs.clear();
+        continue;
+      }
+      int sid = static_cast<int>(x.attrs.at(0));
+      auto it = index.find(sid);
+      if (it == index.end()) {
+        it = index.emplace(sid, static_cast<int>(m.functions.size())).first;
+        m.functions.push_back(specs_[static_cast<std::size_t>(sid)].tf);
+      }
+      x.attrs[0] = it->second;
+    }
+  }
+  // Symbols are unique per module even for two functions that look alike
+  // (the same function object jitted twice, say).
+  std::set<std::string> used;
+  for (std::size_t k = 0; k < m.functions.size(); ++k) {
+    std::string& s = m.functions[k].symbol;
+    if (!used.insert(s).second) {
+      s += "_" + std::to_string(k);
+      used.insert(s);
+    }
+  }
+  return m;
+}
+
+std::string make_symbol(const function& f, const std::vector<const type*>& args) {
+  const std::string& qual = f.qualname.empty() ? f.name : f.qualname;
+  std::string key = f.filename + "\n" + qual + "\n" + f.fingerprint + "\n";
+  for (auto* t : args) key += t->str() + ";";
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a: stable across runs and platforms
+  for (unsigned char c : key) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  std::string name;
+  for (char c : qual) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    name += ok ? c : '_';
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return "cuforge_" + name + "_" + hex;
+}
+
+}  // namespace detail
+
+typed_module infer(type_context& tc, std::shared_ptr<const function> entry, const signature& sig, bool is_kernel,
+                   const typer_options& opts) {
+  if (!entry) throw cuforge::logic_error("infer: no function to type");
+  const type* ret = sig.ret;
+  if (is_kernel && ret && ret->kind != type_kind::none)
+    throw typing_error("kernels cannot return a value (the signature returns " + ret->str() + ")", *entry,
+                       location{entry->first_line, 0});
+  detail::module_typer m(tc, opts);
+  detail::function_typer ft(m, *entry, sig.args, is_kernel, is_kernel ? tc.none() : ret);
+  typed_function tf = ft.run();
+  return m.assemble(std::move(tf));
 }
 
 }  // namespace cuforge::frontend

@@ -1,0 +1,194 @@
+#pragma once
+
+// The lowering of a typed module to LLVM IR, shared by codegen_*.cpp and the
+// targets. module_state holds what the functions of one compilation share;
+// function_lowering translates one typed function, statement by statement.
+//
+// Values: bool is i1 in registers and i8 in memory; float16 is `half` (its
+// arithmetic computes in float); complex is {float, float} / {double,
+// double}; an array is {ptr data, [n x i64] shape, [n x i64] strides} by
+// value (the pointer in the address space of the array's memory); a tuple
+// is a literal struct of its elements; None is the empty struct.
+
+#include "codegen_target.hpp"
+
+#include <cuforge/frontend/codegen.hpp>
+#include <cuforge/frontend/ir.hpp>
+
+#include <llvm/IR/DIBuilder.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cuforge::frontend::detail {
+
+/// @throws logic_error "codegen: <what>" (an inconsistency in the typed IR or in codegen).
+[[noreturn]] void fail(const std::string& what);
+
+/// The scalar kinds codegen converts between; `bits` is the width of one value
+/// (a complex's component width for complex).
+struct scalar_info {
+  enum class kind : std::uint8_t { boolean, integer, floating, complex } k = kind::integer;
+  int bits = 64;
+  bool is_signed = true;
+};
+scalar_info scalar_of(const type* t);
+
+struct module_state {
+  module_state(const typed_module& m, const codegen_options& o, target& t, llvm::Module& mod);
+  module_state(const module_state&) = delete;
+  module_state& operator=(const module_state&) = delete;
+
+  const typed_module& tm;
+  const codegen_options& opts;
+  target& tgt;
+  llvm::Module& mod;
+  llvm::LLVMContext& ctx;
+
+  /// Per typed function: the function its body is lowered into (internal for device functions).
+  std::vector<llvm::Function*> fns;
+
+  /// The static shared memory of the kernel, laid out once for every op site of every function
+  /// (the GPU uses its own globals but the same sites).
+  std::map<std::pair<std::size_t, expr_id>, std::uint64_t> shared_offsets;
+  std::uint64_t static_shared_bytes = 0;
+  /// Host scratch for syncthreads_count/_and/_or: two i32 accumulators and a generation (-1: none).
+  std::int64_t reduce_offset = -1;
+  /// Shared and constant arrays already made, per op site.
+  std::map<std::pair<std::size_t, expr_id>, llvm::Value*> site_globals;
+  /// Helper functions (integer power, complex power...), made once per module.
+  std::map<std::string, llvm::Function*> helpers;
+
+  std::unique_ptr<llvm::DIBuilder> dib;
+  llvm::DICompileUnit* cu = nullptr;
+
+  llvm::Type* value_type(const type* t);
+  /// The in-memory type: array elements, the device ABI's return slot (bool as i8, recursively).
+  llvm::Type* memory_type(const type* t);
+  /// A function's return type (None: void).
+  llvm::Type* return_type(const type* t);
+  llvm::StructType* array_struct(const type* t);
+  llvm::Type* float_type(int bits);
+  llvm::StructType* empty_struct();
+  llvm::Value* none_value();
+  /// The function `name` when already made, else null.
+  llvm::Function* helper(const std::string& name) const;
+  const llvm::DataLayout& layout() const { return mod.getDataLayout(); }
+};
+
+class function_lowering {
+ public:
+  function_lowering(module_state& ms, std::size_t index, llvm::Function* fn);
+
+  /// Lowers the body into `fn`; `params` are the argument values in order (the kernel's reconstructed
+  /// from its slots, a device function's its LLVM arguments).
+  void emit(const std::vector<llvm::Value*>& params);
+
+  module_state& ms;
+  std::size_t index;
+  const typed_function& tf;
+  const function& f;
+  llvm::Function* fn;
+  llvm::IRBuilder<> b;
+  llvm::Value* ctx = nullptr;  ///< host: the thread_context*
+  llvm::LLVMContext& c_() { return ms.ctx; }
+
+  [[noreturn]] void fail_at(const std::string& what, location loc) const;
+
+  // --- values (codegen_expr.cpp) ---
+  llvm::Value* expr(expr_id id);
+  const type* type_of(expr_id id) const;
+  llvm::Value* constant(const type* t, const constant_value& v);
+  llvm::Value* cast(llvm::Value* v, const type* from, const type* to);
+  /// Python truth (!= 0) of a scalar, as i1.
+  llvm::Value* truth(llvm::Value* v, const type* t);
+  llvm::Value* scalar_cast(llvm::Value* v, scalar_info from, scalar_info to);
+  llvm::Value* float_resize(llvm::Value* v, int to_bits);
+  llvm::Value* float_to_int(llvm::Value* v, int bits, bool is_signed);
+  llvm::Value* int_to_float(llvm::Value* v, bool is_signed, int to_bits);
+  /// A typed value from the kernel's 8-byte slots, starting at `pos` (advanced).
+  llvm::Value* from_slots(const type* t, const std::vector<llvm::Value*>& slots, std::size_t& pos);
+  /// Register value <-> memory value (bool i1 <-> i8, recursively through tuples).
+  llvm::Value* to_memory(llvm::Value* v, const type* t);
+  llvm::Value* from_memory(llvm::Value* v, const type* t);
+  llvm::AllocaInst* entry_alloca(llvm::Type* t, const llvm::Twine& name = "");
+  void set_location(location loc);
+
+  // --- statements (codegen_stmt.cpp) ---
+  void block(const std::vector<stmt_id>& ids);
+  void statement(stmt_id id);
+  bool terminated() const;
+  /// After a terminator: the code that follows is unreachable; emit it into a fresh block.
+  void continue_in_dead_block();
+
+  // --- operations (codegen_ops.cpp) ---
+  llvm::Value* op(const frontend::expr& e);
+  llvm::Value* arith(op_id op, llvm::Value* a, llvm::Value* b, scalar_info s);
+  llvm::Value* compare(op_id op, llvm::Value* a, llvm::Value* b, const type* t);
+  llvm::Value* math(op_id op, const std::vector<llvm::Value*>& args, int bits);
+  llvm::Value* call_math(const std::string& symbol, llvm::Type* ret, const std::vector<llvm::Value*>& args,
+                         bool pure);
+  llvm::Value* intrinsic(llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Type*> types,
+                         llvm::ArrayRef<llvm::Value*> args);
+  llvm::Value* complex_op(op_id op, llvm::Value* z, int bits);
+  llvm::Value* cmake(llvm::Value* re, llvm::Value* im);
+  llvm::Value* re(llvm::Value* z) { return b.CreateExtractValue(z, 0); }
+  llvm::Value* im(llvm::Value* z) { return b.CreateExtractValue(z, 1); }
+  llvm::Value* cmul(llvm::Value* x, llvm::Value* y);
+  llvm::Value* cdiv(llvm::Value* x, llvm::Value* y);
+  llvm::Value* atomic(const frontend::expr& e);
+  llvm::Value* call_device(const frontend::expr& e);
+
+  // --- arrays (codegen_arrays.cpp) ---
+  struct array_parts {
+    llvm::Value* data = nullptr;
+    std::vector<llvm::Value*> shape, strides;
+  };
+  array_parts unpack(llvm::Value* a, const type* t);
+  llvm::Value* pack(const type* t, const array_parts& p);
+  /// The strides addresses are computed from: the extents' for C and F layouts, the array's own for A.
+  std::vector<llvm::Value*> effective_strides(const type* t, const array_parts& p);
+  llvm::Value* element_pointer(const type* t, llvm::Value* a, std::vector<llvm::Value*> idx, bool wrap);
+  llvm::Value* load_element(const type* t, llvm::Value* ptr);
+  void store_element(const type* t, llvm::Value* ptr, llvm::Value* v);
+  llvm::Value* array_op(const frontend::expr& e);
+  llvm::Value* array_view(const frontend::expr& e);
+  llvm::Value* make_array(const type* t, llvm::Value* data, const std::vector<std::int64_t>& shape);
+  llvm::Value* to_index(llvm::Value* v, const type* t);
+
+ private:
+  struct loop_targets {
+    llvm::BasicBlock* brk;
+    llvm::BasicBlock* cont;
+  };
+  std::vector<loop_targets> loops_;
+  std::vector<llvm::AllocaInst*> vars_;
+  llvm::DISubprogram* sp_ = nullptr;
+
+  void ret_default();
+  void if_stmt(const stmt& s);
+  void while_stmt(const stmt& s);
+  void for_range(const stmt& s);
+  void return_stmt(const stmt& s);
+  llvm::Value* conditional(const frontend::expr& e);
+  llvm::Value* logical(const frontend::expr& e);
+  llvm::Value* int_divmod(op_id op, llvm::Value* a, llvm::Value* b, bool is_signed);
+  llvm::Value* float_divmod(op_id op, llvm::Value* a, llvm::Value* b, int bits);
+  llvm::Value* shift(op_id op, llvm::Value* a, llvm::Value* b, bool is_signed);
+  llvm::Value* ipow(llvm::Value* a, llvm::Value* b, bool is_signed);
+  llvm::Value* powi(llvm::Value* a, llvm::Value* n);
+  llvm::Value* cpow(llvm::Value* a, llvm::Value* b, int bits);
+  llvm::Value* execution(const frontend::expr& e);
+};
+
+/// Lowers `m` into `mod` for target `t`: every function, the kernel's slot ABI or the device ABI of an
+/// entry that is not a kernel, debug info when asked. Verifies the result.
+void lower_module(module_state& ms);
+
+}  // namespace cuforge::frontend::detail

@@ -1,0 +1,374 @@
+// A typed module as a whole: LLVM types of values, the shared memory layout,
+// function signatures, the kernel's slot ABI, the device ABI of an entry that
+// is not a kernel, and debug info.
+#include "codegen_lower.hpp"
+#include "llvm_support.hpp"
+
+#include <cuforge/runtime/error.hpp>
+
+#include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+
+#include <filesystem>
+
+namespace cuforge::frontend::detail {
+
+void fail(const std::string& what) { throw logic_error("codegen: " + what); }
+
+scalar_info scalar_of(const type* t) {
+  if (t == nullptr) fail("missing type");
+  switch (t->kind) {
+    case type_kind::boolean: return {scalar_info::kind::boolean, 1, false};
+    case type_kind::integer: return {scalar_info::kind::integer, t->bits, t->is_signed};
+    case type_kind::floating: return {scalar_info::kind::floating, t->bits, true};
+    case type_kind::complex: return {scalar_info::kind::complex, t->bits / 2, true};
+    default: fail("expected a scalar type, got " + t->str());
+  }
+}
+
+// --- module_state -------------------------------------------------------------------
+
+module_state::module_state(const typed_module& m, const codegen_options& o, target& t, llvm::Module& module)
+    : tm(m), opts(o), tgt(t), mod(module), ctx(module.getContext()) {}
+
+llvm::Type* module_state::float_type(int bits) {
+  switch (bits) {
+    case 16: return llvm::Type::getHalfTy(ctx);
+    case 32: return llvm::Type::getFloatTy(ctx);
+    case 64: return llvm::Type::getDoubleTy(ctx);
+    default: fail("no float type of " + std::to_string(bits) + " bits");
+  }
+}
+
+llvm::StructType* module_state::empty_struct() { return llvm::StructType::get(ctx); }
+
+llvm::Value* module_state::none_value() { return llvm::ConstantAggregateZero::get(empty_struct()); }
+
+llvm::Type* module_state::value_type(const type* t) {
+  if (t == nullptr) fail("missing type");
+  switch (t->kind) {
+    case type_kind::none: return empty_struct();
+    case type_kind::boolean: return llvm::Type::getInt1Ty(ctx);
+    case type_kind::integer:
+      if (t->bits != 8 && t->bits != 16 && t->bits != 32 && t->bits != 64) fail("integer of " + std::to_string(t->bits) + " bits");
+      return llvm::IntegerType::get(ctx, static_cast<unsigned>(t->bits));
+    case type_kind::floating: return float_type(t->bits);
+    case type_kind::complex: {
+      if (t->bits != 64 && t->bits != 128) fail("complex of " + std::to_string(t->bits) + " bits");
+      llvm::Type* f = float_type(t->bits / 2);
+      return llvm::StructType::get(ctx, {f, f});
+    }
+    case type_kind::array: return array_struct(t);
+    case type_kind::tuple: {
+      std::vector<llvm::Type*> elements;
+      for (auto* e : t->elements) elements.push_back(value_type(e));
+      return llvm::StructType::get(ctx, elements);
+    }
+    default: fail("type " + t->str() + " has no run-time value");
+  }
+}
+
+llvm::Type* module_state::memory_type(const type* t) {
+  if (t != nullptr && t->kind == type_kind::boolean) return llvm::Type::getInt8Ty(ctx);
+  if (t != nullptr && t->kind == type_kind::tuple) {
+    std::vector<llvm::Type*> elements;
+    for (auto* e : t->elements) elements.push_back(memory_type(e));
+    return llvm::StructType::get(ctx, elements);
+  }
+  return value_type(t);
+}
+
+llvm::Type* module_state::return_type(const type* t) {
+  if (t == nullptr || t->kind == type_kind::none) return llvm::Type::getVoidTy(ctx);
+  return value_type(t);
+}
+
+llvm::StructType* module_state::array_struct(const type* t) {
+  if (t->ndim < 0 || t->dtype == nullptr || !t->dtype->is_scalar()) fail("malformed array type " + t->str());
+  auto* i64 = llvm::Type::getInt64Ty(ctx);
+  auto* dims = llvm::ArrayType::get(i64, static_cast<std::uint64_t>(t->ndim));
+  return llvm::StructType::get(ctx, {llvm::PointerType::get(ctx, tgt.address_space(t->space)), dims, dims});
+}
+
+llvm::Function* module_state::helper(const std::string& name) const {
+  auto it = helpers.find(name);
+  return it == helpers.end() ? nullptr : it->second;
+}
+
+namespace {
+
+std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+
+bool is_dynamic_shared(const expr& e) { return e.attrs.size() == 1 && e.attrs[0] == 0; }
+
+// Every static shared array of the module at a fixed offset of the block's
+// buffer, 16-byte aligned, in the order of (function, op site); the host's
+// scratch for barrier reductions after them.
+void lay_out_shared(module_state& ms) {
+  std::uint64_t offset = 0;
+  bool reduces = false;
+  for (std::size_t fi = 0; fi < ms.tm.functions.size(); ++fi) {
+    const function& f = *ms.tm.functions[fi].ir;
+    for (std::size_t ei = 0; ei < f.exprs.size(); ++ei) {
+      const expr& e = f.exprs[ei];
+      if (e.kind != expr_kind::op) continue;
+      if (e.op == op_id::syncthreads_count || e.op == op_id::syncthreads_and || e.op == op_id::syncthreads_or)
+        reduces = true;
+      if (e.op != op_id::shared_array || is_dynamic_shared(e)) continue;
+      if (e.ty == nullptr || !e.ty->is_array()) fail("shared_array without an array type in " + f.name);
+      std::uint64_t count = 1;
+      for (auto d : e.attrs) {
+        if (d < 0) fail("shared array of negative extent in " + f.name);
+        count *= static_cast<std::uint64_t>(d);
+      }
+      std::uint64_t itemsize = ms.layout().getTypeAllocSize(ms.memory_type(e.ty->dtype));
+      offset = align_up(offset, 16);
+      ms.shared_offsets[{fi, static_cast<expr_id>(ei)}] = offset;
+      offset += count * itemsize;
+    }
+  }
+  if (reduces && ms.tgt.takes_context()) {
+    offset = align_up(offset, 16);
+    ms.reduce_offset = static_cast<std::int64_t>(offset);
+    offset += 12;
+  }
+  ms.static_shared_bytes = offset;
+}
+
+void set_up_debug_info(module_state& ms) {
+  if (!ms.opts.debug && !ms.opts.lineinfo) return;
+  const function& entry = *ms.tm.functions[0].ir;
+  std::filesystem::path path(entry.filename.empty() ? std::string("<kernel>") : entry.filename);
+  ms.dib = std::make_unique<llvm::DIBuilder>(ms.mod);
+  llvm::DIFile* file = ms.dib->createFile(path.filename().string(), path.parent_path().string());
+  bool gpu = ms.tgt.address_space(address_space::shared) != 0;
+  // NVPTX: line directives only, as clang's -gline-directives-only does, unless full debug info.
+  auto kind = ms.opts.debug ? llvm::DICompileUnit::FullDebug
+                            : (gpu ? llvm::DICompileUnit::DebugDirectivesOnly : llvm::DICompileUnit::LineTablesOnly);
+  ms.cu = ms.dib->createCompileUnit(llvm::dwarf::DW_LANG_Python, file, "cuforge", ms.opts.opt, "", 0, "", kind);
+  ms.mod.addModuleFlag(llvm::Module::Warning, "Debug Info Version", llvm::DEBUG_METADATA_VERSION);
+  ms.mod.addModuleFlag(llvm::Module::Warning, "Dwarf Version", gpu ? 2 : 4);
+}
+
+std::string symbol_of(const typed_function& tf, std::size_t index) {
+  return tf.symbol.empty() ? "cuforge_function_" + std::to_string(index) : tf.symbol;
+}
+
+/// The device ABI's parameter types for a value of type t: scalars by value
+/// (bool as i8), complex as its two parts, arrays as data pointer, extents and
+/// strides, tuples as their elements.
+void abi_types(module_state& ms, const type* t, std::vector<llvm::Type*>& out) {
+  switch (t->kind) {
+    case type_kind::none: return;
+    case type_kind::complex: {
+      llvm::Type* f = ms.float_type(t->bits / 2);
+      out.push_back(f);
+      out.push_back(f);
+      return;
+    }
+    case type_kind::array: {
+      out.push_back(llvm::PointerType::get(ms.ctx, ms.tgt.address_space(t->space)));
+      for (int k = 0; k < 2 * t->ndim; ++k) out.push_back(llvm::Type::getInt64Ty(ms.ctx));
+      return;
+    }
+    case type_kind::tuple:
+      for (auto* e : t->elements) abi_types(ms, e, out);
+      return;
+    default: out.push_back(ms.memory_type(t));
+  }
+}
+
+llvm::Value* from_abi(function_lowering& fl, const type* t, llvm::Function::arg_iterator& arg) {
+  auto& b = fl.b;
+  switch (t->kind) {
+    case type_kind::none: return fl.ms.none_value();
+    case type_kind::boolean: return b.CreateICmpNE(&*arg++, b.getInt8(0));
+    case type_kind::complex: {
+      llvm::Value* r = &*arg++;
+      llvm::Value* i = &*arg++;
+      return fl.cmake(r, i);
+    }
+    case type_kind::array: {
+      function_lowering::array_parts p;
+      p.data = &*arg++;
+      for (int k = 0; k < t->ndim; ++k) p.shape.push_back(&*arg++);
+      for (int k = 0; k < t->ndim; ++k) p.strides.push_back(&*arg++);
+      return fl.pack(t, p);
+    }
+    case type_kind::tuple: {
+      llvm::Value* v = llvm::PoisonValue::get(fl.ms.value_type(t));
+      for (unsigned i = 0; i < t->elements.size(); ++i) v = b.CreateInsertValue(v, from_abi(fl, t->elements[i], arg), i);
+      return v;
+    }
+    default: return &*arg++;
+  }
+}
+
+llvm::DISubprogram* subprogram(module_state& ms, llvm::Function* fn, const std::string& name, int line) {
+  if (!ms.dib) return nullptr;
+  llvm::DIFile* file = ms.cu->getFile();
+  auto* ty = ms.dib->createSubroutineType(ms.dib->getOrCreateTypeArray({}));
+  auto flags = llvm::DISubprogram::SPFlagDefinition;
+  if (ms.opts.opt) flags |= llvm::DISubprogram::SPFlagOptimized;
+  auto* sp = ms.dib->createFunction(file, name, fn->getName(), file, static_cast<unsigned>(std::max(line, 0)), ty,
+                                    static_cast<unsigned>(std::max(line, 0)), llvm::DINode::FlagPrototyped, flags);
+  fn->setSubprogram(sp);
+  return sp;
+}
+
+// `i32 name(T* ret, args...)` returning 0: Numba's device ABI, wrapping the
+// device function's body.
+void emit_device_abi_wrapper(module_state& ms, std::size_t index, const std::string& name) {
+  const typed_function& tf = ms.tm.functions[index];
+  llvm::Function* impl = ms.fns[index];
+  std::vector<llvm::Type*> params{llvm::PointerType::get(ms.ctx, 0)};
+  for (auto* t : tf.arg_types) abi_types(ms, t, params);
+  auto* fty = llvm::FunctionType::get(llvm::Type::getInt32Ty(ms.ctx), params, false);
+  auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, ms.mod);
+  ms.tgt.set_attributes(*fn);
+  function_lowering fl(ms, index, fn);
+  if (auto* sp = subprogram(ms, fn, name, tf.ir->first_line))
+    fl.b.SetCurrentDebugLocation(llvm::DILocation::get(ms.ctx, static_cast<unsigned>(std::max(tf.ir->first_line, 0)), 0, sp));
+  auto arg = fn->arg_begin();
+  llvm::Value* ret = &*arg++;
+  std::vector<llvm::Value*> args;
+  if (ms.tgt.takes_context()) args.push_back(llvm::ConstantPointerNull::get(llvm::PointerType::get(ms.ctx, 0)));
+  for (auto* t : tf.arg_types) args.push_back(from_abi(fl, t, arg));
+  llvm::Value* result = fl.b.CreateCall(impl, args);
+  if (tf.return_type != nullptr && tf.return_type->kind != type_kind::none) {
+    llvm::Value* m = fl.to_memory(result, tf.return_type);
+    fl.b.CreateAlignedStore(m, ret, ms.layout().getABITypeAlign(m->getType()));
+  }
+  fl.b.CreateRet(fl.b.getInt32(0));
+}
+
+}  // namespace
+
+void lower_module(module_state& ms) {
+  const typed_module& m = ms.tm;
+  if (m.functions.empty()) fail("empty typed module");
+  for (std::size_t i = 0; i < m.functions.size(); ++i) {
+    const typed_function& tf = m.functions[i];
+    if (!tf.ir) fail("typed function " + std::to_string(i) + " has no IR");
+    if (tf.ir->params.size() != tf.arg_types.size())
+      fail(tf.ir->name + " has " + std::to_string(tf.ir->params.size()) + " parameters but " +
+           std::to_string(tf.arg_types.size()) + " argument types");
+    for (auto* t : tf.arg_types)
+      if (t == nullptr || !t->is_runtime()) fail(tf.ir->name + " has an argument without a run-time type");
+    if (i > 0 && tf.is_kernel) fail("a kernel (" + tf.ir->name + ") cannot be called as a device function");
+  }
+  lay_out_shared(ms);
+  set_up_debug_info(ms);
+
+  const typed_function& entry = m.functions[0];
+  const bool kernel = entry.is_kernel;
+  const std::string entry_name = symbol_of(entry, 0);
+  std::size_t slots = 0;
+  for (auto* t : entry.arg_types) slots += slot_count(t);
+
+  // Declare everything first: bodies call each other.
+  ms.fns.resize(m.functions.size());
+  for (std::size_t i = 0; i < m.functions.size(); ++i) {
+    const typed_function& tf = m.functions[i];
+    if (i == 0 && kernel) {
+      ms.fns[i] = ms.tgt.declare_kernel(ms, entry_name, slots);
+    } else {
+      std::vector<llvm::Type*> params;
+      if (ms.tgt.takes_context()) params.push_back(llvm::PointerType::get(ms.ctx, 0));
+      for (auto* t : tf.arg_types) params.push_back(ms.value_type(t));
+      auto* fty = llvm::FunctionType::get(ms.return_type(tf.return_type), params, false);
+      std::string name = i == 0 ? entry_name + "_impl" : symbol_of(tf, i);
+      ms.fns[i] = llvm::Function::Create(fty, llvm::Function::InternalLinkage, name, ms.mod);
+    }
+    ms.tgt.set_attributes(*ms.fns[i]);
+  }
+
+  for (std::size_t i = 0; i < m.functions.size(); ++i) {
+    const typed_function& tf = m.functions[i];
+    llvm::Function* fn = ms.fns[i];
+    function_lowering fl(ms, i, fn);
+    std::vector<llvm::Value*> params;
+    if (i == 0 && kernel) {
+      std::vector<llvm::Value*> slot_values = ms.tgt.load_slots(fl, slots);
+      std::size_t pos = 0;
+      for (auto* t : tf.arg_types) params.push_back(fl.from_slots(t, slot_values, pos));
+    } else {
+      auto arg = fn->arg_begin();
+      if (ms.tgt.takes_context()) fl.ctx = &*arg++;
+      for (; arg != fn->arg_end(); ++arg) params.push_back(&*arg);
+    }
+    fl.emit(params);
+  }
+  if (!kernel) emit_device_abi_wrapper(ms, 0, entry_name);
+  if (ms.dib) ms.dib->finalize();
+  verify(ms.mod, "after lowering");
+}
+
+// --- function_lowering: construction, locations, allocas ------------------------------
+
+function_lowering::function_lowering(module_state& s, std::size_t i, llvm::Function* f_)
+    : ms(s), index(i), tf(s.tm.functions.at(i)), f(*tf.ir), fn(f_), b(s.ctx) {
+  if (fn->empty()) llvm::BasicBlock::Create(ms.ctx, "entry", fn);
+  b.SetInsertPoint(&fn->getEntryBlock());
+  if (ms.opts.fastmath) {
+    // Numba's fastmath, less nnan and ninf: isnan and isinf keep their meaning.
+    llvm::FastMathFlags fmf;
+    fmf.setAllowContract();
+    fmf.setApproxFunc();
+    fmf.setAllowReciprocal();
+    fmf.setAllowReassoc();
+    fmf.setNoSignedZeros();
+    b.setFastMathFlags(fmf);
+  }
+}
+
+void function_lowering::fail_at(const std::string& what, location loc) const {
+  fail(what + " (in " + f.name + ", line " + std::to_string(loc.line) + ")");
+}
+
+void function_lowering::set_location(location loc) {
+  if (sp_ == nullptr) return;
+  unsigned line = static_cast<unsigned>(loc.line > 0 ? loc.line : std::max(f.first_line, 0));
+  b.SetCurrentDebugLocation(llvm::DILocation::get(ms.ctx, line, static_cast<unsigned>(std::max(loc.col, 0)) + 1, sp_));
+}
+
+llvm::AllocaInst* function_lowering::entry_alloca(llvm::Type* t, const llvm::Twine& name) {
+  llvm::BasicBlock& entry = fn->getEntryBlock();
+  llvm::IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
+  return eb.CreateAlloca(t, nullptr, name);
+}
+
+void function_lowering::emit(const std::vector<llvm::Value*>& params) {
+  sp_ = subprogram(ms, fn, f.name, f.first_line);
+  set_location(location{f.first_line, 0});
+  // Variables live in zero-initialised allocas; mem2reg makes them registers.
+  vars_.assign(f.vars.size(), nullptr);
+  for (std::size_t v = 0; v < f.vars.size(); ++v) {
+    const type* t = f.vars[v].ty;
+    if (t == nullptr || !t->is_runtime()) continue;
+    llvm::Type* lt = ms.value_type(t);
+    vars_[v] = entry_alloca(lt, f.vars[v].name.empty() ? "tmp" : f.vars[v].name);
+    b.CreateStore(llvm::Constant::getNullValue(lt), vars_[v]);
+  }
+  if (params.size() != f.params.size()) fail_at("parameter count mismatch", location{f.first_line, 0});
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    var_id v = f.params[i];
+    if (v < 0 || static_cast<std::size_t>(v) >= vars_.size() || vars_[static_cast<std::size_t>(v)] == nullptr)
+      fail_at("parameter " + std::to_string(i) + " has no typed variable", location{f.first_line, 0});
+    b.CreateStore(cast(params[i], tf.arg_types[i], f.vars[static_cast<std::size_t>(v)].ty),
+                  vars_[static_cast<std::size_t>(v)]);
+  }
+  block(f.body);
+  if (!terminated()) ret_default();
+}
+
+void function_lowering::ret_default() {
+  llvm::Type* rt = fn->getReturnType();
+  if (rt->isVoidTy())
+    b.CreateRetVoid();
+  else
+    b.CreateRet(llvm::Constant::getNullValue(rt));
+}
+
+}  // namespace cuforge::frontend::detail

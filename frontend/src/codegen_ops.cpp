@@ -1,0 +1,1007 @@
+// The operations of ops.hpp that are not about arrays: arithmetic with
+// Python's semantics, comparisons, math, complex numbers, bit intrinsics,
+// tuples, the CUDA execution model, atomics and device calls.
+#include "codegen_lower.hpp"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include <cmath>
+#include <limits>
+
+namespace cuforge::frontend::detail {
+
+namespace {
+
+using k = scalar_info::kind;
+
+bool is_math1(op_id op) {
+  switch (op) {
+    case op_id::sqrt: case op_id::cbrt: case op_id::exp: case op_id::exp2: case op_id::expm1: case op_id::log:
+    case op_id::log2: case op_id::log10: case op_id::log1p: case op_id::sin: case op_id::cos: case op_id::tan:
+    case op_id::asin: case op_id::acos: case op_id::atan: case op_id::sinh: case op_id::cosh: case op_id::tanh:
+    case op_id::asinh: case op_id::acosh: case op_id::atanh: case op_id::erf: case op_id::erfc: case op_id::lgamma:
+    case op_id::tgamma: case op_id::floor: case op_id::ceil: case op_id::trunc: case op_id::rint: case op_id::fabs:
+      return true;
+    default: return false;
+  }
+}
+
+bool is_math2(op_id op) {
+  switch (op) {
+    case op_id::atan2: case op_id::hypot: case op_id::copysign: case op_id::fmod: case op_id::fpow: case op_id::fmin:
+    case op_id::fmax: case op_id::nextafter:
+      return true;
+    default: return false;
+  }
+}
+
+bool is_complex_fn(op_id op) {
+  switch (op) {
+    case op_id::conj: case op_id::cexp: case op_id::clog: case op_id::csqrt: case op_id::csin: case op_id::ccos:
+    case op_id::ctan: case op_id::csinh: case op_id::ccosh: case op_id::ctanh:
+      return true;
+    default: return false;
+  }
+}
+
+// Emits a helper function's body with the lowering's own builder and
+// methods, then puts the builder back where it was. Helpers carry no debug
+// locations (they have no subprogram).
+class helper_scope {
+ public:
+  helper_scope(function_lowering& fl, llvm::Function* helper)
+      : fl_(fl), guard_(fl.b), loc_(fl.b.getCurrentDebugLocation()), fn_(fl.fn), ctx_(fl.ctx) {
+    fl.b.SetCurrentDebugLocation(llvm::DebugLoc());
+    fl.fn = helper;
+    fl.ctx = nullptr;
+    fl.b.SetInsertPoint(llvm::BasicBlock::Create(fl.c_(), "entry", helper));
+  }
+  ~helper_scope() {
+    fl_.fn = fn_;
+    fl_.ctx = ctx_;
+    fl_.b.SetCurrentDebugLocation(loc_);
+  }
+  helper_scope(const helper_scope&) = delete;
+  helper_scope& operator=(const helper_scope&) = delete;
+
+ private:
+  function_lowering& fl_;
+  llvm::IRBuilderBase::InsertPointGuard guard_;
+  llvm::DebugLoc loc_;
+  llvm::Function* fn_;
+  llvm::Value* ctx_;
+};
+
+llvm::Function* new_helper(function_lowering& fl, const std::string& name, llvm::Type* ret,
+                           std::vector<llvm::Type*> params) {
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(ret, params, false), llvm::Function::InternalLinkage, name,
+                                    fl.ms.mod);
+  fl.ms.tgt.set_attributes(*fn);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  fl.ms.helpers[name] = fn;
+  return fn;
+}
+
+}  // namespace
+
+llvm::Value* function_lowering::intrinsic(llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Type*> types,
+                                          llvm::ArrayRef<llvm::Value*> args) {
+  return b.CreateCall(llvm::Intrinsic::getDeclaration(&ms.mod, id, types), args);
+}
+
+llvm::Value* function_lowering::call_math(const std::string& symbol, llvm::Type* ret,
+                                          const std::vector<llvm::Value*>& args, bool pure) {
+  std::vector<llvm::Type*> types;
+  for (auto* a : args) types.push_back(a->getType());
+  auto* fty = llvm::FunctionType::get(ret, types, false);
+  llvm::FunctionCallee callee = ms.mod.getOrInsertFunction(symbol, fty);
+  if (auto* decl = llvm::dyn_cast<llvm::Function>(callee.getCallee()); decl != nullptr && decl->getFunctionType() != fty)
+    fail("math function " + symbol + " declared with two signatures");
+  llvm::CallInst* call = b.CreateCall(callee, args);
+  call->setDoesNotThrow();
+  // errno is nobody's business in a kernel: the pure ones may move and fold.
+  if (pure) call->setDoesNotAccessMemory();
+  return call;
+}
+
+// --- the dispatcher ------------------------------------------------------------------------
+
+llvm::Value* function_lowering::op(const frontend::expr& e) {
+  const type* t = e.ty;
+  const std::size_t n = e.operands.size();
+  auto need = [&](std::size_t count) {
+    if (n != count)
+      fail_at(std::string(to_string(e.op)) + " takes " + std::to_string(count) + " operands, got " + std::to_string(n), e.loc);
+  };
+  // Operand i converted to `want` (the contract says operands already have it; be lenient).
+  auto operand = [&](std::size_t i, const type* want) {
+    llvm::Value* v = expr(e.operands[i]);
+    return want != nullptr ? cast(v, type_of(e.operands[i]), want) : v;
+  };
+  auto float_bits = [&](const type* ft) {
+    if (!ft->is_float()) fail_at(std::string(to_string(e.op)) + " on " + ft->str(), e.loc);
+    return ft->bits;
+  };
+
+  switch (e.op) {
+    case op_id::add: case op_id::sub: case op_id::mul: case op_id::div: case op_id::floordiv: case op_id::mod:
+    case op_id::pow: case op_id::bit_and: case op_id::bit_or: case op_id::bit_xor: case op_id::shl: case op_id::shr:
+    case op_id::min: case op_id::max:
+      need(2);
+      if (!t->is_scalar()) fail_at(std::string(to_string(e.op)) + " on " + t->str(), e.loc);
+      return arith(e.op, operand(0, t), operand(1, t), scalar_of(t));
+    case op_id::neg: {
+      need(1);
+      llvm::Value* a = operand(0, t);
+      switch (scalar_of(t).k) {
+        case k::integer: return b.CreateNeg(a);
+        case k::boolean: return a;
+        case k::floating: return b.CreateFNeg(a);
+        case k::complex: return cmake(b.CreateFNeg(re(a)), b.CreateFNeg(im(a)));
+      }
+      break;
+    }
+    case op_id::invert: {
+      need(1);
+      llvm::Value* a = operand(0, t);
+      if (!t->is_int() && t->kind != type_kind::boolean) fail_at("invert on " + t->str(), e.loc);
+      return b.CreateNot(a);
+    }
+    case op_id::not_: need(1); return b.CreateNot(truth(expr(e.operands[0]), type_of(e.operands[0])));
+    case op_id::abs: {
+      need(1);
+      const type* at = type_of(e.operands[0]);
+      llvm::Value* a = expr(e.operands[0]);
+      if (at->is_complex()) {
+        llvm::Value* h = math(op_id::hypot, {re(a), im(a)}, at->bits / 2);
+        return scalar_cast(h, scalar_info{k::floating, at->bits / 2, true}, scalar_of(t));
+      }
+      a = cast(a, at, t);
+      switch (scalar_of(t).k) {
+        case k::integer: return t->is_signed ? intrinsic(llvm::Intrinsic::abs, {a->getType()}, {a, b.getFalse()}) : a;
+        case k::boolean: return a;
+        case k::floating: return math(op_id::fabs, {a}, t->bits);
+        case k::complex: break;
+      }
+      fail_at("abs of " + t->str(), e.loc);
+    }
+    case op_id::powi: {
+      need(2);
+      llvm::Value* a = operand(0, t);
+      llvm::Value* p = to_index(expr(e.operands[1]), type_of(e.operands[1]));
+      float_bits(t);
+      if (t->bits == 16) return float_resize(powi(float_resize(a, 32), p), 16);
+      return powi(a, p);
+    }
+    case op_id::eq: case op_id::ne: case op_id::lt: case op_id::le: case op_id::gt: case op_id::ge: {
+      need(2);
+      const type* at = type_of(e.operands[0]);
+      const type* bt = type_of(e.operands[1]);
+      if (at != bt) fail_at(std::string(to_string(e.op)) + " of " + at->str() + " and " + bt->str(), e.loc);
+      llvm::Value* r = compare(e.op, expr(e.operands[0]), expr(e.operands[1]), at);
+      return t->kind == type_kind::boolean ? r : scalar_cast(r, scalar_info{k::boolean, 1, false}, scalar_of(t));
+    }
+    case op_id::ldexp: {
+      need(2);
+      int bits = float_bits(t);
+      llvm::Value* a = operand(0, t);
+      llvm::Value* x = scalar_cast(expr(e.operands[1]), scalar_of(type_of(e.operands[1])), scalar_info{k::integer, 32, true});
+      return math(op_id::ldexp, {a, x}, bits);
+    }
+    case op_id::fma: {
+      need(3);
+      int bits = float_bits(t);
+      return math(op_id::fma, {operand(0, t), operand(1, t), operand(2, t)}, bits);
+    }
+    case op_id::isnan: case op_id::isinf: case op_id::isfinite: {
+      need(1);
+      const type* at = type_of(e.operands[0]);
+      llvm::Value* a = expr(e.operands[0]);
+      llvm::Value* r = nullptr;
+      if (at->is_int() || at->kind == type_kind::boolean) {
+        r = b.getInt1(e.op == op_id::isfinite);
+      } else if (at->is_float() || at->is_complex()) {
+        auto test = [&](llvm::Value* x) -> llvm::Value* {
+          if (x->getType()->isHalfTy()) x = float_resize(x, 32);
+          llvm::Value* inf = llvm::ConstantFP::getInfinity(x->getType());
+          switch (e.op) {
+            case op_id::isnan: return b.CreateFCmpUNO(x, x);
+            case op_id::isinf: return b.CreateFCmpOEQ(intrinsic(llvm::Intrinsic::fabs, {x->getType()}, {x}), inf);
+            default: return b.CreateFCmpOLT(intrinsic(llvm::Intrinsic::fabs, {x->getType()}, {x}), inf);
+          }
+        };
+        if (at->is_float()) {
+          r = test(a);
+        } else if (e.op == op_id::isfinite) {
+          r = b.CreateAnd(test(re(a)), test(im(a)));
+        } else {
+          r = b.CreateOr(test(re(a)), test(im(a)));
+        }
+      } else {
+        fail_at(std::string(to_string(e.op)) + " of " + at->str(), e.loc);
+      }
+      return t->kind == type_kind::boolean ? r : scalar_cast(r, scalar_info{k::boolean, 1, false}, scalar_of(t));
+    }
+    case op_id::frexp: case op_id::modf: {
+      need(1);
+      if (!t->is_tuple() || t->elements.size() != 2) fail_at(std::string(to_string(e.op)) + " typed " + t->str(), e.loc);
+      const type* ft = t->elements[0];
+      int bits = float_bits(ft);
+      llvm::Value* a = operand(0, ft);
+      int cb = bits == 16 ? 32 : bits;
+      if (bits == 16) a = float_resize(a, 32);
+      llvm::Value* first = nullptr;
+      llvm::Value* second = nullptr;
+      if (e.op == op_id::frexp) {
+        llvm::AllocaInst* ex = entry_alloca(b.getInt32Ty(), "frexp.exp");
+        b.CreateStore(b.getInt32(0), ex);
+        first = call_math(ms.tgt.math_symbol(op_id::frexp, cb, false), a->getType(), {a, ex}, false);
+        llvm::Value* x = b.CreateLoad(b.getInt32Ty(), ex);
+        // Python: frexp of 0, inf and nan is (x, 0).
+        llvm::Value* regular = b.CreateAnd(
+            b.CreateFCmpOLT(intrinsic(llvm::Intrinsic::fabs, {a->getType()}, {a}), llvm::ConstantFP::getInfinity(a->getType())),
+            b.CreateFCmpUNE(a, llvm::ConstantFP::get(a->getType(), 0.0)));
+        first = b.CreateSelect(regular, first, a);
+        second = b.CreateSelect(regular, x, b.getInt32(0));
+        second = scalar_cast(second, scalar_info{k::integer, 32, true}, scalar_of(t->elements[1]));
+        first = float_resize(first, bits);
+      } else {
+        llvm::AllocaInst* ip = entry_alloca(a->getType(), "modf.int");
+        b.CreateStore(llvm::ConstantFP::get(a->getType(), 0.0), ip);
+        first = call_math(ms.tgt.math_symbol(op_id::modf, cb, false), a->getType(), {a, ip}, false);
+        second = b.CreateLoad(a->getType(), ip);
+        first = float_resize(first, bits);
+        second = cast(float_resize(second, bits), ft, t->elements[1]);
+      }
+      llvm::Value* r = llvm::PoisonValue::get(ms.value_type(t));
+      r = b.CreateInsertValue(r, first, 0);
+      return b.CreateInsertValue(r, second, 1);
+    }
+    case op_id::complex_make: {
+      need(2);
+      if (!t->is_complex()) fail_at("complex_make typed " + t->str(), e.loc);
+      scalar_info part{k::floating, t->bits / 2, true};
+      llvm::Value* r = scalar_cast(expr(e.operands[0]), scalar_of(type_of(e.operands[0])), part);
+      llvm::Value* i = scalar_cast(expr(e.operands[1]), scalar_of(type_of(e.operands[1])), part);
+      return cmake(r, i);
+    }
+    case op_id::real: case op_id::imag: case op_id::phase: {
+      need(1);
+      const type* at = type_of(e.operands[0]);
+      llvm::Value* a = expr(e.operands[0]);
+      llvm::Value* r = nullptr;
+      int bits = at->is_complex() ? at->bits / 2 : 0;
+      if (at->is_complex()) {
+        r = e.op == op_id::real ? re(a) : e.op == op_id::imag ? im(a) : math(op_id::atan2, {im(a), re(a)}, bits);
+      } else if (at->is_scalar()) {
+        // A real number's real part is itself, its imaginary part 0, its phase atan2(0, x).
+        llvm::Value* x = scalar_cast(a, scalar_of(at), scalar_of(t));
+        if (e.op == op_id::real) return x;
+        llvm::Value* zero = llvm::Constant::getNullValue(x->getType());
+        if (e.op == op_id::imag) return zero;
+        bits = float_bits(t);
+        return math(op_id::atan2, {zero, x}, bits);
+      } else {
+        fail_at(std::string(to_string(e.op)) + " of " + at->str(), e.loc);
+      }
+      return scalar_cast(r, scalar_info{k::floating, bits, true}, scalar_of(t));
+    }
+    case op_id::popc: case op_id::brev: case op_id::clz: case op_id::ffs: {
+      need(1);
+      const type* at = type_of(e.operands[0]);
+      if (!at->is_int()) fail_at(std::string(to_string(e.op)) + " of " + at->str(), e.loc);
+      llvm::Value* a = expr(e.operands[0]);
+      llvm::Type* ty = a->getType();
+      llvm::Value* r = nullptr;
+      scalar_info from = scalar_of(at);
+      switch (e.op) {
+        case op_id::popc: r = intrinsic(llvm::Intrinsic::ctpop, {ty}, {a}); break;
+        case op_id::brev: r = intrinsic(llvm::Intrinsic::bitreverse, {ty}, {a}); break;
+        case op_id::clz: r = intrinsic(llvm::Intrinsic::ctlz, {ty}, {a, b.getFalse()}); break;
+        default: {
+          llvm::Value* tz = intrinsic(llvm::Intrinsic::cttz, {ty}, {a, b.getFalse()});
+          r = b.CreateSelect(b.CreateICmpEQ(a, llvm::ConstantInt::get(ty, 0)), llvm::ConstantInt::get(ty, 0),
+                             b.CreateAdd(tz, llvm::ConstantInt::get(ty, 1)));
+        }
+      }
+      from.is_signed = false;  // counts are never negative
+      return scalar_cast(r, from, scalar_of(t));
+    }
+    case op_id::tuple_get: {
+      need(1);
+      const type* at = type_of(e.operands[0]);
+      if (!at->is_tuple() || e.attrs.empty() || e.attrs[0] < 0 ||
+          static_cast<std::size_t>(e.attrs[0]) >= at->elements.size())
+        fail_at("tuple_get of element " + (e.attrs.empty() ? std::string("?") : std::to_string(e.attrs[0])) + " of " + at->str(),
+                e.loc);
+      auto i = static_cast<unsigned>(e.attrs[0]);
+      return cast(b.CreateExtractValue(expr(e.operands[0]), i), at->elements[i], t);
+    }
+    case op_id::array_load: case op_id::array_store: case op_id::array_shape: case op_id::array_stride:
+    case op_id::array_size: case op_id::array_view: case op_id::shared_array: case op_id::local_array:
+    case op_id::const_array:
+      return array_op(e);
+    case op_id::thread_idx: case op_id::block_idx: case op_id::block_dim: case op_id::grid_dim: case op_id::laneid:
+    case op_id::syncthreads: case op_id::syncthreads_count: case op_id::syncthreads_and: case op_id::syncthreads_or:
+    case op_id::syncwarp: case op_id::threadfence_block: case op_id::threadfence: case op_id::threadfence_system:
+      return execution(e);
+    case op_id::atomic_add: case op_id::atomic_sub: case op_id::atomic_and: case op_id::atomic_or:
+    case op_id::atomic_xor: case op_id::atomic_max: case op_id::atomic_min: case op_id::atomic_exch:
+    case op_id::atomic_inc: case op_id::atomic_dec: case op_id::atomic_cas:
+      return atomic(e);
+    case op_id::call_device: return call_device(e);
+    case op_id::none: fail_at("op 'none' in typed IR", e.loc);
+    default: break;
+  }
+  if (is_math1(e.op)) {
+    need(1);
+    int bits = float_bits(t);
+    return math(e.op, {operand(0, t)}, bits);
+  }
+  if (is_math2(e.op)) {
+    need(2);
+    int bits = float_bits(t);
+    return math(e.op, {operand(0, t), operand(1, t)}, bits);
+  }
+  if (is_complex_fn(e.op)) {
+    need(1);
+    if (!t->is_complex()) fail_at(std::string(to_string(e.op)) + " typed " + t->str(), e.loc);
+    return complex_op(e.op, operand(0, t), t->bits / 2);
+  }
+  fail_at(std::string("unsupported op ") + to_string(e.op), e.loc);
+}
+
+// --- arithmetic --------------------------------------------------------------------------
+
+llvm::Value* function_lowering::arith(op_id op, llvm::Value* a, llvm::Value* y, scalar_info s) {
+  switch (s.k) {
+    case k::floating: {
+      if (s.bits == 16)  // float16 is storage: compute in float
+        return float_resize(arith(op, float_resize(a, 32), float_resize(y, 32), scalar_info{k::floating, 32, true}), 16);
+      switch (op) {
+        case op_id::add: return b.CreateFAdd(a, y);
+        case op_id::sub: return b.CreateFSub(a, y);
+        case op_id::mul: return b.CreateFMul(a, y);
+        case op_id::div: return b.CreateFDiv(a, y);
+        case op_id::floordiv: case op_id::mod: return float_divmod(op, a, y, s.bits);
+        case op_id::pow: return math(op_id::fpow, {a, y}, s.bits);
+        case op_id::min: return b.CreateSelect(b.CreateFCmpOLT(y, a), y, a);
+        case op_id::max: return b.CreateSelect(b.CreateFCmpOGT(y, a), y, a);
+        default: break;
+      }
+      break;
+    }
+    case k::boolean: case k::integer: {
+      const bool sgn = s.k == k::integer && s.is_signed;
+      switch (op) {
+        case op_id::add: return b.CreateAdd(a, y);
+        case op_id::sub: return b.CreateSub(a, y);
+        case op_id::mul: return b.CreateMul(a, y);
+        case op_id::floordiv: case op_id::mod: return int_divmod(op, a, y, sgn);
+        case op_id::pow: return ipow(a, y, sgn);
+        case op_id::bit_and: return b.CreateAnd(a, y);
+        case op_id::bit_or: return b.CreateOr(a, y);
+        case op_id::bit_xor: return b.CreateXor(a, y);
+        case op_id::shl: case op_id::shr: return shift(op, a, y, sgn);
+        case op_id::min: return b.CreateSelect(sgn ? b.CreateICmpSLT(y, a) : b.CreateICmpULT(y, a), y, a);
+        case op_id::max: return b.CreateSelect(sgn ? b.CreateICmpSGT(y, a) : b.CreateICmpUGT(y, a), y, a);
+        default: break;
+      }
+      break;
+    }
+    case k::complex:
+      switch (op) {
+        case op_id::add: return cmake(b.CreateFAdd(re(a), re(y)), b.CreateFAdd(im(a), im(y)));
+        case op_id::sub: return cmake(b.CreateFSub(re(a), re(y)), b.CreateFSub(im(a), im(y)));
+        case op_id::mul: return cmul(a, y);
+        case op_id::div: return cdiv(a, y);
+        case op_id::pow: return cpow(a, y, s.bits);
+        default: break;
+      }
+      break;
+  }
+  fail(std::string(to_string(op)) + " is not defined on this type (in " + f.name + ")");
+}
+
+// Python's // and % on integers (floor, the sign of the divisor); x // 0 and
+// x % 0 are 0 and MIN // -1 wraps, with no trap on any target.
+llvm::Value* function_lowering::int_divmod(op_id op, llvm::Value* a, llvm::Value* y, bool is_signed) {
+  llvm::Type* it = a->getType();
+  llvm::Value* zero = llvm::ConstantInt::get(it, 0);
+  llvm::Value* one = llvm::ConstantInt::get(it, 1);
+  llvm::Value* by_zero = b.CreateICmpEQ(y, zero);
+  if (!is_signed) {
+    llvm::Value* safe = b.CreateSelect(by_zero, one, y);
+    llvm::Value* r = op == op_id::floordiv ? b.CreateUDiv(a, safe) : b.CreateURem(a, safe);
+    return b.CreateSelect(by_zero, zero, r);
+  }
+  llvm::Value* by_minus_one = b.CreateICmpEQ(y, llvm::ConstantInt::getSigned(it, -1));
+  llvm::Value* safe = b.CreateSelect(b.CreateOr(by_zero, by_minus_one), one, y);
+  llvm::Value* q = b.CreateSDiv(a, safe);
+  llvm::Value* r = b.CreateSRem(a, safe);
+  // C truncates; Python floors: adjust when the remainder's sign differs from the divisor's.
+  llvm::Value* adjust = b.CreateAnd(b.CreateICmpNE(r, zero), b.CreateICmpSLT(b.CreateXor(r, safe), zero));
+  if (op == op_id::floordiv) {
+    q = b.CreateSelect(adjust, b.CreateSub(q, one), q);
+    q = b.CreateSelect(by_minus_one, b.CreateSub(zero, a), q);
+    return b.CreateSelect(by_zero, zero, q);
+  }
+  r = b.CreateSelect(adjust, b.CreateAdd(r, safe), r);
+  return b.CreateSelect(b.CreateOr(by_zero, by_minus_one), zero, r);
+}
+
+// Python's float // and % (CPython's float_divmod), with NumPy's results
+// for a zero divisor: x // 0.0 is x / 0.0 and x % 0.0 is nan.
+llvm::Value* function_lowering::float_divmod(op_id op, llvm::Value* a, llvm::Value* y, int bits) {
+  llvm::Type* ft = a->getType();
+  auto F = [&](double v) { return llvm::ConstantFP::get(ft, v); };
+  llvm::Value* mod = math(op_id::fmod, {a, y}, bits);
+  llvm::Value* by_zero = b.CreateFCmpOEQ(y, F(0.0));
+  if (op == op_id::mod) {
+    llvm::Value* nonzero = b.CreateFCmpUNE(mod, F(0.0));
+    llvm::Value* adjust = b.CreateAnd(nonzero, b.CreateXor(b.CreateFCmpOLT(y, F(0.0)), b.CreateFCmpOLT(mod, F(0.0))));
+    llvm::Value* m = b.CreateSelect(adjust, b.CreateFAdd(mod, y), mod);
+    m = b.CreateSelect(nonzero, m, math(op_id::copysign, {F(0.0), y}, bits));
+    return b.CreateSelect(by_zero, mod, m);
+  }
+  llvm::Value* div = b.CreateFDiv(b.CreateFSub(a, mod), y);
+  llvm::Value* nonzero = b.CreateFCmpUNE(mod, F(0.0));
+  llvm::Value* adjust = b.CreateAnd(nonzero, b.CreateXor(b.CreateFCmpOLT(y, F(0.0)), b.CreateFCmpOLT(mod, F(0.0))));
+  div = b.CreateSelect(adjust, b.CreateFSub(div, F(1.0)), div);
+  llvm::Value* fl = math(op_id::floor, {div}, bits);
+  fl = b.CreateSelect(b.CreateFCmpOGT(b.CreateFSub(div, fl), F(0.5)), b.CreateFAdd(fl, F(1.0)), fl);
+  llvm::Value* quotient = b.CreateFDiv(a, y);
+  llvm::Value* r = b.CreateSelect(b.CreateFCmpUNE(div, F(0.0)), fl, math(op_id::copysign, {F(0.0), quotient}, bits));
+  return b.CreateSelect(by_zero, quotient, r);
+}
+
+// NumPy's shifts: a shift by the width or more (or negative) gives 0, or -1
+// for an arithmetic right shift of a negative number.
+llvm::Value* function_lowering::shift(op_id op, llvm::Value* a, llvm::Value* y, bool is_signed) {
+  llvm::Type* it = a->getType();
+  llvm::Value* zero = llvm::ConstantInt::get(it, 0);
+  llvm::Value* in_range = b.CreateICmpULT(y, llvm::ConstantInt::get(it, it->getIntegerBitWidth()));
+  llvm::Value* safe = b.CreateSelect(in_range, y, zero);
+  if (op == op_id::shl) return b.CreateSelect(in_range, b.CreateShl(a, safe), zero);
+  if (!is_signed) return b.CreateSelect(in_range, b.CreateLShr(a, safe), zero);
+  llvm::Value* fill = b.CreateSelect(b.CreateICmpSLT(a, zero), llvm::ConstantInt::getSigned(it, -1), zero);
+  return b.CreateSelect(in_range, b.CreateAShr(a, safe), fill);
+}
+
+// int ** int by squaring; a negative exponent gives 0 unless the base is +-1.
+llvm::Value* function_lowering::ipow(llvm::Value* a, llvm::Value* y, bool is_signed) {
+  llvm::Type* it = a->getType();
+  std::string name = std::string("cuforge_ipow_") + (is_signed ? "i" : "u") + std::to_string(it->getIntegerBitWidth());
+  llvm::Function* h = ms.helper(name);
+  if (h == nullptr) {
+    h = new_helper(*this, name, it, {it, it});
+    helper_scope scope(*this, h);
+    llvm::Value* base = h->getArg(0);
+    llvm::Value* ex = h->getArg(1);
+    llvm::Value* zero = llvm::ConstantInt::get(it, 0);
+    llvm::Value* one = llvm::ConstantInt::get(it, 1);
+    llvm::Value* minus_one = llvm::ConstantInt::getSigned(it, -1);
+    auto* pre = llvm::BasicBlock::Create(c_(), "pre", h);
+    if (is_signed) {
+      auto* neg = llvm::BasicBlock::Create(c_(), "negative", h);
+      b.CreateCondBr(b.CreateICmpSLT(ex, zero), neg, pre);
+      b.SetInsertPoint(neg);
+      llvm::Value* odd = b.CreateTrunc(ex, b.getInt1Ty());
+      llvm::Value* r = b.CreateSelect(b.CreateICmpEQ(base, minus_one), b.CreateSelect(odd, minus_one, one), zero);
+      b.CreateRet(b.CreateSelect(b.CreateICmpEQ(base, one), one, r));
+    } else {
+      b.CreateBr(pre);
+    }
+    auto* loop = llvm::BasicBlock::Create(c_(), "loop", h);
+    auto* body = llvm::BasicBlock::Create(c_(), "body", h);
+    auto* done = llvm::BasicBlock::Create(c_(), "done", h);
+    b.SetInsertPoint(pre);
+    b.CreateBr(loop);
+    b.SetInsertPoint(loop);
+    auto* r = b.CreatePHI(it, 2);
+    auto* x = b.CreatePHI(it, 2);
+    auto* m = b.CreatePHI(it, 2);
+    b.CreateCondBr(b.CreateICmpEQ(m, zero), done, body);
+    b.SetInsertPoint(body);
+    llvm::Value* r2 = b.CreateSelect(b.CreateTrunc(m, b.getInt1Ty()), b.CreateMul(r, x), r);
+    llvm::Value* x2 = b.CreateMul(x, x);
+    llvm::Value* m2 = b.CreateLShr(m, one);
+    b.CreateBr(loop);
+    r->addIncoming(one, pre);
+    r->addIncoming(r2, body);
+    x->addIncoming(base, pre);
+    x->addIncoming(x2, body);
+    m->addIncoming(ex, pre);
+    m->addIncoming(m2, body);
+    b.SetInsertPoint(done);
+    b.CreateRet(r);
+  }
+  return b.CreateCall(h, {a, y});
+}
+
+// x ** n for an int64 n by squaring (compiler-rt's __powidf2, which NVPTX
+// cannot call).
+llvm::Value* function_lowering::powi(llvm::Value* a, llvm::Value* n) {
+  llvm::Type* ft = a->getType();
+  std::string name = "cuforge_powi_f" + std::to_string(ft->getPrimitiveSizeInBits().getFixedValue());
+  llvm::Function* h = ms.helper(name);
+  if (h == nullptr) {
+    auto* i64 = b.getInt64Ty();
+    h = new_helper(*this, name, ft, {ft, i64});
+    helper_scope scope(*this, h);
+    llvm::Value* base = h->getArg(0);
+    llvm::Value* ex = h->getArg(1);
+    llvm::Value* zero = b.getInt64(0);
+    llvm::Value* negative = b.CreateICmpSLT(ex, zero);
+    llvm::Value* magnitude = b.CreateSelect(negative, b.CreateSub(zero, ex), ex);
+    llvm::BasicBlock* pre = b.GetInsertBlock();
+    auto* loop = llvm::BasicBlock::Create(c_(), "loop", h);
+    auto* body = llvm::BasicBlock::Create(c_(), "body", h);
+    auto* done = llvm::BasicBlock::Create(c_(), "done", h);
+    b.CreateBr(loop);
+    b.SetInsertPoint(loop);
+    auto* r = b.CreatePHI(ft, 2);
+    auto* x = b.CreatePHI(ft, 2);
+    auto* m = b.CreatePHI(i64, 2);
+    b.CreateCondBr(b.CreateICmpEQ(m, zero), done, body);
+    b.SetInsertPoint(body);
+    llvm::Value* r2 = b.CreateSelect(b.CreateTrunc(m, b.getInt1Ty()), b.CreateFMul(r, x), r);
+    llvm::Value* x2 = b.CreateFMul(x, x);
+    llvm::Value* m2 = b.CreateLShr(m, b.getInt64(1));
+    b.CreateBr(loop);
+    llvm::Value* fone = llvm::ConstantFP::get(ft, 1.0);
+    r->addIncoming(fone, pre);
+    r->addIncoming(r2, body);
+    x->addIncoming(base, pre);
+    x->addIncoming(x2, body);
+    m->addIncoming(magnitude, pre);
+    m->addIncoming(m2, body);
+    b.SetInsertPoint(done);
+    b.CreateRet(b.CreateSelect(negative, b.CreateFDiv(fone, r), r));
+  }
+  return b.CreateCall(h, {a, n});
+}
+
+// --- comparisons -------------------------------------------------------------------------
+
+llvm::Value* function_lowering::compare(op_id op, llvm::Value* a, llvm::Value* y, const type* t) {
+  if (t->kind == type_kind::none) return b.getInt1(op == op_id::eq || op == op_id::le || op == op_id::ge);
+  if (t->is_tuple() && (op == op_id::eq || op == op_id::ne)) {
+    llvm::Value* all = b.getTrue();
+    for (unsigned i = 0; i < t->elements.size(); ++i)
+      all = b.CreateAnd(all, compare(op_id::eq, b.CreateExtractValue(a, i), b.CreateExtractValue(y, i), t->elements[i]));
+    return op == op_id::eq ? all : b.CreateNot(all);
+  }
+  if (!t->is_scalar()) fail(std::string(to_string(op)) + " of " + t->str() + " (in " + f.name + ")");
+  scalar_info s = scalar_of(t);
+  switch (s.k) {
+    case k::boolean: case k::integer: {
+      const bool sgn = s.k == k::integer && s.is_signed;
+      switch (op) {
+        case op_id::eq: return b.CreateICmpEQ(a, y);
+        case op_id::ne: return b.CreateICmpNE(a, y);
+        case op_id::lt: return sgn ? b.CreateICmpSLT(a, y) : b.CreateICmpULT(a, y);
+        case op_id::le: return sgn ? b.CreateICmpSLE(a, y) : b.CreateICmpULE(a, y);
+        case op_id::gt: return sgn ? b.CreateICmpSGT(a, y) : b.CreateICmpUGT(a, y);
+        case op_id::ge: return sgn ? b.CreateICmpSGE(a, y) : b.CreateICmpUGE(a, y);
+        default: break;
+      }
+      break;
+    }
+    case k::floating: {
+      if (s.bits == 16) {
+        a = float_resize(a, 32);
+        y = float_resize(y, 32);
+      }
+      switch (op) {
+        case op_id::eq: return b.CreateFCmpOEQ(a, y);
+        case op_id::ne: return b.CreateFCmpUNE(a, y);
+        case op_id::lt: return b.CreateFCmpOLT(a, y);
+        case op_id::le: return b.CreateFCmpOLE(a, y);
+        case op_id::gt: return b.CreateFCmpOGT(a, y);
+        case op_id::ge: return b.CreateFCmpOGE(a, y);
+        default: break;
+      }
+      break;
+    }
+    case k::complex:
+      if (op == op_id::eq) return b.CreateAnd(b.CreateFCmpOEQ(re(a), re(y)), b.CreateFCmpOEQ(im(a), im(y)));
+      if (op == op_id::ne) return b.CreateOr(b.CreateFCmpUNE(re(a), re(y)), b.CreateFCmpUNE(im(a), im(y)));
+      break;
+  }
+  fail(std::string(to_string(op)) + " of " + t->str() + " (in " + f.name + ")");
+}
+
+// --- math --------------------------------------------------------------------------------
+
+llvm::Value* function_lowering::math(op_id op, const std::vector<llvm::Value*>& args, int bits) {
+  if (bits == 16) {  // float16 is storage: compute in float
+    std::vector<llvm::Value*> wide;
+    for (auto* a : args) wide.push_back(a->getType()->isHalfTy() ? float_resize(a, 32) : a);
+    return float_resize(math(op, wide, 32), 16);
+  }
+  llvm::Type* ft = ms.float_type(bits);
+  for (auto* a : args)
+    if (a->getType()->isFloatingPointTy() && a->getType() != ft) fail("math operand of the wrong width (in " + f.name + ")");
+  if (op == op_id::sqrt && ms.opts.fastmath)
+    if (std::string approx = ms.tgt.math_symbol(op, bits, true); !approx.empty()) return call_math(approx, ft, args, true);
+  // What every target lowers natively goes through LLVM's intrinsics.
+  switch (op) {
+    case op_id::sqrt: return intrinsic(llvm::Intrinsic::sqrt, {ft}, args);
+    case op_id::fabs: return intrinsic(llvm::Intrinsic::fabs, {ft}, args);
+    case op_id::floor: return intrinsic(llvm::Intrinsic::floor, {ft}, args);
+    case op_id::ceil: return intrinsic(llvm::Intrinsic::ceil, {ft}, args);
+    case op_id::trunc: return intrinsic(llvm::Intrinsic::trunc, {ft}, args);
+    case op_id::rint: return intrinsic(llvm::Intrinsic::rint, {ft}, args);
+    case op_id::copysign: return intrinsic(llvm::Intrinsic::copysign, {ft}, args);
+    case op_id::fma: return intrinsic(llvm::Intrinsic::fma, {ft}, args);
+    case op_id::fmin: return intrinsic(llvm::Intrinsic::minnum, {ft}, args);
+    case op_id::fmax: return intrinsic(llvm::Intrinsic::maxnum, {ft}, args);
+    default: break;
+  }
+  return call_math(ms.tgt.math_symbol(op, bits, ms.opts.fastmath), ft, args, true);
+}
+
+// --- complex -----------------------------------------------------------------------------
+
+llvm::Value* function_lowering::cmul(llvm::Value* x, llvm::Value* y) {
+  llvm::Value *a = re(x), *bb = im(x), *c = re(y), *d = im(y);
+  return cmake(b.CreateFSub(b.CreateFMul(a, c), b.CreateFMul(bb, d)), b.CreateFAdd(b.CreateFMul(a, d), b.CreateFMul(bb, c)));
+}
+
+// NumPy's complex division (Smith's method; a zero divisor gives inf/nan).
+llvm::Value* function_lowering::cdiv(llvm::Value* x, llvm::Value* y) {
+  llvm::Value *ar = re(x), *ai = im(x), *br = re(y), *bi = im(y);
+  llvm::Type* ft = ar->getType();
+  auto F = [&](double v) { return llvm::ConstantFP::get(ft, v); };
+  llvm::Value* abr = intrinsic(llvm::Intrinsic::fabs, {ft}, {br});
+  llvm::Value* abi = intrinsic(llvm::Intrinsic::fabs, {ft}, {bi});
+  llvm::Value* real_big = b.CreateFCmpOGE(abr, abi);
+  llvm::Value* both_zero = b.CreateAnd(b.CreateFCmpOEQ(abr, F(0.0)), b.CreateFCmpOEQ(abi, F(0.0)));
+  llvm::Value* rat1 = b.CreateFDiv(bi, br);
+  llvm::Value* scl1 = b.CreateFDiv(F(1.0), b.CreateFAdd(br, b.CreateFMul(bi, rat1)));
+  llvm::Value* re1 = b.CreateFMul(b.CreateFAdd(ar, b.CreateFMul(ai, rat1)), scl1);
+  llvm::Value* im1 = b.CreateFMul(b.CreateFSub(ai, b.CreateFMul(ar, rat1)), scl1);
+  llvm::Value* rez = b.CreateFDiv(ar, abr);
+  llvm::Value* imz = b.CreateFDiv(ai, abr);
+  llvm::Value* rat2 = b.CreateFDiv(br, bi);
+  llvm::Value* scl2 = b.CreateFDiv(F(1.0), b.CreateFAdd(bi, b.CreateFMul(br, rat2)));
+  llvm::Value* re2 = b.CreateFMul(b.CreateFAdd(b.CreateFMul(ar, rat2), ai), scl2);
+  llvm::Value* im2 = b.CreateFMul(b.CreateFSub(b.CreateFMul(ai, rat2), ar), scl2);
+  llvm::Value* r = b.CreateSelect(real_big, b.CreateSelect(both_zero, rez, re1), re2);
+  llvm::Value* i = b.CreateSelect(real_big, b.CreateSelect(both_zero, imz, im1), im2);
+  return cmake(r, i);
+}
+
+// NumPy's complex power (npy_cpow): 1 for a zero exponent, 0 or nan for a
+// zero base, repeated multiplication for integer exponents below 100 in
+// magnitude, exp(b log a) otherwise.
+llvm::Value* function_lowering::cpow(llvm::Value* a, llvm::Value* y, int bits) {
+  std::string name = "cuforge_cpow_c" + std::to_string(2 * bits);
+  llvm::Function* h = ms.helper(name);
+  if (h == nullptr) {
+    llvm::Type* zt = a->getType();
+    llvm::Type* ft = ms.float_type(bits);
+    h = new_helper(*this, name, zt, {zt, zt});
+    helper_scope scope(*this, h);
+    auto F = [&](double v) { return llvm::ConstantFP::get(ft, v); };
+    llvm::Value* za = h->getArg(0);
+    llvm::Value* zb = h->getArg(1);
+    llvm::Value *ar = re(za), *ai = im(za), *br = re(zb), *bi = im(zb);
+    auto* b_zero = llvm::BasicBlock::Create(c_(), "b_zero", h);
+    auto* test_a = llvm::BasicBlock::Create(c_(), "test_a", h);
+    auto* a_zero = llvm::BasicBlock::Create(c_(), "a_zero", h);
+    auto* test_int = llvm::BasicBlock::Create(c_(), "test_int", h);
+    auto* small_int = llvm::BasicBlock::Create(c_(), "small_int", h);
+    auto* loop = llvm::BasicBlock::Create(c_(), "loop", h);
+    auto* mult = llvm::BasicBlock::Create(c_(), "mult", h);
+    auto* next = llvm::BasicBlock::Create(c_(), "next", h);
+    auto* square = llvm::BasicBlock::Create(c_(), "square", h);
+    auto* loop_done = llvm::BasicBlock::Create(c_(), "loop_done", h);
+    auto* general = llvm::BasicBlock::Create(c_(), "general", h);
+    b.CreateCondBr(b.CreateAnd(b.CreateFCmpOEQ(br, F(0.0)), b.CreateFCmpOEQ(bi, F(0.0))), b_zero, test_a);
+    b.SetInsertPoint(b_zero);
+    b.CreateRet(cmake(F(1.0), F(0.0)));
+    b.SetInsertPoint(test_a);
+    b.CreateCondBr(b.CreateAnd(b.CreateFCmpOEQ(ar, F(0.0)), b.CreateFCmpOEQ(ai, F(0.0))), a_zero, test_int);
+    b.SetInsertPoint(a_zero);
+    llvm::Value* nan = llvm::ConstantFP::getNaN(ft);
+    llvm::Value* positive = b.CreateFCmpOGT(br, F(0.0));
+    b.CreateRet(cmake(b.CreateSelect(positive, F(0.0), nan), b.CreateSelect(positive, F(0.0), nan)));
+    b.SetInsertPoint(test_int);
+    llvm::Value* integral = b.CreateAnd(
+        b.CreateAnd(b.CreateFCmpOEQ(bi, F(0.0)), b.CreateFCmpOLT(intrinsic(llvm::Intrinsic::fabs, {ft}, {br}), F(100.0))),
+        b.CreateFCmpOEQ(intrinsic(llvm::Intrinsic::floor, {ft}, {br}), br));
+    b.CreateCondBr(integral, small_int, general);
+    // Integer exponent: n = 1, 2, 3 unrolled as NumPy does (better with infinities), else by squaring.
+    b.SetInsertPoint(small_int);
+    llvm::Value* nn = b.CreateFPToSI(br, b.getInt32Ty());
+    auto* n1 = llvm::BasicBlock::Create(c_(), "n1", h);
+    auto* n2 = llvm::BasicBlock::Create(c_(), "n2", h);
+    auto* n3 = llvm::BasicBlock::Create(c_(), "n3", h);
+    auto* sw = b.CreateSwitch(nn, loop, 3);
+    sw->addCase(b.getInt32(1), n1);
+    sw->addCase(b.getInt32(2), n2);
+    sw->addCase(b.getInt32(3), n3);
+    b.SetInsertPoint(n1);
+    b.CreateRet(za);
+    b.SetInsertPoint(n2);
+    b.CreateRet(cmul(za, za));
+    b.SetInsertPoint(n3);
+    b.CreateRet(cmul(za, cmul(za, za)));
+    b.SetInsertPoint(loop);
+    llvm::Value* mag = b.CreateSelect(b.CreateICmpSLT(nn, b.getInt32(0)), b.CreateNeg(nn), nn);
+    llvm::BasicBlock* loop_entry = loop;
+    auto* head = llvm::BasicBlock::Create(c_(), "head", h, mult);
+    b.CreateBr(head);
+    b.SetInsertPoint(head);
+    auto* acc = b.CreatePHI(zt, 2);
+    auto* p = b.CreatePHI(zt, 2);
+    auto* mask = b.CreatePHI(b.getInt32Ty(), 2);
+    b.CreateCondBr(b.CreateICmpNE(b.CreateAnd(mag, mask), b.getInt32(0)), mult, next);
+    b.SetInsertPoint(mult);
+    llvm::Value* acc_mul = cmul(acc, p);
+    b.CreateBr(next);
+    b.SetInsertPoint(next);
+    auto* acc2 = b.CreatePHI(zt, 2);
+    acc2->addIncoming(acc, head);
+    acc2->addIncoming(acc_mul, mult);
+    llvm::Value* mask2 = b.CreateShl(mask, b.getInt32(1));
+    b.CreateCondBr(b.CreateICmpSLT(mag, mask2), loop_done, square);
+    b.SetInsertPoint(square);
+    llvm::Value* p2 = cmul(p, p);
+    b.CreateBr(head);
+    acc->addIncoming(cmake(F(1.0), F(0.0)), loop_entry);
+    acc->addIncoming(acc2, square);
+    p->addIncoming(za, loop_entry);
+    p->addIncoming(p2, square);
+    mask->addIncoming(b.getInt32(1), loop_entry);
+    mask->addIncoming(mask2, square);
+    b.SetInsertPoint(loop_done);
+    llvm::Value* inverse = cdiv(cmake(F(1.0), F(0.0)), acc2);
+    llvm::Value* neg = b.CreateFCmpOLT(br, F(0.0));
+    b.CreateRet(cmake(b.CreateSelect(neg, re(inverse), re(acc2)), b.CreateSelect(neg, im(inverse), im(acc2))));
+    // exp(b * log(a)).
+    b.SetInsertPoint(general);
+    llvm::Value* log_a = cmake(math(op_id::log, {math(op_id::hypot, {ar, ai}, bits)}, bits), math(op_id::atan2, {ai, ar}, bits));
+    llvm::Value* t = cmul(zb, log_a);
+    llvm::Value* mag_r = math(op_id::exp, {re(t)}, bits);
+    b.CreateRet(cmake(b.CreateFMul(mag_r, math(op_id::cos, {im(t)}, bits)), b.CreateFMul(mag_r, math(op_id::sin, {im(t)}, bits))));
+  }
+  return b.CreateCall(h, {a, y});
+}
+
+llvm::Value* function_lowering::complex_op(op_id op, llvm::Value* z, int bits) {
+  llvm::Value* x = re(z);
+  llvm::Value* y = im(z);
+  llvm::Type* ft = x->getType();
+  auto F = [&](double v) { return llvm::ConstantFP::get(ft, v); };
+  auto M = [&](op_id o, llvm::Value* v) { return math(o, {v}, bits); };
+  auto tanh_of = [&](llvm::Value* u, llvm::Value* v) {
+    // CPython's ctanh: stable for moderate |re|, the asymptote beyond.
+    llvm::Value* tx = M(op_id::tanh, u);
+    llvm::Value* ty = M(op_id::tan, v);
+    llvm::Value* cx = b.CreateFDiv(F(1.0), M(op_id::cosh, u));
+    llvm::Value* txty = b.CreateFMul(tx, ty);
+    llvm::Value* denom = b.CreateFAdd(F(1.0), b.CreateFMul(txty, txty));
+    llvm::Value* r = b.CreateFDiv(b.CreateFMul(tx, b.CreateFAdd(F(1.0), b.CreateFMul(ty, ty))), denom);
+    llvm::Value* i = b.CreateFMul(b.CreateFMul(b.CreateFDiv(ty, denom), cx), cx);
+    llvm::Value* au = M(op_id::fabs, u);
+    llvm::Value* large = b.CreateFCmpOGT(au, F(bits == 32 ? 9.0 : 20.0));
+    llvm::Value* r_large = math(op_id::copysign, {F(1.0), u}, bits);
+    llvm::Value* i_large = b.CreateFMul(b.CreateFMul(b.CreateFMul(F(4.0), M(op_id::sin, v)), M(op_id::cos, v)),
+                                        M(op_id::exp, b.CreateFMul(F(-2.0), au)));
+    return std::pair<llvm::Value*, llvm::Value*>{b.CreateSelect(large, r_large, r), b.CreateSelect(large, i_large, i)};
+  };
+  switch (op) {
+    case op_id::conj: return cmake(x, b.CreateFNeg(y));
+    case op_id::cexp: {
+      llvm::Value* e = M(op_id::exp, x);
+      llvm::Value* real_only = b.CreateFCmpOEQ(y, F(0.0));
+      return cmake(b.CreateSelect(real_only, e, b.CreateFMul(e, M(op_id::cos, y))),
+                   b.CreateSelect(real_only, y, b.CreateFMul(e, M(op_id::sin, y))));
+    }
+    case op_id::clog: return cmake(M(op_id::log, math(op_id::hypot, {x, y}, bits)), math(op_id::atan2, {y, x}, bits));
+    case op_id::csqrt: {
+      llvm::Value* ax = M(op_id::fabs, x);
+      llvm::Value* ay = M(op_id::fabs, y);
+      llvm::Value* s = M(op_id::sqrt, b.CreateFMul(b.CreateFAdd(ax, math(op_id::hypot, {ax, ay}, bits)), F(0.5)));
+      llvm::Value* d = b.CreateFDiv(ay, b.CreateFMul(s, F(2.0)));
+      llvm::Value* right = b.CreateFCmpOGE(x, F(0.0));
+      llvm::Value* r = b.CreateSelect(right, s, d);
+      llvm::Value* i = b.CreateSelect(right, math(op_id::copysign, {d, y}, bits), math(op_id::copysign, {s, y}, bits));
+      llvm::Value* zero = b.CreateAnd(b.CreateFCmpOEQ(x, F(0.0)), b.CreateFCmpOEQ(y, F(0.0)));
+      llvm::Value* inf = b.CreateFCmpOEQ(ay, llvm::ConstantFP::getInfinity(ft));
+      r = b.CreateSelect(zero, F(0.0), b.CreateSelect(inf, llvm::ConstantFP::getInfinity(ft), r));
+      i = b.CreateSelect(b.CreateOr(zero, inf), y, i);
+      return cmake(r, i);
+    }
+    case op_id::csin:
+      return cmake(b.CreateFMul(M(op_id::sin, x), M(op_id::cosh, y)), b.CreateFMul(M(op_id::cos, x), M(op_id::sinh, y)));
+    case op_id::ccos:
+      return cmake(b.CreateFMul(M(op_id::cos, x), M(op_id::cosh, y)),
+                   b.CreateFNeg(b.CreateFMul(M(op_id::sin, x), M(op_id::sinh, y))));
+    case op_id::csinh:
+      return cmake(b.CreateFMul(M(op_id::sinh, x), M(op_id::cos, y)), b.CreateFMul(M(op_id::cosh, x), M(op_id::sin, y)));
+    case op_id::ccosh:
+      return cmake(b.CreateFMul(M(op_id::cosh, x), M(op_id::cos, y)), b.CreateFMul(M(op_id::sinh, x), M(op_id::sin, y)));
+    case op_id::ctanh: {
+      auto [r, i] = tanh_of(x, y);
+      return cmake(r, i);
+    }
+    case op_id::ctan: {  // tan(z) = -i tanh(iz)
+      auto [u, v] = tanh_of(b.CreateFNeg(y), x);
+      return cmake(v, b.CreateFNeg(u));
+    }
+    default: break;
+  }
+  fail(std::string("complex ") + to_string(op) + " (in " + f.name + ")");
+}
+
+// --- the execution model -------------------------------------------------------------------
+
+llvm::Value* function_lowering::execution(const frontend::expr& e) {
+  const scalar_info i32{k::integer, 32, true};
+  auto dim = [&]() {
+    if (e.attrs.empty() || e.attrs[0] < 0 || e.attrs[0] > 2) fail_at(std::string(to_string(e.op)) + " without a dimension 0-2", e.loc);
+    return static_cast<int>(e.attrs[0]);
+  };
+  auto predicate = [&]() {
+    if (e.operands.size() != 1) fail_at(std::string(to_string(e.op)) + " takes one predicate", e.loc);
+    return scalar_cast(expr(e.operands[0]), scalar_of(type_of(e.operands[0])), i32);
+  };
+  auto result = [&](llvm::Value* v) { return e.ty->kind == type_kind::none ? ms.none_value() : scalar_cast(v, i32, scalar_of(e.ty)); };
+  switch (e.op) {
+    case op_id::thread_idx: return result(ms.tgt.special_register(*this, sreg::thread_idx, dim()));
+    case op_id::block_idx: return result(ms.tgt.special_register(*this, sreg::block_idx, dim()));
+    case op_id::block_dim: return result(ms.tgt.special_register(*this, sreg::block_dim, dim()));
+    case op_id::grid_dim: return result(ms.tgt.special_register(*this, sreg::grid_dim, dim()));
+    case op_id::laneid: return result(ms.tgt.lane_id(*this));
+    case op_id::syncthreads: ms.tgt.barrier(*this); return ms.none_value();
+    case op_id::syncthreads_count: return result(ms.tgt.barrier_reduce(*this, barrier_kind::count, predicate()));
+    case op_id::syncthreads_and: return result(ms.tgt.barrier_reduce(*this, barrier_kind::all, predicate()));
+    case op_id::syncthreads_or: return result(ms.tgt.barrier_reduce(*this, barrier_kind::any, predicate()));
+    case op_id::syncwarp: {
+      llvm::Value* mask = e.operands.empty() ? b.getInt32(0xffffffffu) : predicate();
+      ms.tgt.syncwarp(*this, mask);
+      return ms.none_value();
+    }
+    case op_id::threadfence_block: ms.tgt.fence(*this, fence_scope::block); return ms.none_value();
+    case op_id::threadfence: ms.tgt.fence(*this, fence_scope::device); return ms.none_value();
+    case op_id::threadfence_system: ms.tgt.fence(*this, fence_scope::system); return ms.none_value();
+    default: break;
+  }
+  fail_at(std::string("not an execution-model op: ") + to_string(e.op), e.loc);
+}
+
+// --- atomics -----------------------------------------------------------------------------
+
+llvm::Value* function_lowering::atomic(const frontend::expr& e) {
+  if (e.operands.empty()) fail_at(std::string(to_string(e.op)) + " without an array", e.loc);
+  const type* at = type_of(e.operands[0]);
+  if (!at->is_array()) fail_at(std::string(to_string(e.op)) + " on " + at->str(), e.loc);
+  const type* dt = at->dtype;
+  const std::size_t nvalues = e.op == op_id::atomic_cas ? 2 : 1;
+  if (e.operands.size() != 1 + nvalues + static_cast<std::size_t>(at->ndim))
+    fail_at(std::string(to_string(e.op)) + " with " + std::to_string(e.operands.size()) + " operands on a " +
+                std::to_string(at->ndim) + "-d array",
+            e.loc);
+  if (at->space == address_space::constant) fail_at("atomic on a constant array", e.loc);
+  llvm::Value* arr = expr(e.operands[0]);
+  std::vector<llvm::Value*> values;
+  for (std::size_t i = 0; i < nvalues; ++i)
+    values.push_back(to_memory(cast(expr(e.operands[1 + i]), type_of(e.operands[1 + i]), dt), dt));
+  std::vector<llvm::Value*> idx;
+  for (std::size_t i = 1 + nvalues; i < e.operands.size(); ++i) idx.push_back(to_index(expr(e.operands[i]), type_of(e.operands[i])));
+  const bool wrap = !e.attrs.empty() && e.attrs[0] == 1;
+  llvm::Value* ptr = element_pointer(at, arr, idx, wrap);
+  llvm::Type* mt = ms.memory_type(dt);
+  const llvm::Align align = ms.layout().getABITypeAlign(mt);
+  const auto scope = ms.tgt.atomic_scope(c_(), at->space);
+  const auto order = llvm::AtomicOrdering::Monotonic;
+  scalar_info s = scalar_of(dt);
+  const bool is_float = s.k == k::floating;
+  const bool sgn = s.k == k::integer && s.is_signed;
+  if (s.k == k::complex) fail_at(std::string(to_string(e.op)) + " on complex elements", e.loc);
+  auto rmw = [&](llvm::AtomicRMWInst::BinOp bop, llvm::Value* v) -> llvm::Value* {
+    return b.CreateAtomicRMW(bop, ptr, v, align, order, scope);
+  };
+  auto int_only = [&]() {
+    if (is_float) fail_at(std::string(to_string(e.op)) + " on " + dt->str(), e.loc);
+  };
+  llvm::Value* old = nullptr;
+  switch (e.op) {
+    case op_id::atomic_add: old = rmw(is_float ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add, values[0]); break;
+    case op_id::atomic_sub:
+      // Float subtraction as the addition of the negation: native where fsub is not.
+      old = is_float ? rmw(llvm::AtomicRMWInst::FAdd, b.CreateFNeg(values[0])) : rmw(llvm::AtomicRMWInst::Sub, values[0]);
+      break;
+    case op_id::atomic_and: int_only(); old = rmw(llvm::AtomicRMWInst::And, values[0]); break;
+    case op_id::atomic_or: int_only(); old = rmw(llvm::AtomicRMWInst::Or, values[0]); break;
+    case op_id::atomic_xor: int_only(); old = rmw(llvm::AtomicRMWInst::Xor, values[0]); break;
+    case op_id::atomic_exch: old = rmw(llvm::AtomicRMWInst::Xchg, values[0]); break;
+    case op_id::atomic_inc: case op_id::atomic_dec:
+      int_only();
+      old = ms.tgt.native_atomic(*this, e.op, ptr, values[0], at->space);
+      if (old == nullptr)
+        old = rmw(e.op == op_id::atomic_inc ? llvm::AtomicRMWInst::UIncWrap : llvm::AtomicRMWInst::UDecWrap, values[0]);
+      break;
+    case op_id::atomic_max: case op_id::atomic_min: {
+      const bool is_max = e.op == op_id::atomic_max;
+      if (!is_float) {
+        auto bop = is_max ? (sgn ? llvm::AtomicRMWInst::Max : llvm::AtomicRMWInst::UMax)
+                          : (sgn ? llvm::AtomicRMWInst::Min : llvm::AtomicRMWInst::UMin);
+        old = rmw(bop, values[0]);
+        break;
+      }
+      // Floats: a compare-and-swap loop on the bits, storing maxnum/minnum (a nan operand is
+      // ignored) and not writing at all when the element would not change.
+      llvm::Type* ft = mt;
+      if (ft->isHalfTy()) fail_at(std::string(to_string(e.op)) + " on float16", e.loc);
+      llvm::Type* it = b.getIntNTy(static_cast<unsigned>(ft->getPrimitiveSizeInBits().getFixedValue()));
+      auto* first = b.CreateAlignedLoad(it, ptr, align);
+      first->setAtomic(order, scope);
+      llvm::BasicBlock* pre = b.GetInsertBlock();
+      auto* loop = llvm::BasicBlock::Create(c_(), "atomic.loop", fn);
+      auto* attempt = llvm::BasicBlock::Create(c_(), "atomic.cas", fn);
+      auto* done = llvm::BasicBlock::Create(c_(), "atomic.done", fn);
+      b.CreateBr(loop);
+      b.SetInsertPoint(loop);
+      auto* cur = b.CreatePHI(it, 2);
+      llvm::Value* curf = b.CreateBitCast(cur, ft);
+      llvm::Value* want = intrinsic(is_max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, {ft}, {curf, values[0]});
+      llvm::Value* want_bits = b.CreateBitCast(want, it);
+      b.CreateCondBr(b.CreateICmpEQ(want_bits, cur), done, attempt);
+      b.SetInsertPoint(attempt);
+      auto* cas = b.CreateAtomicCmpXchg(ptr, cur, want_bits, align, order, order, scope);
+      llvm::Value* seen = b.CreateExtractValue(cas, 0);
+      b.CreateCondBr(b.CreateExtractValue(cas, 1), done, loop);
+      cur->addIncoming(first, pre);
+      cur->addIncoming(seen, attempt);
+      b.SetInsertPoint(done);
+      old = b.CreateBitCast(cur, ft);
+      break;
+    }
+    case op_id::atomic_cas: {
+      llvm::Value* expected = values[0];
+      llvm::Value* desired = values[1];
+      llvm::Type* it = mt;
+      if (!mt->isIntegerTy()) {
+        it = b.getIntNTy(static_cast<unsigned>(mt->getPrimitiveSizeInBits().getFixedValue()));
+        expected = b.CreateBitCast(expected, it);
+        desired = b.CreateBitCast(desired, it);
+      }
+      auto* cas = b.CreateAtomicCmpXchg(ptr, expected, desired, align, order, order, scope);
+      old = b.CreateExtractValue(cas, 0);
+      if (it != mt) old = b.CreateBitCast(old, mt);
+      break;
+    }
+    default: fail_at(std::string("not an atomic: ") + to_string(e.op), e.loc);
+  }
+  return cast(from_memory(old, dt), dt, e.ty);
+}
+
+// --- device calls --------------------------------------------------------------------------
+
+llvm::Value* function_lowering::call_device(const frontend::expr& e) {
+  if (e.attrs.empty() || e.attrs[0] < 1 || static_cast<std::size_t>(e.attrs[0]) >= ms.tm.functions.size())
+    fail_at("call_device to function " + (e.attrs.empty() ? std::string("?") : std::to_string(e.attrs[0])) +
+                " of a module of " + std::to_string(ms.tm.functions.size()),
+            e.loc);
+  auto callee_index = static_cast<std::size_t>(e.attrs[0]);
+  const typed_function& callee = ms.tm.functions[callee_index];
+  if (e.operands.size() != callee.arg_types.size())
+    fail_at("call to " + callee.ir->name + " with " + std::to_string(e.operands.size()) + " arguments for " +
+                std::to_string(callee.arg_types.size()),
+            e.loc);
+  std::vector<llvm::Value*> args;
+  if (ms.tgt.takes_context()) args.push_back(ctx != nullptr ? ctx : llvm::ConstantPointerNull::get(llvm::PointerType::get(c_(), 0)));
+  for (std::size_t i = 0; i < e.operands.size(); ++i)
+    args.push_back(cast(expr(e.operands[i]), type_of(e.operands[i]), callee.arg_types[i]));
+  llvm::Value* r = b.CreateCall(ms.fns[callee_index], args);
+  if (ms.fns[callee_index]->getReturnType()->isVoidTy()) return ms.none_value();
+  return cast(r, callee.return_type, e.ty);
+}
+
+}  // namespace cuforge::frontend::detail

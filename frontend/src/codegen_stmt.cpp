@@ -1,0 +1,181 @@
+// Statements: structured control flow (if, while and for_range with their
+// else blocks, break, continue, return), assignments, raise and assert.
+#include "codegen_lower.hpp"
+
+#include <llvm/IR/Constants.h>
+
+namespace cuforge::frontend::detail {
+
+bool function_lowering::terminated() const { return b.GetInsertBlock()->getTerminator() != nullptr; }
+
+void function_lowering::continue_in_dead_block() {
+  b.SetInsertPoint(llvm::BasicBlock::Create(c_(), "unreachable", fn));
+}
+
+void function_lowering::block(const std::vector<stmt_id>& ids) {
+  for (stmt_id id : ids) statement(id);
+}
+
+void function_lowering::statement(stmt_id id) {
+  if (id < 0 || static_cast<std::size_t>(id) >= f.stmts.size())
+    fail("statement id " + std::to_string(id) + " out of range in " + f.name);
+  const stmt& s = f.stmts[static_cast<std::size_t>(id)];
+  if (terminated()) continue_in_dead_block();
+  set_location(s.loc);
+  switch (s.kind) {
+    case stmt_kind::assign: {
+      if (s.target < 0 || static_cast<std::size_t>(s.target) >= f.exprs.size()) fail_at("assignment without a target", s.loc);
+      const frontend::expr& t = f.exprs[static_cast<std::size_t>(s.target)];
+      if (t.kind != expr_kind::variable)
+        fail_at("assignment to something other than a variable (the typer makes stores ops)", s.loc);
+      if (t.var < 0 || static_cast<std::size_t>(t.var) >= vars_.size() || vars_[static_cast<std::size_t>(t.var)] == nullptr)
+        fail_at("assignment to a variable without a type", s.loc);
+      llvm::Value* v = cast(expr(s.value), type_of(s.value), f.vars[static_cast<std::size_t>(t.var)].ty);
+      b.CreateStore(v, vars_[static_cast<std::size_t>(t.var)]);
+      return;
+    }
+    case stmt_kind::expression: expr(s.value); return;
+    case stmt_kind::if_: if_stmt(s); return;
+    case stmt_kind::while_: while_stmt(s); return;
+    case stmt_kind::for_range: for_range(s); return;
+    case stmt_kind::break_:
+      if (loops_.empty()) fail_at("break outside a loop", s.loc);
+      b.CreateBr(loops_.back().brk);
+      return;
+    case stmt_kind::continue_:
+      if (loops_.empty()) fail_at("continue outside a loop", s.loc);
+      b.CreateBr(loops_.back().cont);
+      return;
+    case stmt_kind::return_: return_stmt(s); return;
+    case stmt_kind::pass: return;
+    case stmt_kind::raise_: ms.tgt.raise(*this, "exception raised in " + f.name + " (line " + std::to_string(s.loc.line) + ")"); return;
+    case stmt_kind::assert_: {
+      llvm::Value* ok = truth(expr(s.value), type_of(s.value));
+      auto* fail_bb = llvm::BasicBlock::Create(c_(), "assert.fail", fn);
+      auto* next = llvm::BasicBlock::Create(c_(), "assert.ok", fn);
+      b.CreateCondBr(ok, next, fail_bb);
+      b.SetInsertPoint(fail_bb);
+      ms.tgt.raise(*this, "AssertionError" + (s.message.empty() ? std::string() : ": " + s.message) + " (in " + f.name +
+                              ", line " + std::to_string(s.loc.line) + ")");
+      b.SetInsertPoint(next);
+      return;
+    }
+  }
+  fail_at("unknown statement kind", s.loc);
+}
+
+void function_lowering::if_stmt(const stmt& s) {
+  llvm::Value* c = truth(expr(s.value), type_of(s.value));
+  auto* then_bb = llvm::BasicBlock::Create(c_(), "if.then", fn);
+  auto* else_bb = s.orelse.empty() ? nullptr : llvm::BasicBlock::Create(c_(), "if.else", fn);
+  auto* end = llvm::BasicBlock::Create(c_(), "if.end", fn);
+  b.CreateCondBr(c, then_bb, else_bb != nullptr ? else_bb : end);
+  b.SetInsertPoint(then_bb);
+  block(s.body);
+  if (!terminated()) b.CreateBr(end);
+  if (else_bb != nullptr) {
+    b.SetInsertPoint(else_bb);
+    block(s.orelse);
+    if (!terminated()) b.CreateBr(end);
+  }
+  b.SetInsertPoint(end);
+}
+
+void function_lowering::while_stmt(const stmt& s) {
+  auto* cond = llvm::BasicBlock::Create(c_(), "while.cond", fn);
+  auto* body = llvm::BasicBlock::Create(c_(), "while.body", fn);
+  auto* orelse = llvm::BasicBlock::Create(c_(), "while.else", fn);
+  auto* end = llvm::BasicBlock::Create(c_(), "while.end", fn);
+  b.CreateBr(cond);
+  b.SetInsertPoint(cond);
+  set_location(s.loc);
+  b.CreateCondBr(truth(expr(s.value), type_of(s.value)), body, orelse);
+  b.SetInsertPoint(body);
+  loops_.push_back({end, cond});
+  block(s.body);
+  loops_.pop_back();
+  if (!terminated()) b.CreateBr(cond);
+  // The else block runs when the condition turns false, not after a break.
+  b.SetInsertPoint(orelse);
+  block(s.orelse);
+  if (!terminated()) b.CreateBr(end);
+  b.SetInsertPoint(end);
+}
+
+// range(start, stop, step) as a counted loop: the trip count is computed
+// once, in unsigned arithmetic of the variable's width, so no value of
+// start, stop or step can overflow it (a step that would carry the variable
+// past the type's range ends the loop as Python would). The step's sign is
+// decided at run time; a zero step runs no iteration.
+void function_lowering::for_range(const stmt& s) {
+  if (s.var < 0 || static_cast<std::size_t>(s.var) >= vars_.size() || vars_[static_cast<std::size_t>(s.var)] == nullptr)
+    fail_at("for loop over a variable without a type", s.loc);
+  const type* vt = f.vars[static_cast<std::size_t>(s.var)].ty;
+  if (!vt->is_int()) fail_at("for_range over a variable of type " + vt->str(), s.loc);
+  llvm::Value* start = cast(expr(s.start), type_of(s.start), vt);
+  llvm::Value* stop = cast(expr(s.stop), type_of(s.stop), vt);
+  llvm::Value* step = cast(expr(s.step), type_of(s.step), vt);
+  llvm::Type* it = start->getType();
+  llvm::Value* zero = llvm::ConstantInt::get(it, 0);
+  llvm::Value* one = llvm::ConstantInt::get(it, 1);
+  const bool sgn = vt->is_signed;
+
+  llvm::Value* up = sgn ? b.CreateICmpSGT(step, zero) : b.CreateICmpNE(step, zero);
+  llvm::Value* down = sgn ? b.CreateICmpSLT(step, zero) : b.getFalse();
+  // Upward: ceil((stop - start) / step) when start < stop.
+  llvm::Value* up_step = b.CreateSelect(up, step, one);
+  llvm::Value* up_n = b.CreateAdd(b.CreateUDiv(b.CreateSub(b.CreateSub(stop, start), one), up_step), one);
+  llvm::Value* up_count = b.CreateSelect(sgn ? b.CreateICmpSLT(start, stop) : b.CreateICmpULT(start, stop), up_n, zero);
+  llvm::Value* count = b.CreateSelect(up, up_count, zero, "trip.count");
+  if (sgn) {
+    llvm::Value* down_step = b.CreateSelect(down, b.CreateSub(zero, step), one);
+    llvm::Value* down_n = b.CreateAdd(b.CreateUDiv(b.CreateSub(b.CreateSub(start, stop), one), down_step), one);
+    llvm::Value* down_count = b.CreateSelect(b.CreateICmpSGT(start, stop), down_n, zero);
+    count = b.CreateSelect(down, down_count, count, "trip.count");
+  }
+  llvm::AllocaInst* k = entry_alloca(it, "range.k");
+  llvm::AllocaInst* iv = entry_alloca(it, "range.i");
+  b.CreateStore(zero, k);
+  b.CreateStore(start, iv);
+
+  auto* cond = llvm::BasicBlock::Create(c_(), "for.cond", fn);
+  auto* body = llvm::BasicBlock::Create(c_(), "for.body", fn);
+  auto* latch = llvm::BasicBlock::Create(c_(), "for.inc", fn);
+  auto* orelse = llvm::BasicBlock::Create(c_(), "for.else", fn);
+  auto* end = llvm::BasicBlock::Create(c_(), "for.end", fn);
+  b.CreateBr(cond);
+  b.SetInsertPoint(cond);
+  llvm::Value* kv = b.CreateLoad(it, k);
+  b.CreateCondBr(b.CreateICmpULT(kv, count), body, orelse);
+  b.SetInsertPoint(body);
+  b.CreateStore(b.CreateLoad(it, iv), vars_[static_cast<std::size_t>(s.var)]);
+  loops_.push_back({end, latch});
+  block(s.body);
+  loops_.pop_back();
+  if (!terminated()) b.CreateBr(latch);
+  b.SetInsertPoint(latch);
+  set_location(s.loc);
+  b.CreateStore(b.CreateAdd(b.CreateLoad(it, iv), step), iv);
+  b.CreateStore(b.CreateAdd(b.CreateLoad(it, k), one, "", /*HasNUW=*/true), k);
+  b.CreateBr(cond);
+  b.SetInsertPoint(orelse);
+  block(s.orelse);
+  if (!terminated()) b.CreateBr(end);
+  b.SetInsertPoint(end);
+}
+
+void function_lowering::return_stmt(const stmt& s) {
+  llvm::Type* rt = fn->getReturnType();
+  if (rt->isVoidTy()) {
+    if (s.value != no_id) expr(s.value);  // None, or a value a kernel drops
+    b.CreateRetVoid();
+    return;
+  }
+  if (s.value == no_id) {
+    b.CreateRet(llvm::Constant::getNullValue(rt));
+    return;
+  }
+  b.CreateRet(cast(expr(s.value), type_of(s.value), tf.return_type));
+}
+
+}  // namespace cuforge::frontend::detail

@@ -1,0 +1,93 @@
+#pragma once
+
+// What differs between the targets codegen emits for (NVPTX, the host):
+// a target is a value with a few hooks; everything else in codegen*.cpp is
+// shared. Adding a target means one target_<name>.cpp implementing this
+// interface and a branch in codegen.cpp (docs/compiler.md, "Targets").
+
+#include <cuforge/frontend/codegen.hpp>
+#include <cuforge/frontend/ops.hpp>
+#include <cuforge/frontend/types.hpp>
+
+#include "llvm_support.hpp"
+
+#include <llvm/IR/Function.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Value.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cuforge::frontend::detail {
+
+class function_lowering;
+struct module_state;
+
+enum class sreg : std::uint8_t { thread_idx, block_idx, block_dim, grid_dim };
+/// syncthreads_count / _and / _or.
+enum class barrier_kind : std::uint8_t { count, all, any };
+/// threadfence_block / threadfence / threadfence_system.
+enum class fence_scope : std::uint8_t { block, device, system };
+
+class target {
+ public:
+  virtual ~target() = default;
+
+  /// The triple, data layout and cost model the module is built and optimised for.
+  virtual llvm::TargetMachine& machine() = 0;
+  /// Arrays in shared, local and constant memory live in address spaces of their own on the GPU.
+  virtual unsigned address_space(frontend::address_space s) const = 0;
+  /// Host code reaches the thread coordinates and shared memory through the thread context, so every
+  /// function there takes it as a hidden first parameter.
+  virtual bool takes_context() const noexcept = 0;
+  /// Kernel signatures differ: one i64 per slot on the GPU, (thread_context*, void** params) on the host.
+  virtual llvm::Function* declare_kernel(module_state& ms, const std::string& name, std::size_t slots) = 0;
+  /// The kernel's parameter slots as i64 values (the host also picks up the context here).
+  virtual std::vector<llvm::Value*> load_slots(function_lowering& fl, std::size_t slots) = 0;
+  /// threadIdx and friends: special registers on the GPU, fields of the thread context on the host.
+  virtual llvm::Value* special_register(function_lowering& fl, sreg r, int dim) = 0;
+  /// The lane within the warp: a register on the GPU, derived from the linear thread id on the host.
+  virtual llvm::Value* lane_id(function_lowering& fl) = 0;
+  /// A block barrier: an instruction on the GPU, a call into the fiber scheduler on the host.
+  virtual void barrier(function_lowering& fl) = 0;
+  /// A barrier that also reduces a predicate over the block: native on the GPU, through shared scratch
+  /// memory on the host. Returns an i32.
+  virtual llvm::Value* barrier_reduce(function_lowering& fl, barrier_kind k, llvm::Value* pred) = 0;
+  /// Warp-level synchronisation exists only where threads are grouped in warps.
+  virtual void syncwarp(function_lowering& fl, llvm::Value* mask) = 0;
+  /// Memory fences: membar on the GPU; on the host a block is one OS thread, so a block fence only
+  /// orders the compiler.
+  virtual void fence(function_lowering& fl, fence_scope s) = 0;
+  /// The sync scope of an atomic on memory of space `s` (on the host a block's shared memory is only
+  /// ever touched by one OS thread).
+  virtual llvm::SyncScope::ID atomic_scope(llvm::LLVMContext& ctx, frontend::address_space s) const = 0;
+  /// A static shared array: one global per op site on the GPU, `offset` into the block's buffer on the
+  /// host (laid out by codegen for both; the GPU ignores it). Returns its data pointer.
+  virtual llvm::Value* static_shared(function_lowering& fl, const std::string& name, llvm::Type* elem,
+                                     std::uint64_t count, std::uint64_t offset) = 0;
+  /// The launch's dynamic shared memory: its pointer and its size in bytes (i64).
+  virtual std::pair<llvm::Value*, llvm::Value*> dynamic_shared(function_lowering& fl) = 0;
+  /// The math library: libdevice on the GPU, libm on the host. The symbol for `op` on floats of `bits`
+  /// (for sqrt with fastmath: an approximation, or "" to keep LLVM's sqrt).
+  virtual std::string math_symbol(op_id op, int bits, bool fastmath) const = 0;
+  /// Atomics LLVM would expand into compare-and-swap loops but the GPU has instructions for
+  /// (atom.inc/dec.u32). Returns the old value, or null to let LLVM lower the generic form.
+  virtual llvm::Value* native_atomic(function_lowering& fl, op_id op, llvm::Value* ptr, llvm::Value* v,
+                                     frontend::address_space s) = 0;
+  /// Python exceptions cannot leave a kernel: the GPU traps, the host throws from a helper so that the
+  /// launch fails with the message. Terminates the block.
+  virtual void raise(function_lowering& fl, const std::string& message) = 0;
+  /// Attributes the target's code generator reads per function (denormal mode, unwind tables).
+  virtual void set_attributes(llvm::Function& fn) const = 0;
+};
+
+std::unique_ptr<target> make_nvptx_target(const codegen_options& opts);
+std::unique_ptr<target> make_host_target(const codegen_options& opts);
+/// The addresses the host JIT binds before looking in the process (target_host.cpp).
+std::vector<host_symbol> host_symbols();
+
+}  // namespace cuforge::frontend::detail

@@ -1,0 +1,63 @@
+#pragma once
+
+// The LLVM machinery codegen drives: target initialisation (once per
+// process), target machines, the O3 pipeline, libdevice, PTX emission and
+// the ORC JIT. Nothing here knows the typed IR.
+
+#include <cuforge/runtime/device.hpp>
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cuforge::frontend::detail {
+
+/// Registers the NVPTX and native targets, once per process.
+void initialize_llvm();
+
+/// The sm_XY LLVM 19 compiles for when asked for `cc` (the newest it knows that
+/// the device runs: PTX for sm_90 is JIT-compiled by the driver on newer GPUs),
+/// and the PTX ISA version used with it ("ptx78").
+std::pair<std::string, std::string> nvptx_processor(compute_capability cc);
+
+std::unique_ptr<llvm::TargetMachine> make_nvptx_machine(compute_capability cc, bool fastmath, bool opt);
+/// The machine the JIT compiles for: this process's triple, CPU and features.
+std::unique_ptr<llvm::TargetMachine> make_host_machine(bool opt);
+
+/// @throws logic_error with the verifier's report when `m` is not valid IR.
+void verify(const llvm::Module& m, const char* stage);
+
+/// O3 through the new pass manager with the target's cost model (opt=false: O0).
+void optimize(llvm::Module& m, llvm::TargetMachine& tm, bool opt);
+
+/// Links the libdevice functions `m` calls (__nv_*), internalised so that the
+/// unused ones disappear. libdevice is read once per process
+/// (CUFORGE_LIBDEVICE_PATH, else the toolkit's); each module parses it lazily
+/// and materialises only what it links.
+void link_libdevice(llvm::Module& m);
+
+std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm);
+std::string print(const llvm::Module& m);
+
+/// A symbol the JIT must resolve to an address of this process.
+struct host_symbol {
+  const char* name;
+  void* address;
+};
+
+struct jit_result {
+  void* address = nullptr;
+  std::shared_ptr<void> session;  ///< keeps the code alive
+};
+
+/// Compiles `m` to machine code for this process and returns the address of
+/// `symbol`. Unresolved names come from `symbols`, then from the process.
+jit_result jit_compile(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
+                       const std::string& symbol, const std::vector<host_symbol>& symbols, bool opt);
+
+}  // namespace cuforge::frontend::detail

@@ -1,0 +1,254 @@
+// The host target (the cpu backend): kernels are
+// `void k(thread_context*, void** params)`; thread coordinates and shared
+// memory come from the thread context; barriers call into the fiber
+// scheduler; math is libm; the module is compiled by the ORC JIT.
+#include "codegen_lower.hpp"
+#include "codegen_target.hpp"
+#include "llvm_support.hpp"
+
+#include <cuforge/runtime/cpu_kernel.hpp>
+#include <cuforge/runtime/error.hpp>
+
+#include <llvm/IR/Constants.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <type_traits>
+
+namespace cuforge::frontend::detail {
+
+namespace {
+
+// The thread_context fields the generated code reads, by offset.
+using cpu::thread_context;
+static_assert(std::is_standard_layout_v<thread_context>);
+constexpr unsigned off_thread_idx = offsetof(thread_context, thread_idx);
+constexpr unsigned off_block_idx = offsetof(thread_context, block_idx);
+constexpr unsigned off_block_dim = offsetof(thread_context, block_dim);
+constexpr unsigned off_grid_dim = offsetof(thread_context, grid_dim);
+constexpr unsigned off_shared = offsetof(thread_context, shared);
+constexpr unsigned off_static_shared = offsetof(thread_context, static_shared_bytes);
+constexpr unsigned off_dynamic_shared = offsetof(thread_context, dynamic_shared_bytes);
+static_assert(off_thread_idx == 0 && off_block_idx == 12 && off_block_dim == 24 && off_grid_dim == 36);
+static_assert(off_shared == 48 && off_static_shared == 56 && off_dynamic_shared == 64);
+static_assert(sizeof(cpu::uint3) == 12 && sizeof(unsigned) == 4 && sizeof(std::size_t) == 8 && sizeof(void*) == 8);
+
+}  // namespace
+}  // namespace cuforge::frontend::detail
+
+// What `raise` and failed asserts in kernels call: the exception unwinds
+// through the JIT's frames (their unwind tables are registered) into the
+// scheduler, which fails the launch with the message.
+extern "C" [[noreturn]] void cuforge_codegen_raise(const char* message) { throw cuforge::logic_error(message); }
+
+namespace cuforge::frontend::detail {
+
+namespace {
+
+class host_target final : public target {
+ public:
+  explicit host_target(const codegen_options& o) : opts_(o), tm_(make_host_machine(o.opt)) {}
+
+  llvm::TargetMachine& machine() override { return *tm_; }
+  unsigned address_space(frontend::address_space) const override { return 0; }
+  bool takes_context() const noexcept override { return true; }
+
+  llvm::Function* declare_kernel(module_state& ms, const std::string& name, std::size_t) override {
+    auto* ptr = llvm::PointerType::get(ms.ctx, 0);
+    auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(ms.ctx), {ptr, ptr}, false);
+    return llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, ms.mod);
+  }
+
+  std::vector<llvm::Value*> load_slots(function_lowering& fl, std::size_t slots) override {
+    fl.ctx = fl.fn->getArg(0);
+    llvm::Value* params = fl.fn->getArg(1);
+    auto& b = fl.b;
+    std::vector<llvm::Value*> v;
+    for (std::size_t i = 0; i < slots; ++i) {
+      llvm::Value* p = b.CreateAlignedLoad(b.getPtrTy(), b.CreateConstInBoundsGEP1_64(b.getPtrTy(), params, i), llvm::Align(8));
+      // The launcher's copies of the values need not be 8-byte aligned.
+      v.push_back(b.CreateAlignedLoad(b.getInt64Ty(), p, llvm::Align(1), "slot" + std::to_string(i)));
+    }
+    return v;
+  }
+
+  llvm::Value* special_register(function_lowering& fl, sreg r, int dim) override {
+    static constexpr unsigned base[4] = {off_thread_idx, off_block_idx, off_block_dim, off_grid_dim};
+    return field(fl, fl.b.getInt32Ty(), base[static_cast<int>(r)] + 4 * static_cast<unsigned>(dim));
+  }
+
+  llvm::Value* lane_id(function_lowering& fl) override {
+    auto& b = fl.b;
+    llvm::Value* tx = special_register(fl, sreg::thread_idx, 0);
+    llvm::Value* ty = special_register(fl, sreg::thread_idx, 1);
+    llvm::Value* tz = special_register(fl, sreg::thread_idx, 2);
+    llvm::Value* bx = special_register(fl, sreg::block_dim, 0);
+    llvm::Value* by = special_register(fl, sreg::block_dim, 1);
+    llvm::Value* linear = b.CreateAdd(tx, b.CreateMul(bx, b.CreateAdd(ty, b.CreateMul(by, tz))));
+    return b.CreateAnd(linear, b.getInt32(31));
+  }
+
+  void barrier(function_lowering& fl) override {
+    auto& b = fl.b;
+    // May throw (a kernel declared without barriers): not nounwind.
+    llvm::FunctionCallee sync =
+        fl.ms.mod.getOrInsertFunction("cuforge_cpu_syncthreads", b.getVoidTy(), b.getPtrTy());
+    b.CreateCall(sync, {context(fl)});
+  }
+
+  // syncthreads_count/_and/_or: a block's threads run on one OS thread, so
+  // plain loads and stores to a scratch in the block's shared memory
+  // suffice: each thread adds its predicate to accumulator g&1, a barrier,
+  // every thread reads it and clears the other accumulator for the next
+  // reduction and advances g, a second barrier.
+  llvm::Value* barrier_reduce(function_lowering& fl, barrier_kind k, llvm::Value* pred) override {
+    auto& b = fl.b;
+    if (fl.ms.reduce_offset < 0) fail("barrier reduction without its scratch laid out");
+    llvm::Value* scratch = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), shared_base(fl), static_cast<std::uint64_t>(fl.ms.reduce_offset));
+    llvm::Value* gen_ptr = b.CreateConstInBoundsGEP1_64(b.getInt32Ty(), scratch, 2);
+    llvm::Value* gen = b.CreateLoad(b.getInt32Ty(), gen_ptr);
+    llvm::Value* mine = b.CreateInBoundsGEP(b.getInt32Ty(), scratch, b.CreateAnd(gen, b.getInt32(1)));
+    llvm::Value* other = b.CreateInBoundsGEP(b.getInt32Ty(), scratch, b.CreateAnd(b.CreateAdd(gen, b.getInt32(1)), b.getInt32(1)));
+    llvm::Value* p = b.CreateICmpNE(pred, b.getInt32(0));
+    // _and counts the threads whose predicate is false.
+    llvm::Value* contrib = b.CreateZExt(k == barrier_kind::all ? b.CreateNot(p) : p, b.getInt32Ty());
+    b.CreateStore(b.CreateAdd(b.CreateLoad(b.getInt32Ty(), mine), contrib), mine);
+    barrier(fl);
+    llvm::Value* total = b.CreateLoad(b.getInt32Ty(), mine);
+    b.CreateStore(b.getInt32(0), other);
+    b.CreateStore(b.CreateAdd(gen, b.getInt32(1)), gen_ptr);
+    barrier(fl);
+    switch (k) {
+      case barrier_kind::count: return total;
+      case barrier_kind::all: return b.CreateZExt(b.CreateICmpEQ(total, b.getInt32(0)), b.getInt32Ty());
+      case barrier_kind::any: return b.CreateZExt(b.CreateICmpNE(total, b.getInt32(0)), b.getInt32Ty());
+    }
+    fail("unknown barrier reduction");
+  }
+
+  // The cpu backend does not group threads in warps: only the memory ordering remains.
+  void syncwarp(function_lowering& fl, llvm::Value*) override { fence(fl, fence_scope::block); }
+
+  void fence(function_lowering& fl, fence_scope s) override {
+    if (s == fence_scope::block)
+      fl.b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent, llvm::SyncScope::SingleThread);
+    else
+      fl.b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
+  }
+
+  llvm::SyncScope::ID atomic_scope(llvm::LLVMContext&, frontend::address_space s) const override {
+    return s == frontend::address_space::shared ? llvm::SyncScope::SingleThread : llvm::SyncScope::System;
+  }
+
+  llvm::Value* static_shared(function_lowering& fl, const std::string&, llvm::Type*, std::uint64_t,
+                             std::uint64_t offset) override {
+    return fl.b.CreateConstInBoundsGEP1_64(fl.b.getInt8Ty(), shared_base(fl), offset);
+  }
+
+  std::pair<llvm::Value*, llvm::Value*> dynamic_shared(function_lowering& fl) override {
+    auto& b = fl.b;
+    // thread_context::dynamic_shared(): after the static part, 16-byte aligned.
+    llvm::Value* stat = field(fl, b.getInt64Ty(), off_static_shared);
+    llvm::Value* start = b.CreateAnd(b.CreateAdd(stat, b.getInt64(15)), b.getInt64(~std::uint64_t{15}));
+    llvm::Value* ptr = b.CreateInBoundsGEP(b.getInt8Ty(), shared_base(fl), start);
+    return {ptr, field(fl, b.getInt64Ty(), off_dynamic_shared)};
+  }
+
+  std::string math_symbol(op_id op, int bits, bool) const override {
+    if (op == op_id::sqrt) return "";  // the instruction LLVM's sqrt becomes
+    std::string base;
+    switch (op) {
+      case op_id::fpow: base = "pow"; break;
+      default: base = to_string(op);
+    }
+    return base + (bits == 32 ? "f" : "");
+  }
+
+  llvm::Value* native_atomic(function_lowering&, op_id, llvm::Value*, llvm::Value*, frontend::address_space) override {
+    return nullptr;
+  }
+
+  void raise(function_lowering& fl, const std::string& message) override {
+    auto& b = fl.b;
+    llvm::FunctionCallee f = fl.ms.mod.getOrInsertFunction("cuforge_codegen_raise", b.getVoidTy(), b.getPtrTy());
+    auto* call = b.CreateCall(f, {b.CreateGlobalStringPtr(message, "cuforge_message")});
+    call->setDoesNotReturn();
+    b.CreateUnreachable();
+  }
+
+  void set_attributes(llvm::Function& fn) const override {
+    // Barriers and raise unwind through kernels: keep their unwind tables.
+    fn.setUWTableKind(llvm::UWTableKind::Async);
+  }
+
+ private:
+  static llvm::Value* context(function_lowering& fl) {
+    if (fl.ctx == nullptr) fail("host code without its thread context");
+    return fl.ctx;
+  }
+
+  // A field of the thread context. It does not change while the thread
+  // runs (every fiber has its own context), so loads may move across barriers.
+  static llvm::Value* field(function_lowering& fl, llvm::Type* ty, unsigned offset) {
+    auto& b = fl.b;
+    llvm::Value* p = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), context(fl), offset);
+    auto* load = b.CreateAlignedLoad(ty, p, fl.ms.layout().getABITypeAlign(ty));
+    load->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(fl.c_(), {}));
+    return load;
+  }
+
+  static llvm::Value* shared_base(function_lowering& fl) { return field(fl, fl.b.getPtrTy(), off_shared); }
+
+  codegen_options opts_;
+  std::unique_ptr<llvm::TargetMachine> tm_;
+};
+
+}  // namespace
+
+std::unique_ptr<target> make_host_target(const codegen_options& opts) { return std::make_unique<host_target>(opts); }
+
+// The addresses the JIT binds first: the scheduler's entry points (libcuforge
+// exports them, but a test executable linking the objects need not), the
+// raise helper, and the math library, so that the kernel's libm is the
+// process's whatever the dynamic symbol table holds.
+std::vector<host_symbol> host_symbols() {
+  using f1 = float (*)(float);
+  using d1 = double (*)(double);
+  using f2 = float (*)(float, float);
+  using d2 = double (*)(double, double);
+  std::vector<host_symbol> s = {
+      {"cuforge_cpu_syncthreads", reinterpret_cast<void*>(&cuforge_cpu_syncthreads)},
+      {"cuforge_cpu_grid_sync", reinterpret_cast<void*>(&cuforge_cpu_grid_sync)},
+      {"cuforge_codegen_raise", reinterpret_cast<void*>(&cuforge_codegen_raise)},
+      {"memcpy", reinterpret_cast<void*>(&std::memcpy)},
+      {"memmove", reinterpret_cast<void*>(&std::memmove)},
+      {"memset", reinterpret_cast<void*>(&std::memset)},
+  };
+#define CUFORGE_MATH1(name) \
+  s.push_back({#name "f", reinterpret_cast<void*>(static_cast<f1>(&::name##f))}); \
+  s.push_back({#name, reinterpret_cast<void*>(static_cast<d1>(&::name))});
+#define CUFORGE_MATH2(name) \
+  s.push_back({#name "f", reinterpret_cast<void*>(static_cast<f2>(&::name##f))}); \
+  s.push_back({#name, reinterpret_cast<void*>(static_cast<d2>(&::name))});
+  CUFORGE_MATH1(sqrt) CUFORGE_MATH1(cbrt) CUFORGE_MATH1(exp) CUFORGE_MATH1(exp2) CUFORGE_MATH1(expm1)
+  CUFORGE_MATH1(log) CUFORGE_MATH1(log2) CUFORGE_MATH1(log10) CUFORGE_MATH1(log1p) CUFORGE_MATH1(sin)
+  CUFORGE_MATH1(cos) CUFORGE_MATH1(tan) CUFORGE_MATH1(asin) CUFORGE_MATH1(acos) CUFORGE_MATH1(atan)
+  CUFORGE_MATH1(sinh) CUFORGE_MATH1(cosh) CUFORGE_MATH1(tanh) CUFORGE_MATH1(asinh) CUFORGE_MATH1(acosh)
+  CUFORGE_MATH1(atanh) CUFORGE_MATH1(erf) CUFORGE_MATH1(erfc) CUFORGE_MATH1(lgamma) CUFORGE_MATH1(tgamma)
+  CUFORGE_MATH1(floor) CUFORGE_MATH1(ceil) CUFORGE_MATH1(trunc) CUFORGE_MATH1(rint) CUFORGE_MATH1(fabs)
+  CUFORGE_MATH1(round) CUFORGE_MATH1(nearbyint)
+  CUFORGE_MATH2(atan2) CUFORGE_MATH2(hypot) CUFORGE_MATH2(copysign) CUFORGE_MATH2(fmod) CUFORGE_MATH2(pow)
+  CUFORGE_MATH2(fmin) CUFORGE_MATH2(fmax) CUFORGE_MATH2(nextafter)
+#undef CUFORGE_MATH1
+#undef CUFORGE_MATH2
+  s.push_back({"ldexpf", reinterpret_cast<void*>(static_cast<float (*)(float, int)>(&::ldexpf))});
+  s.push_back({"ldexp", reinterpret_cast<void*>(static_cast<double (*)(double, int)>(&::ldexp))});
+  s.push_back({"frexpf", reinterpret_cast<void*>(static_cast<float (*)(float, int*)>(&::frexpf))});
+  s.push_back({"frexp", reinterpret_cast<void*>(static_cast<double (*)(double, int*)>(&::frexp))});
+  s.push_back({"modff", reinterpret_cast<void*>(static_cast<float (*)(float, float*)>(&::modff))});
+  s.push_back({"modf", reinterpret_cast<void*>(static_cast<double (*)(double, double*)>(&::modf))});
+  return s;
+}
+
+}  // namespace cuforge::frontend::detail

@@ -1,0 +1,190 @@
+// The NVPTX target: kernels take one i64 per slot and are annotated as
+// kernels; thread coordinates, barriers and fences are NVVM intrinsics;
+// shared memory is addrspace(3) globals, constant memory addrspace(4); math
+// is libdevice.
+#include "codegen_lower.hpp"
+#include "codegen_target.hpp"
+#include "llvm_support.hpp"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/Metadata.h>
+
+namespace cuforge::frontend::detail {
+
+namespace {
+
+class nvptx_target final : public target {
+ public:
+  explicit nvptx_target(const codegen_options& o) : opts_(o), tm_(make_nvptx_machine(o.cc, o.fastmath, o.opt)) {}
+
+  llvm::TargetMachine& machine() override { return *tm_; }
+
+  unsigned address_space(frontend::address_space s) const override {
+    switch (s) {
+      case frontend::address_space::global: return 1;
+      case frontend::address_space::shared: return 3;
+      case frontend::address_space::constant: return 4;
+      case frontend::address_space::local: return 0;  // allocas: NVPTX moves them to local memory itself
+    }
+    return 0;
+  }
+
+  bool takes_context() const noexcept override { return false; }
+
+  llvm::Function* declare_kernel(module_state& ms, const std::string& name, std::size_t slots) override {
+    std::vector<llvm::Type*> params(slots, llvm::Type::getInt64Ty(ms.ctx));
+    auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(ms.ctx), params, false);
+    auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, ms.mod);
+    fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
+    llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ms.ctx, "kernel"),
+                            llvm::ValueAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ms.ctx), 1))};
+    ms.mod.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ms.ctx, md));
+    return fn;
+  }
+
+  std::vector<llvm::Value*> load_slots(function_lowering& fl, std::size_t slots) override {
+    std::vector<llvm::Value*> v;
+    for (std::size_t i = 0; i < slots; ++i) v.push_back(fl.fn->getArg(static_cast<unsigned>(i)));
+    return v;
+  }
+
+  llvm::Value* special_register(function_lowering& fl, sreg r, int dim) override {
+    using I = llvm::Intrinsic::ID;
+    static constexpr I table[4][3] = {
+        {llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y,
+         llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z},
+        {llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+         llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z},
+        {llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_y,
+         llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_z},
+        {llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y,
+         llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z}};
+    return fl.intrinsic(table[static_cast<int>(r)][dim], {}, {});
+  }
+
+  llvm::Value* lane_id(function_lowering& fl) override {
+    return fl.intrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_laneid, {}, {});
+  }
+
+  void barrier(function_lowering& fl) override { fl.intrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
+
+  llvm::Value* barrier_reduce(function_lowering& fl, barrier_kind k, llvm::Value* pred) override {
+    switch (k) {
+      case barrier_kind::count: return fl.intrinsic(llvm::Intrinsic::nvvm_barrier0_popc, {}, {pred});
+      case barrier_kind::all: return fl.intrinsic(llvm::Intrinsic::nvvm_barrier0_and, {}, {pred});
+      case barrier_kind::any: return fl.intrinsic(llvm::Intrinsic::nvvm_barrier0_or, {}, {pred});
+    }
+    fail("unknown barrier reduction");
+  }
+
+  void syncwarp(function_lowering& fl, llvm::Value* mask) override {
+    fl.intrinsic(llvm::Intrinsic::nvvm_bar_warp_sync, {}, {mask});
+  }
+
+  void fence(function_lowering& fl, fence_scope s) override {
+    switch (s) {
+      case fence_scope::block: fl.intrinsic(llvm::Intrinsic::nvvm_membar_cta, {}, {}); return;
+      case fence_scope::device: fl.intrinsic(llvm::Intrinsic::nvvm_membar_gl, {}, {}); return;
+      case fence_scope::system: fl.intrinsic(llvm::Intrinsic::nvvm_membar_sys, {}, {}); return;
+    }
+  }
+
+  // LLVM 19's NVPTX selects atom.* without a scope (the GPU scope, CUDA's
+  // atomicAdd) whatever the sync scope says.
+  llvm::SyncScope::ID atomic_scope(llvm::LLVMContext&, frontend::address_space) const override {
+    return llvm::SyncScope::System;
+  }
+
+  llvm::Value* static_shared(function_lowering& fl, const std::string& name, llvm::Type* elem, std::uint64_t count,
+                             std::uint64_t) override {
+    if (auto* g = fl.ms.mod.getNamedGlobal(name)) return g;
+    auto* ty = llvm::ArrayType::get(elem, count);
+    auto* g = new llvm::GlobalVariable(fl.ms.mod, ty, false, llvm::GlobalValue::InternalLinkage,
+                                       llvm::UndefValue::get(ty), name, nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+    g->setAlignment(llvm::Align(16));
+    return g;
+  }
+
+  std::pair<llvm::Value*, llvm::Value*> dynamic_shared(function_lowering& fl) override {
+    const char* name = "cuforge_dynamic_shared";
+    llvm::GlobalVariable* g = fl.ms.mod.getNamedGlobal(name);
+    if (g == nullptr) {
+      auto* ty = llvm::ArrayType::get(llvm::Type::getInt8Ty(fl.c_()), 0);
+      g = new llvm::GlobalVariable(fl.ms.mod, ty, false, llvm::GlobalValue::ExternalLinkage, nullptr, name, nullptr,
+                                   llvm::GlobalValue::NotThreadLocal, 3);
+      g->setAlignment(llvm::Align(16));
+    }
+    // The launch's dynamic shared size: a special register LLVM has no intrinsic for.
+    auto* asm_ty = llvm::FunctionType::get(fl.b.getInt32Ty(), false);
+    auto* read = llvm::InlineAsm::get(asm_ty, "mov.u32 $0, %dynamic_smem_size;", "=r", false);
+    llvm::Value* bytes = fl.b.CreateZExt(fl.b.CreateCall(asm_ty, read), fl.b.getInt64Ty());
+    return {g, bytes};
+  }
+
+  std::string math_symbol(op_id op, int bits, bool fastmath) const override {
+    const bool f32 = bits == 32;
+    if (op == op_id::sqrt) {
+      // LLVM 19 keeps sqrt.rn even with unsafe-fp-math: ask for the approximation by name.
+      if (fastmath && f32) return "llvm.nvvm.sqrt.approx.ftz.f";
+      return fastmath ? std::string() : "__nv_sqrt" + std::string(f32 ? "f" : "");
+    }
+    if (fastmath && f32) {
+      switch (op) {  // Numba's fastmath functions
+        case op_id::sin: return "__nv_fast_sinf";
+        case op_id::cos: return "__nv_fast_cosf";
+        case op_id::tan: return "__nv_fast_tanf";
+        case op_id::exp: return "__nv_fast_expf";
+        case op_id::log: return "__nv_fast_logf";
+        case op_id::log2: return "__nv_fast_log2f";
+        case op_id::log10: return "__nv_fast_log10f";
+        case op_id::fpow: return "__nv_fast_powf";
+        default: break;
+      }
+    }
+    std::string base;
+    switch (op) {
+      case op_id::fpow: base = "pow"; break;
+      case op_id::lgamma: base = "lgamma"; break;
+      case op_id::tgamma: base = "tgamma"; break;
+      default: base = to_string(op);
+    }
+    return "__nv_" + base + (f32 ? "f" : "");
+  }
+
+  // LLVM 19 expands uinc_wrap/udec_wrap into CAS loops; 32-bit ones are one instruction.
+  llvm::Value* native_atomic(function_lowering& fl, op_id op, llvm::Value* ptr, llvm::Value* v,
+                             frontend::address_space s) override {
+    if (!v->getType()->isIntegerTy(32)) return nullptr;
+    if (s != frontend::address_space::global && s != frontend::address_space::shared) return nullptr;
+    std::string text = std::string("atom.") + (s == frontend::address_space::shared ? "shared" : "global") +
+                       (op == op_id::atomic_inc ? ".inc" : ".dec") + ".u32 $0, [$1], $2;";
+    auto* ty = llvm::FunctionType::get(fl.b.getInt32Ty(), {ptr->getType(), fl.b.getInt32Ty()}, false);
+    auto* asm_ = llvm::InlineAsm::get(ty, text, "=r,l,r,~{memory}", /*hasSideEffects=*/true);
+    return fl.b.CreateCall(ty, asm_, {ptr, v});
+  }
+
+  void raise(function_lowering& fl, const std::string&) override {
+    fl.intrinsic(llvm::Intrinsic::trap, {}, {});
+    fl.b.CreateUnreachable();
+  }
+
+  void set_attributes(llvm::Function& fn) const override {
+    fn.addFnAttr(llvm::Attribute::NoUnwind);
+    if (opts_.fastmath) {
+      fn.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
+      fn.addFnAttr("unsafe-fp-math", "true");
+    }
+  }
+
+ private:
+  codegen_options opts_;
+  std::unique_ptr<llvm::TargetMachine> tm_;
+};
+
+}  // namespace
+
+std::unique_ptr<target> make_nvptx_target(const codegen_options& opts) { return std::make_unique<nvptx_target>(opts); }
+
+}  // namespace cuforge::frontend::detail

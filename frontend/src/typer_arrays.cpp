@@ -1,0 +1,301 @@
+// Subscripts: array elements, views (partial indexing and slices), tuple
+// elements; array attributes; stores to array elements.
+#include "typer_impl.hpp"
+
+#include <limits>
+
+namespace cuforge::frontend::detail {
+
+std::vector<index_item> function_typer::index_items(expr_id index, location loc) {
+  const expr& ix = sx(index, loc);
+  std::vector<expr_id> comps = ix.kind == expr_kind::tuple ? ix.operands : std::vector<expr_id>{index};
+  std::vector<index_item> items;
+  for (expr_id comp : comps) {
+    const expr& cx = sx(comp, loc);
+    index_item it;
+    it.loc = cx.loc;
+    if (cx.kind == expr_kind::slice) {
+      if (cx.operands.size() != 3) fail(cx.loc, "malformed IR: a slice needs start, stop and step");
+      value* parts[] = {&it.start, &it.stop, &it.step};
+      bool any = false;
+      for (int p = 0; p < 3; ++p) {
+        expr_id o = cx.operands[static_cast<std::size_t>(p)];
+        if (o == no_id) continue;
+        value v = lower(o);
+        if (v.ty->kind == type_kind::none) continue;
+        if (!v.ty->is_int()) fail(sx(o, cx.loc).loc, "slice indices must be integers, got " + v.ty->str());
+        *parts[p] = cast(v, tc_.int64(), cx.loc);
+        any = true;
+      }
+      if (it.step.ty) {
+        if (auto k = const_int(it.step); k && *k == 0) fail(cx.loc, "slice step cannot be zero");
+      }
+      bool unit_step = !it.step.ty || (const_int(it.step) && *const_int(it.step) == 1 && it.step.pure);
+      it.k = (!any || (!it.start.ty && !it.stop.ty && unit_step)) ? index_item::kind::full : index_item::kind::slice;
+      items.push_back(std::move(it));
+      continue;
+    }
+    value v = lower(comp);
+    auto integer = [&](const value& x, location l) {
+      if (x.ty->kind == type_kind::boolean) fail(l, "Unsupported: a boolean array index");
+      if (x.ty->kind == type_kind::none) fail(l, "Unsupported: None (numpy.newaxis) in an array index");
+      if (x.ty->is_array()) fail(l, "Unsupported: indexing an array with an array");
+      if (!x.ty->is_int()) fail(l, "array indices must be integers, got " + x.ty->str());
+      index_item t;
+      t.loc = l;
+      t.i = cast(x, tc_.int64(), l);
+      return t;
+    };
+    if (v.ty->is_tuple() && ix.kind != expr_kind::tuple) {
+      for (const value& e : tuple_elements(v, cx.loc)) items.push_back(integer(e, cx.loc));
+      continue;
+    }
+    items.push_back(integer(v, cx.loc));
+  }
+  return items;
+}
+
+value function_typer::wrap_index(const value& a, int dim, const value& i, location loc) {
+  if (i.nonneg) return i;
+  value shape = op(op_id::array_shape, tc_.int64(), {a}, loc, {dim});
+  if (auto k = const_int(i)) {
+    value r = op(op_id::add, tc_.int64(), {i, shape}, loc);
+    r.nonneg = true;
+    return r;
+  }
+  value p = pure(i, loc);
+  value neg = op(op_id::lt, tc_.boolean(), {p, int_constant(0, tc_.int64(), loc)}, loc);
+  value r = conditional(neg, op(op_id::add, tc_.int64(), {p, shape}, loc), p, tc_.int64(), loc);
+  r.nonneg = true;
+  return r;
+}
+
+value function_typer::index_array(const value& a0, const std::vector<index_item>& items, location loc) {
+  const type* at = a0.ty;
+  if (items.size() > static_cast<std::size_t>(at->ndim))
+    fail(loc, "too many indices for array: array is " + std::to_string(at->ndim) + "-dimensional, but " +
+                  std::to_string(items.size()) + " were indexed");
+  bool all_int = items.size() == static_cast<std::size_t>(at->ndim);
+  for (const auto& it : items) all_int = all_int && it.k == index_item::kind::integer;
+  if (all_int) {
+    std::vector<value> operands{a0};
+    bool neg = false;
+    for (const auto& it : items) {
+      operands.push_back(it.i);
+      neg = neg || !it.i.nonneg;
+    }
+    value r = op(op_id::array_load, at->dtype, std::move(operands), loc, {neg ? 1 : 0});
+    r.nonneg = at->dtype->kind == type_kind::boolean || (at->dtype->is_int() && !at->dtype->is_signed);
+    return r;
+  }
+  // A view: one attr per source dimension (0 integer, 1 ':', 2 a slice).
+  value a = pure(a0, loc);
+  std::vector<value> operands{a};
+  std::vector<std::int64_t> attrs;
+  std::vector<index_item::kind> kinds;
+  std::vector<bool> unit;  // a slice of step 1 (contiguous along its dimension)
+  int kept = 0;
+  for (int d = 0; d < at->ndim; ++d) {
+    index_item::kind k = static_cast<std::size_t>(d) < items.size() ? items[static_cast<std::size_t>(d)].k : index_item::kind::full;
+    kinds.push_back(k);
+    unit.push_back(k == index_item::kind::full);
+    if (k == index_item::kind::integer) {
+      operands.push_back(wrap_index(a, d, items[static_cast<std::size_t>(d)].i, loc));
+      attrs.push_back(0);
+      continue;
+    }
+    ++kept;
+    if (k == index_item::kind::full) {
+      attrs.push_back(1);
+      continue;
+    }
+    const index_item& it = items[static_cast<std::size_t>(d)];
+    auto part = [&](const value& v) {
+      return v.ty ? v : int_constant(std::numeric_limits<std::int64_t>::min(), tc_.int64(), it.loc);
+    };
+    operands.push_back(part(it.start));
+    operands.push_back(part(it.stop));
+    operands.push_back(part(it.step));
+    attrs.push_back(2);
+    unit.back() = !it.step.ty || (const_int(it.step) && *const_int(it.step) == 1);
+  }
+  // Contiguity kept: integers in front (C) or behind (F), then at most one
+  // step-1 slice, the rest whole dimensions.
+  auto contiguous = [&](bool c_order) {
+    int n = at->ndim;
+    auto kind_at = [&](int j) { return kinds[static_cast<std::size_t>(c_order ? j : n - 1 - j)]; };
+    auto unit_at = [&](int j) { return unit[static_cast<std::size_t>(c_order ? j : n - 1 - j)]; };
+    int j = 0;
+    while (j < n && kind_at(j) == index_item::kind::integer) ++j;
+    if (j < n && unit_at(j)) ++j;
+    while (j < n && kind_at(j) == index_item::kind::full) ++j;
+    return j == n;
+  };
+  array_layout layout = array_layout::any;
+  if (at->layout == array_layout::c && contiguous(true)) layout = array_layout::c;
+  if (at->layout == array_layout::f && contiguous(false)) layout = array_layout::f;
+  const type* t = tc_.array(at->dtype, kept, layout, at->readonly, at->space);
+  value r = op(op_id::array_view, t, std::move(operands), loc, std::move(attrs));
+  r.roots = a.roots;
+  return r;
+}
+
+value function_typer::subscript(const value& obj, expr_id index, location loc) {
+  if (obj.runtime() && obj.ty->is_array()) {
+    value a = obj;
+    std::vector<index_item> items = index_items(index, loc);
+    return index_array(a, items, loc);
+  }
+  if (obj.runtime() && obj.ty->is_tuple()) {
+    const expr& ix = sx(index, loc);
+    if (ix.kind == expr_kind::slice) {
+      // t[a:b:c] with constant bounds: a new tuple.
+      if (ix.operands.size() != 3) fail(ix.loc, "malformed IR: a slice needs start, stop and step");
+      std::optional<std::int64_t> part[3];
+      for (int p = 0; p < 3; ++p) {
+        expr_id o = ix.operands[static_cast<std::size_t>(p)];
+        if (o == no_id) continue;
+        value v = lower(o);
+        if (v.ty->kind == type_kind::none) continue;
+        part[p] = v.ty->is_int() ? const_int(v) : std::nullopt;
+        if (!part[p]) fail(ix.loc, "a tuple can only be sliced with constant integers");
+      }
+      const std::int64_t n = static_cast<std::int64_t>(obj.ty->elements.size());
+      std::int64_t step = part[2].value_or(1);
+      if (step == 0) fail(ix.loc, "slice step cannot be zero");
+      auto clamp = [&](std::optional<std::int64_t> v, std::int64_t dflt) {
+        if (!v) return dflt;
+        std::int64_t x = *v < 0 ? *v + n : *v;
+        if (step > 0) return std::min(std::max<std::int64_t>(x, 0), n);
+        return std::min(std::max<std::int64_t>(x, -1), n - 1);
+      };
+      std::int64_t start = clamp(part[0], step > 0 ? 0 : n - 1), stop = clamp(part[1], step > 0 ? n : -1);
+      value t = obj.pure ? obj : hoist(obj, loc);
+      std::vector<value> all = tuple_elements(t, loc), picked;
+      for (std::int64_t i = start; step > 0 ? i < stop : i > stop; i += step) picked.push_back(all[static_cast<std::size_t>(i)]);
+      return make_tuple(std::move(picked), loc);
+    }
+    return tuple_index(obj, lower(index), loc);
+  }
+  fail(loc, "a value of type " + obj.ty->str() + " cannot be subscripted");
+}
+
+value function_typer::tuple_index(const value& t, const value& idx, location loc) {
+  if (!idx.runtime() || !(idx.ty->is_int() || idx.ty->kind == type_kind::boolean))
+    fail(loc, "tuple indices must be integers, not " + idx.ty->str());
+  const auto& es = t.ty->elements;
+  const std::int64_t n = static_cast<std::int64_t>(es.size());
+  if (auto k = const_int(idx)) {
+    std::int64_t i = *k < 0 ? *k + n : *k;
+    if (i < 0 || i >= n) fail(loc, "tuple index " + std::to_string(*k) + " out of range for " + t.ty->str());
+    if (t.literal) {
+      bool others_pure = true;
+      for (std::int64_t j = 0; j < n; ++j) others_pure = others_pure && (j == i || t.elems[static_cast<std::size_t>(j)].pure);
+      if (others_pure) return t.elems[static_cast<std::size_t>(i)];
+    }
+    value r = op(op_id::tuple_get, es[static_cast<std::size_t>(i)], {t}, loc, {i});
+    r.roots = t.roots;
+    r.nonneg = r.ty->is_int() && !r.ty->is_signed;
+    return r;
+  }
+  // A run-time index into a tuple of one type: a chain of conditionals.
+  if (n == 0) fail(loc, "tuple index out of range for an empty tuple");
+  for (auto* e : es)
+    if (e != es[0]) fail(loc, "a tuple of different types (" + t.ty->str() + ") can only be indexed with a constant");
+  value tp = pure(t, loc);
+  value i = pure(cast(idx, tc_.int64(), loc), loc);
+  if (!i.nonneg) {
+    value neg = op(op_id::lt, tc_.boolean(), {i, int_constant(0, tc_.int64(), loc)}, loc);
+    i = hoist(conditional(neg, op(op_id::add, tc_.int64(), {i, int_constant(n, tc_.int64(), loc)}, loc), i, tc_.int64(), loc), loc);
+  }
+  std::vector<value> elems = tuple_elements(tp, loc);
+  value r = elems.back();
+  for (std::int64_t k = n - 2; k >= 0; --k) {
+    value hit = op(op_id::eq, tc_.boolean(), {i, int_constant(k, tc_.int64(), loc)}, loc);
+    r = conditional(hit, elems[static_cast<std::size_t>(k)], r, es[0], loc);
+  }
+  r.weak = false;
+  return r;
+}
+
+value function_typer::array_attribute(const value& a0, const std::string& name, location loc) {
+  const type* at = a0.ty;
+  if (name == "ndim" || name == "itemsize") {
+    if (!a0.pure) hoist(a0, loc);
+    return int_constant(name == "ndim" ? at->ndim : at->dtype->itemsize(), tc_.int64(), loc, true);
+  }
+  if (name == "dtype") {
+    value v;
+    v.ty = tc_.dtype_value(at->dtype);
+    return v;
+  }
+  if (name == "size") {
+    value r = op(op_id::array_size, tc_.int64(), {a0}, loc);
+    r.weak = r.nonneg = true;  // a Python int, as NumPy's
+    return r;
+  }
+  if (name == "shape" || name == "strides") {
+    value a = pure(a0, loc);
+    std::vector<value> es;
+    for (int d = 0; d < at->ndim; ++d) {
+      value e = op(name == "shape" ? op_id::array_shape : op_id::array_stride, tc_.int64(), {a}, loc, {d});
+      e.weak = true;  // Python ints, as NumPy's
+      e.nonneg = name == "shape";
+      es.push_back(e);
+    }
+    return make_tuple(std::move(es), loc);
+  }
+  fail(loc, "Unknown attribute '" + name + "' of " + at->str());
+}
+
+std::vector<value> function_typer::element_indices(const value& a, const value& idx, location loc,
+                                                   bool& may_be_negative, const std::string& what) {
+  std::vector<value> parts;
+  if (idx.ty->is_tuple())
+    parts = tuple_elements(idx, loc);
+  else
+    parts.push_back(idx);
+  if (parts.size() != static_cast<std::size_t>(a.ty->ndim))
+    fail(loc, what + " needs " + std::to_string(a.ty->ndim) + " indices for " + a.ty->str() + ", got " +
+                  std::to_string(parts.size()));
+  std::vector<value> out;
+  for (const auto& p : parts) {
+    if (!p.ty->is_int()) fail(loc, what + ": array indices must be integers, got " + p.ty->str());
+    value i = cast(p, tc_.int64(), loc);
+    may_be_negative = may_be_negative || !i.nonneg;
+    out.push_back(i);
+  }
+  return out;
+}
+
+void function_typer::store(const value& a, expr_id index, const value& v, location loc, std::vector<stmt_id>& out) {
+  if (a.runtime() && a.ty->is_tuple()) fail(loc, "tuples are immutable: cannot assign to an element of " + a.ty->str());
+  if (!a.runtime() || !a.ty->is_array()) fail(loc, "a value of type " + a.ty->str() + " does not support item assignment");
+  if (a.ty->space == address_space::constant) fail(loc, "cannot assign to an element of a constant array (" + a.ty->str() + ")");
+  if (a.ty->readonly) fail(loc, "cannot assign to an element of a read-only array (" + a.ty->str() + ")");
+  std::vector<index_item> items = index_items(index, loc);
+  if (items.size() > static_cast<std::size_t>(a.ty->ndim))
+    fail(loc, "too many indices for array: array is " + std::to_string(a.ty->ndim) + "-dimensional, but " +
+                  std::to_string(items.size()) + " were indexed");
+  bool element = items.size() == static_cast<std::size_t>(a.ty->ndim);
+  for (const auto& it : items) element = element && it.k == index_item::kind::integer;
+  if (!element)
+    fail(loc, "Unsupported: assignment to a slice or a sub-array of " + a.ty->str() + " (assign its elements in a loop)");
+  if (!v.runtime() || !v.ty->is_scalar())
+    fail(loc, "cannot store " + v.ty->str() + " in an element of " + a.ty->str());
+  std::vector<value> operands{a, cast(v, a.ty->dtype, loc)};
+  bool neg = false;
+  for (const auto& it : items) {
+    operands.push_back(it.i);
+    neg = neg || !it.i.nonneg;
+  }
+  value s = op(op_id::array_store, tc_.none(), std::move(operands), loc, {neg ? 1 : 0}, true);
+  mark_written(a);
+  stmt st;
+  st.kind = stmt_kind::expression;
+  st.loc = loc;
+  st.value = use(s.id);
+  out.push_back(add_stmt(std::move(st)));
+}
+
+}  // namespace cuforge::frontend::detail

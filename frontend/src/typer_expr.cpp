@@ -1,0 +1,738 @@
+// Expressions: constants, variables, globals, operators (NumPy 2's
+// promotion with weak Python scalars, Python's operator semantics),
+// conditionals, attributes and the dispatch of calls.
+#include "typer_impl.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace cuforge::frontend::detail {
+
+namespace {
+
+bool fits(std::int64_t v, const type* t) {
+  if (t->bits >= 64) return t->is_signed || v >= 0;
+  if (t->is_signed) {
+    std::int64_t lim = std::int64_t{1} << (t->bits - 1);
+    return v >= -lim && v < lim;
+  }
+  return v >= 0 && v < (std::int64_t{1} << t->bits);
+}
+
+std::int64_t wrap(std::uint64_t bits, const type* t) {
+  constant_value cv;
+  cv.k = constant_value::kind::integer;
+  cv.i = static_cast<std::int64_t>(bits);
+  return convert_constant(cv, t, t).i;
+}
+
+// Integer arithmetic on constants of type `t` (values sign- or
+// zero-extended in int64), as the ops define it; nullopt where it is not
+// folded.
+std::optional<std::int64_t> fold_int(binop o, const type* t, std::int64_t x, std::int64_t y) {
+  std::uint64_t ux = static_cast<std::uint64_t>(x), uy = static_cast<std::uint64_t>(y);
+  bool s = t->is_signed;
+  switch (o) {
+    case binop::add: return wrap(ux + uy, t);
+    case binop::sub: return wrap(ux - uy, t);
+    case binop::mul: return wrap(ux * uy, t);
+    case binop::floordiv:
+      if (y == 0) return 0;
+      if (!s) return wrap(ux / uy, t);
+      if (x == std::numeric_limits<std::int64_t>::min() && y == -1) return wrap(ux, t);
+      {
+        std::int64_t q = x / y;
+        if ((x % y != 0) && ((x < 0) != (y < 0))) --q;
+        return wrap(static_cast<std::uint64_t>(q), t);
+      }
+    case binop::mod:
+      if (y == 0) return 0;
+      if (!s) return wrap(ux % uy, t);
+      if (y == -1) return 0;
+      {
+        std::int64_t r = x % y;
+        if (r != 0 && ((r < 0) != (y < 0))) r += y;
+        return wrap(static_cast<std::uint64_t>(r), t);
+      }
+    case binop::pow: {
+      if (s && y < 0) return x == 1 ? 1 : x == -1 ? ((y & 1) ? -1 : 1) : 0;
+      std::uint64_t r = 1, b = ux, e = uy;
+      while (e) {
+        if (e & 1) r *= b;
+        b *= b;
+        e >>= 1;
+      }
+      return wrap(r, t);
+    }
+    case binop::lshift:
+      if (y < 0 && s) return std::nullopt;
+      if (uy >= static_cast<std::uint64_t>(t->bits)) return 0;
+      return wrap(ux << uy, t);
+    case binop::rshift:
+      if (y < 0 && s) return std::nullopt;
+      if (uy >= static_cast<std::uint64_t>(t->bits)) return (s && x < 0) ? -1 : 0;
+      return s ? wrap(static_cast<std::uint64_t>(x >> uy), t) : wrap(ux >> uy, t);
+    case binop::bitand_: return wrap(ux & uy, t);
+    case binop::bitor_: return wrap(ux | uy, t);
+    case binop::bitxor: return wrap(ux ^ uy, t);
+    default: return std::nullopt;
+  }
+}
+
+op_id arith_op(binop o) {
+  switch (o) {
+    case binop::add: return op_id::add;
+    case binop::sub: return op_id::sub;
+    case binop::mul: return op_id::mul;
+    case binop::truediv: return op_id::div;
+    case binop::floordiv: return op_id::floordiv;
+    case binop::mod: return op_id::mod;
+    case binop::pow: return op_id::pow;
+    case binop::lshift: return op_id::shl;
+    case binop::rshift: return op_id::shr;
+    case binop::bitor_: return op_id::bit_or;
+    case binop::bitxor: return op_id::bit_xor;
+    case binop::bitand_: return op_id::bit_and;
+    case binop::matmul: return op_id::none;
+  }
+  return op_id::none;
+}
+
+op_id compare_op(cmpop o) {
+  switch (o) {
+    case cmpop::eq: return op_id::eq;
+    case cmpop::ne: return op_id::ne;
+    case cmpop::lt: return op_id::lt;
+    case cmpop::le: return op_id::le;
+    case cmpop::gt: return op_id::gt;
+    case cmpop::ge: return op_id::ge;
+    default: return op_id::none;
+  }
+}
+
+bool weak_int_constant(const function_typer& ft, const value& v, std::int64_t& out) {
+  if (!v.weak || !v.ty->is_int()) return false;
+  auto k = ft.const_int(v);
+  if (!k) return false;
+  out = *k;
+  return true;
+}
+
+}  // namespace
+
+// --- lowering ---------------------------------------------------------------------
+
+value function_typer::lower(expr_id id) {
+  const expr& x = sx(id, {src_.first_line, 0});
+  const location loc = x.loc;
+  nesting guard(*this, loc);
+  auto need = [&](std::size_t n) {
+    if (x.operands.size() != n) fail(loc, "malformed IR: this expression needs " + std::to_string(n) + " operands");
+  };
+  switch (x.kind) {
+    case expr_kind::constant: {
+      const constant_value& cv = x.value;
+      if (!cv.typestr.empty()) {
+        const type* t = tc_.from_typestr(cv.typestr);
+        if (!t) fail(loc, "Unsupported: a constant of NumPy type '" + cv.typestr + "'");
+        return constant(convert_constant(cv, literal_type(tc_, cv), t), t, loc, false);
+      }
+      const type* t = literal_type(tc_, cv);
+      return constant(cv, t, loc, cv.weak && cv.k != constant_value::kind::none);
+    }
+    case expr_kind::variable: return var_ref(x.var, loc);
+    case expr_kind::tuple: {
+      std::vector<value> es;
+      for (auto o : x.operands) es.push_back(lower(o));
+      return make_tuple(std::move(es), loc);
+    }
+    case expr_kind::conditional: {
+      need(3);
+      value c = truth(lower(x.operands[0]), loc);
+      if (auto k = const_int(c)) return lower(x.operands[*k ? 1 : 2]);  // the other branch never runs
+      value a = lower(x.operands[1]);
+      value b = lower(x.operands[2]);
+      if (!a.runtime() || !b.runtime())
+        fail(loc, "a conditional expression's branches must be run-time values, not " + (a.runtime() ? b : a).ty->str());
+      bool weak = false;
+      const type* t = join(a.ty, a.weak, b.ty, b.weak, weak);
+      if (!t)
+        fail(loc, "the branches of this conditional expression have types " + a.ty->str() + " and " + b.ty->str() +
+                      ", which have no common type");
+      value r = conditional(c, convert(a, t, loc, ""), convert(b, t, loc, ""), t, loc);
+      r.weak = weak;
+      return r;
+    }
+    case expr_kind::logical: {
+      need(2);
+      value a = lower(x.operands[0]);
+      if (a.runtime() && a.ty->is_scalar() && const_of(a)) {
+        // A constant left operand decides whether the right one runs at
+        // all; Python then gives whichever operand decided, as it is.
+        bool t = *const_int(truth(a, loc)) != 0;
+        return t != x.is_and ? a : lower(x.operands[1]);
+      }
+      value b = lower(x.operands[1]);
+      return logical(x.is_and, a, b, loc);
+    }
+    case expr_kind::global: return lower_global(x.global, loc);
+    case expr_kind::unary: need(1); return unary(x.unary_op, lower(x.operands[0]), loc);
+    case expr_kind::binary: {
+      need(2);
+      value a = lower(x.operands[0]);
+      value b = lower(x.operands[1]);
+      return binary(x.binary_op, a, b, loc);
+    }
+    case expr_kind::compare: {
+      need(2);
+      value a = lower(x.operands[0]);
+      value b = lower(x.operands[1]);
+      return compare(x.compare_op, a, b, loc);
+    }
+    case expr_kind::call: {
+      if (x.operands.empty()) fail(loc, "malformed IR: a call without a callee");
+      std::size_t nargs = x.operands.size() - 1;
+      if (x.keywords.size() > nargs) fail(loc, "malformed IR: more keywords than arguments");
+      value callee = lower(x.operands[0]);
+      call_args c;
+      c.loc = loc;
+      switch (callee.ty->kind) {
+        case type_kind::function: c.name = callee.ty->name; break;
+        case type_kind::dtype: c.name = callee.name.empty() ? callee.ty->dtype->str() : callee.name; break;
+        case type_kind::device_function:
+          c.name = callee.ty->callee->qualname.empty() ? callee.ty->callee->name : callee.ty->callee->qualname;
+          break;
+        default: c.name = callee.ty->str(); break;
+      }
+      std::size_t npos = nargs - x.keywords.size();
+      for (std::size_t i = 0; i < nargs; ++i) {
+        value v = lower(x.operands[i + 1]);
+        if (i < npos)
+          c.args.push_back(std::move(v));
+        else
+          c.kwargs.push_back({x.keywords[i - npos], std::move(v)});
+      }
+      return call(callee, c);
+    }
+    case expr_kind::attribute: need(1); return attribute(lower(x.operands[0]), x.name, loc);
+    case expr_kind::subscript: need(2); return subscript(lower(x.operands[0]), x.operands[1], loc);
+    case expr_kind::slice: fail(loc, "Unsupported: a slice outside an array subscript");
+    case expr_kind::cast:
+    case expr_kind::op: fail(loc, "malformed IR: a typed expression in the untyped input");
+  }
+  fail(loc, "malformed IR: unknown expression kind");
+}
+
+value function_typer::global_constant(const global_value& g, location loc) {
+  switch (g.k) {
+    case global_value::kind::constant: {
+      const constant_value& cv = g.value;
+      if (!cv.typestr.empty()) {
+        const type* t = tc_.from_typestr(cv.typestr);
+        if (!t) fail(loc, "Unsupported: the global '" + g.name + "' of NumPy type '" + cv.typestr + "'");
+        return constant(convert_constant(cv, literal_type(tc_, cv), t), t, loc, false);
+      }
+      const type* t = literal_type(tc_, cv);
+      return constant(cv, t, loc, cv.weak && cv.k != constant_value::kind::none);
+    }
+    case global_value::kind::tuple: {
+      std::vector<value> es;
+      for (const auto& e : g.elements) es.push_back(global_constant(e, loc));
+      return make_tuple(std::move(es), loc);
+    }
+    default:
+      fail(loc, "Unsupported global: a tuple holding " + (g.name.empty() ? std::string("a non-constant") : g.name));
+  }
+}
+
+value function_typer::lower_global(std::int32_t gi, location loc) {
+  if (gi < 0 || static_cast<std::size_t>(gi) >= src_.globals.size())
+    fail(loc, "malformed IR: global " + std::to_string(gi) + " does not exist");
+  const global_value& g = src_.globals[static_cast<std::size_t>(gi)];
+  value v;
+  switch (g.k) {
+    case global_value::kind::constant:
+    case global_value::kind::tuple: return global_constant(g, loc);
+    case global_value::kind::const_array: {
+      const type* dt = tc_.from_typestr(g.dtype);
+      if (!dt) fail(loc, "Unsupported: the global array '" + g.name + "' of NumPy type '" + g.dtype + "'");
+      std::int64_t n = 1;
+      for (auto e : g.shape) {
+        if (e < 0) fail(loc, "malformed IR: the global array '" + g.name + "' has a negative extent");
+        n *= e;
+      }
+      if (static_cast<std::size_t>(n) * static_cast<std::size_t>(dt->itemsize()) != g.bytes.size())
+        fail(loc, "malformed IR: the global array '" + g.name + "' holds " + std::to_string(g.bytes.size()) +
+                      " bytes, not what its shape and dtype need");
+      const type* t = tc_.array(dt, static_cast<int>(g.shape.size()), array_layout::c, true, address_space::constant);
+      return op(op_id::const_array, t, {}, loc, {gi});
+    }
+    case global_value::kind::module: {
+      std::string n = canonical_name(g.name, true);
+      static const char* const known[] = {"math", "cmath", "numpy", "operator", "cuda", "cuda.threadIdx",
+                                          "cuda.blockIdx", "cuda.blockDim", "cuda.gridDim", "cuda.shared",
+                                          "cuda.local", "cuda.const", "cuda.atomic"};
+      bool ok = false;
+      for (const char* k : known) ok = ok || n == k;
+      if (!ok) fail(loc, "Unsupported module: " + g.name);
+      v.ty = tc_.module(n);
+      return v;
+    }
+    case global_value::kind::function: v.ty = tc_.function(canonical_name(g.name, false)); return v;
+    case global_value::kind::dtype: {
+      const type* dt = tc_.from_typestr(g.dtype);
+      if (!dt) fail(loc, "Unsupported dtype '" + g.dtype + "'" + (g.name.empty() ? "" : " (" + g.name + ")"));
+      v.ty = tc_.dtype_value(dt);
+      v.name = g.name;
+      return v;
+    }
+    case global_value::kind::device_function:
+      if (!g.callee) fail(loc, "malformed IR: the device function '" + g.name + "' has no IR");
+      v.ty = tc_.device_function(g.callee.get());
+      return v;
+    case global_value::kind::unsupported:
+      fail(loc, "Unsupported global: " + (g.name.empty() ? std::string("a Python object") : g.name));
+  }
+  fail(loc, "malformed IR: unknown global kind");
+}
+
+// --- operators ----------------------------------------------------------------------
+
+value function_typer::truth(const value& v, location loc) {
+  if (!v.runtime()) fail(loc, "cannot use " + v.ty->str() + " as a condition");
+  if (v.ty->kind == type_kind::boolean) return v;
+  if (v.ty->kind == type_kind::none) {
+    constant_value no;
+    no.k = constant_value::kind::boolean;
+    return constant(no, tc_.boolean(), loc);
+  }
+  if (v.ty->is_scalar()) return cast(v, tc_.boolean(), loc);
+  if (v.ty->is_tuple()) {
+    if (!v.pure) hoist(v, loc);
+    constant_value cv;
+    cv.k = constant_value::kind::boolean;
+    cv.b = !v.ty->elements.empty();
+    return constant(cv, tc_.boolean(), loc);
+  }
+  fail(loc, "the truth value of " + v.ty->str() + " is ambiguous");
+}
+
+value function_typer::unary(unop o, const value& a, location loc) {
+  const char* sym = to_string(o);
+  if (o == unop::not_) {
+    value t = truth(a, loc);
+    if (auto k = const_int(t)) {
+      constant_value cv;
+      cv.k = constant_value::kind::boolean;
+      cv.b = !*k;
+      return constant(cv, tc_.boolean(), loc, a.weak);
+    }
+    value r = op(op_id::not_, tc_.boolean(), {t}, loc);
+    r.weak = a.weak;
+    return r;
+  }
+  if (!a.runtime() || !a.ty->is_scalar())
+    fail(loc, std::string("bad operand type for unary ") + sym + ": " + a.ty->str());
+  switch (o) {
+    case unop::pos: {
+      if (a.ty->kind != type_kind::boolean && a.ty == arith(a.ty)) return a;
+      value r = cast(a, a.ty->kind == type_kind::boolean ? tc_.int64() : arith(a.ty), loc);
+      r.weak = a.weak;
+      return r;
+    }
+    case unop::neg: {
+      const type* t = a.ty->kind == type_kind::boolean ? tc_.int64() : arith(a.ty);
+      value x = cast(a, t, loc);
+      if (const constant_value* c = const_of(x)) {
+        constant_value r = *c;
+        if (t->is_int())
+          r.i = wrap(0 - static_cast<std::uint64_t>(c->i), t);
+        else if (t->is_float())
+          r.f = -c->f;
+        else
+          r.c = -c->c;
+        value v = constant(r, t, loc, a.weak);
+        return v;
+      }
+      value r = op(op_id::neg, t, {x}, loc);
+      r.weak = a.weak;
+      return r;
+    }
+    case unop::invert: {
+      // ~ is logical on booleans (NumPy's), bitwise on integers.
+      if (a.ty->kind == type_kind::boolean) return unary(unop::not_, a, loc);
+      if (!a.ty->is_int()) fail(loc, std::string("bad operand type for unary ~: ") + a.ty->str());
+      if (auto k = const_int(a)) return int_constant(wrap(~static_cast<std::uint64_t>(*k), a.ty), a.ty, loc, a.weak);
+      value r = op(op_id::invert, a.ty, {a}, loc);
+      r.weak = a.weak;
+      return r;
+    }
+    case unop::not_: break;
+  }
+  fail(loc, "malformed IR: unknown unary operator");
+}
+
+value function_typer::pow(const value& a, const value& b, location loc) {
+  if (!a.runtime() || !b.runtime() || !a.ty->is_scalar() || !b.ty->is_scalar())
+    fail(loc, "unsupported operand types for **: " + a.ty->str() + " and " + b.ty->str());
+  bool weak = a.weak && b.weak;
+  std::int64_t x = 0, y = 0;
+  if (weak_int_constant(*this, a, x) && weak_int_constant(*this, b, y) && y < 0) {
+    // Two Python ints: a negative power is a float (2 ** -1 == 0.5).
+    constant_value cv;
+    cv.k = constant_value::kind::floating;
+    cv.f = std::pow(static_cast<double>(x), static_cast<double>(y));
+    return constant(cv, tc_.float64(), loc, true);
+  }
+  const type* t = promote(tc_, a.ty, a.weak, b.ty, b.weak);
+  if (!t) fail(loc, "unsupported operand types for **: " + a.ty->str() + " and " + b.ty->str());
+  value r;
+  if (t->is_complex()) {
+    r = op(op_id::pow, t, {cast(a, t, loc), cast(b, t, loc)}, loc);
+  } else if (t->is_float()) {
+    t = arith(t);
+    if (b.ty->is_int() || b.ty->kind == type_kind::boolean)
+      r = op(op_id::powi, t, {cast(a, t, loc), cast(b, tc_.int64(), loc)}, loc);
+    else
+      r = op(op_id::pow, t, {cast(a, t, loc), cast(b, t, loc)}, loc);
+  } else {
+    value ca = cast(a, t, loc), cb = cast(b, t, loc);
+    auto ka = const_int(ca), kb = const_int(cb);
+    if (ka && kb) {
+      if (auto f = fold_int(binop::pow, t, *ka, *kb)) return int_constant(*f, t, loc, weak);
+    }
+    r = op(op_id::pow, t, {ca, cb}, loc);
+    r.nonneg = ca.nonneg;
+  }
+  r.weak = weak;
+  return r;
+}
+
+value function_typer::binary(binop o, const value& a, const value& b, location loc) {
+  const char* sym = to_string(o);
+  auto unsupported = [&]() -> value {
+    fail(loc, std::string("unsupported operand types for ") + sym + ": " + a.ty->str() + " and " + b.ty->str());
+  };
+  if (a.runtime() && b.runtime() && a.ty->is_tuple() && b.ty->is_tuple() && o == binop::add) {
+    std::vector<value> es = tuple_elements(a, loc), more = tuple_elements(b, loc);
+    es.insert(es.end(), more.begin(), more.end());
+    return make_tuple(std::move(es), loc);
+  }
+  if (o == binop::mul && a.runtime() && b.runtime() && (a.ty->is_tuple() || b.ty->is_tuple())) {
+    const value& t = a.ty->is_tuple() ? a : b;
+    const value& n = a.ty->is_tuple() ? b : a;
+    auto k = const_int(n);
+    if (!k || !n.ty->is_int())
+      fail(loc, "a tuple can only be repeated a constant number of times, not " + n.ty->str());
+    std::vector<value> one = tuple_elements(t, loc), es;
+    for (std::int64_t i = 0; i < *k && i < 4096; ++i) es.insert(es.end(), one.begin(), one.end());
+    return make_tuple(std::move(es), loc);
+  }
+  if (!a.runtime() || !b.runtime() || !a.ty->is_scalar() || !b.ty->is_scalar()) return unsupported();
+  if (o == binop::matmul) return unsupported();
+  if (o == binop::pow) return pow(a, b, loc);
+  const bool weak = a.weak && b.weak;
+  const type* t = promote(tc_, a.ty, a.weak, b.ty, b.weak);
+  if (!t) return unsupported();
+  if (t->is_int()) {
+    // NumPy 2 refuses a Python int the other operand's type cannot hold.
+    for (const value* v : {&a, &b}) {
+      std::int64_t k = 0;
+      if (!weak && weak_int_constant(*this, *v, k) && !fits(k, t))
+        fail(loc, "Python integer " + std::to_string(k) + " out of bounds for " + t->str());
+    }
+  }
+  bool both_bool = a.ty->kind == type_kind::boolean && b.ty->kind == type_kind::boolean;
+  switch (o) {
+    case binop::bitand_:
+    case binop::bitor_:
+    case binop::bitxor:
+      if (both_bool)
+        t = tc_.boolean();
+      else if (!t->is_int())
+        return unsupported();
+      break;
+    case binop::lshift:
+    case binop::rshift:
+      if (!t->is_int()) return unsupported();
+      break;
+    case binop::truediv:
+      if (t->is_int()) t = tc_.float64();  // integers divide in float64
+      t = arith(t);
+      break;
+    case binop::floordiv:
+    case binop::mod:
+      if (t->is_complex()) return unsupported();
+      t = arith(t);
+      break;
+    default: t = arith(t); break;
+  }
+  value x = cast(a, t, loc), y = cast(b, t, loc);
+  const constant_value *cx = const_of(x), *cy = const_of(y);
+  if (cx && cy) {
+    if (t->is_int() || t->kind == type_kind::boolean) {
+      if (auto f = fold_int(o, t->kind == type_kind::boolean ? tc_.uint8() : t, *const_int(x), *const_int(y))) {
+        if (t->kind == type_kind::boolean) {
+          constant_value cv;
+          cv.k = constant_value::kind::boolean;
+          cv.b = (*f & 1) != 0;
+          return constant(cv, t, loc, weak);
+        }
+        return int_constant(*f, t, loc, weak);
+      }
+    } else if (t == tc_.float64() && (o == binop::add || o == binop::sub || o == binop::mul || o == binop::truediv)) {
+      constant_value cv;
+      cv.k = constant_value::kind::floating;
+      cv.f = o == binop::add ? cx->f + cy->f : o == binop::sub ? cx->f - cy->f : o == binop::mul ? cx->f * cy->f : cx->f / cy->f;
+      return constant(cv, t, loc, weak);
+    }
+  }
+  value r = op(arith_op(o), t, {x, y}, loc);
+  r.weak = weak;
+  if (t->is_int()) {
+    switch (o) {
+      case binop::add:
+      case binop::mul:
+      case binop::floordiv:
+      case binop::bitor_:
+      case binop::bitxor: r.nonneg = x.nonneg && y.nonneg; break;
+      case binop::bitand_: r.nonneg = x.nonneg || y.nonneg; break;
+      case binop::mod: r.nonneg = y.nonneg; break;  // the sign of the divisor
+      case binop::rshift: r.nonneg = x.nonneg; break;
+      default: break;
+    }
+  }
+  return r;
+}
+
+value function_typer::compare(cmpop o, const value& a, const value& b, location loc) {
+  const char* sym = to_string(o);
+  auto boolean = [&](bool v) {
+    constant_value cv;
+    cv.k = constant_value::kind::boolean;
+    cv.b = v;
+    return constant(cv, tc_.boolean(), loc);
+  };
+  auto unsupported = [&]() -> value {
+    fail(loc, std::string("unsupported operand types for ") + sym + ": " + a.ty->str() + " and " + b.ty->str());
+  };
+  if (!a.runtime() || !b.runtime()) return unsupported();
+  bool a_none = a.ty->kind == type_kind::none, b_none = b.ty->kind == type_kind::none;
+  if (o == cmpop::is || o == cmpop::is_not || a_none || b_none) {
+    // Only None has an identity worth comparing; it is known while typing.
+    if (!a_none && !b_none)
+      fail(loc, std::string("Unsupported: '") + sym + "' between " + a.ty->str() + " and " + b.ty->str() + " (use == or !=)");
+    if (o != cmpop::is && o != cmpop::is_not && o != cmpop::eq && o != cmpop::ne) return unsupported();
+    bool same = a_none && b_none;
+    return boolean((o == cmpop::is || o == cmpop::eq) ? same : !same);
+  }
+  if (o == cmpop::in || o == cmpop::not_in) {
+    if (!b.ty->is_tuple()) fail(loc, std::string("Unsupported: '") + sym + "' on " + b.ty->str() + " (only tuples)");
+    value x = pure(a, loc);
+    value any;
+    bool first = true;
+    for (const value& e : tuple_elements(b, loc)) {
+      value eq = compare(cmpop::eq, x, e, loc);
+      any = first ? eq : logical(false, any, eq, loc);
+      first = false;
+    }
+    if (first) any = boolean(false);
+    return o == cmpop::in ? any : unary(unop::not_, any, loc);
+  }
+  if (a.ty->is_tuple() && b.ty->is_tuple() && (o == cmpop::eq || o == cmpop::ne)) {
+    value all;
+    if (a.ty->elements.size() != b.ty->elements.size()) {
+      all = boolean(false);
+    } else {
+      std::vector<value> xs = tuple_elements(a, loc), ys = tuple_elements(b, loc);
+      all = boolean(true);
+      for (std::size_t i = 0; i < xs.size(); ++i) {
+        value eq = compare(cmpop::eq, xs[i], ys[i], loc);
+        all = i ? logical(true, all, eq, loc) : eq;
+      }
+    }
+    return o == cmpop::eq ? all : unary(unop::not_, all, loc);
+  }
+  if (!a.ty->is_scalar() || !b.ty->is_scalar()) return unsupported();
+  const bool weak = a.weak && b.weak;
+  const type* t = nullptr;
+  if (a.ty->kind == type_kind::boolean && b.ty->kind == type_kind::boolean && (o == cmpop::eq || o == cmpop::ne)) {
+    t = tc_.boolean();
+  } else {
+    t = promote(tc_, a.ty, a.weak, b.ty, b.weak);
+    if (!t) return unsupported();
+    if (t->is_int()) {
+      // A Python int out of the other type's range still compares by
+      // value (NumPy 2): widen rather than wrap it.
+      for (const value* v : {&a, &b}) {
+        std::int64_t k = 0;
+        if (!weak && weak_int_constant(*this, *v, k) && !fits(k, t)) t = promote(tc_, t, false, tc_.int64(), false);
+      }
+    }
+    if (t->is_complex() && o != cmpop::eq && o != cmpop::ne)
+      fail(loc, std::string("'") + sym + "' is not supported between " + a.ty->str() + " and " + b.ty->str());
+    t = arith(t);
+  }
+  value x = cast(a, t, loc), y = cast(b, t, loc);
+  const constant_value *cx = const_of(x), *cy = const_of(y);
+  if (cx && cy && (t->is_int() || t->kind == type_kind::boolean || t == tc_.float64())) {
+    int c = 0;  // -1, 0, 1; 2 for unordered
+    if (t->is_float()) {
+      c = std::isnan(cx->f) || std::isnan(cy->f) ? 2 : cx->f < cy->f ? -1 : cx->f > cy->f ? 1 : 0;
+    } else if (t->is_int() && !t->is_signed) {
+      auto ux = static_cast<std::uint64_t>(*const_int(x)), uy = static_cast<std::uint64_t>(*const_int(y));
+      c = ux < uy ? -1 : ux > uy ? 1 : 0;
+    } else {
+      auto ix = *const_int(x), iy = *const_int(y);
+      c = ix < iy ? -1 : ix > iy ? 1 : 0;
+    }
+    bool r = false;
+    switch (o) {
+      case cmpop::eq: r = c == 0; break;
+      case cmpop::ne: r = c != 0; break;
+      case cmpop::lt: r = c == -1; break;
+      case cmpop::le: r = c == -1 || c == 0; break;
+      case cmpop::gt: r = c == 1; break;
+      case cmpop::ge: r = c == 1 || c == 0; break;
+      default: break;
+    }
+    value v = boolean(r);
+    v.weak = weak;
+    return v;
+  }
+  value r = op(compare_op(o), tc_.boolean(), {x, y}, loc);
+  r.weak = weak;
+  return r;
+}
+
+value function_typer::logical(bool is_and, const value& a, const value& b, location loc) {
+  if (!a.runtime() || !b.runtime() || !a.ty->is_scalar() || !b.ty->is_scalar())
+    fail(loc, std::string("Unsupported: '") + (is_and ? "and" : "or") + "' on " + a.ty->str() + " and " + b.ty->str() +
+                  " (only numbers and booleans)");
+  const bool weak = a.weak && b.weak;
+  const type* t = a.ty == b.ty ? a.ty : promote(tc_, a.ty, a.weak, b.ty, b.weak);
+  if (!t) fail(loc, std::string("no common type for '") + (is_and ? "and" : "or") + "' of " + a.ty->str() + " and " + b.ty->str());
+  value x = cast(a, t, loc), y = cast(b, t, loc);
+  if (const_of(x)) {
+    // Python returns the left operand when it decides the result.
+    bool lt = *const_int(truth(x, loc)) != 0;
+    value r = (lt == is_and) ? y : x;
+    r.weak = weak;
+    return r;
+  }
+  expr e;
+  e.kind = expr_kind::logical;
+  e.loc = loc;
+  e.ty = t;
+  e.is_and = is_and;
+  e.operands = {use(x.id), use(y.id)};
+  value r;
+  r.ty = t;
+  r.weak = weak;
+  r.pure = x.pure && y.pure;
+  r.nonneg = x.nonneg && y.nonneg;
+  r.id = add(std::move(e));
+  return r;
+}
+
+// --- attributes and calls ------------------------------------------------------------
+
+value function_typer::attribute(const value& obj, const std::string& name, location loc) {
+  switch (obj.ty->kind) {
+    case type_kind::module: return module_attribute(obj.ty->name, name, loc);
+    case type_kind::array: return array_attribute(obj, name, loc);
+    case type_kind::boolean:
+    case type_kind::integer:
+    case type_kind::floating:
+    case type_kind::complex: {
+      if (name == "real" || name == "imag") {
+        if (obj.ty->is_complex()) {
+          value r = op(name == "real" ? op_id::real : op_id::imag, tc_.floating(obj.ty->bits / 2), {obj}, loc);
+          r.weak = obj.weak;
+          return r;
+        }
+        if (name == "real") return obj;
+        if (!obj.pure) hoist(obj, loc);
+        return int_constant(0, obj.ty, loc, obj.weak);
+      }
+      if (name == "conjugate") {
+        value m;
+        m.ty = tc_.function("method.conjugate");
+        m.self = std::make_shared<value>(obj);
+        return m;
+      }
+      break;
+    }
+    default: break;
+  }
+  fail(loc, "Unknown attribute '" + name + "' of " + obj.ty->str());
+}
+
+value function_typer::module_attribute(const std::string& module, const std::string& name, location loc) {
+  if (module == "cuda" || module.rfind("cuda.", 0) == 0) {
+    if (auto v = cuda_attribute(module, name, loc)) return *v;
+  } else {
+    auto real_constant = [&](double d) {
+      constant_value cv;
+      cv.k = constant_value::kind::floating;
+      cv.f = d;
+      return constant(cv, tc_.float64(), loc, true);
+    };
+    constexpr double pi = 3.14159265358979323846;
+    if (module == "math" || module == "cmath" || module == "numpy") {
+      if (name == "pi") return real_constant(pi);
+      if (name == "e") return real_constant(2.71828182845904523536);
+      if (name == "inf") return real_constant(std::numeric_limits<double>::infinity());
+      if (name == "nan") return real_constant(std::numeric_limits<double>::quiet_NaN());
+      if (name == "tau" && module != "numpy") return real_constant(2 * pi);
+    }
+    if (module == "numpy" && name == "euler_gamma") return real_constant(0.57721566490153286061);
+    if (module == "cmath" && (name == "infj" || name == "nanj")) {
+      constant_value cv;
+      cv.k = constant_value::kind::complex;
+      cv.c = {0, name == "infj" ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN()};
+      return constant(cv, tc_.complex128(), loc, true);
+    }
+    if (module == "numpy") {
+      static const struct {
+        const char* name;
+        const char* typestr;
+      } dtypes[] = {{"bool_", "|b1"},     {"bool", "|b1"},     {"int8", "|i1"},     {"int16", "<i2"},
+                    {"int32", "<i4"},     {"int64", "<i8"},    {"uint8", "|u1"},    {"uint16", "<u2"},
+                    {"uint32", "<u4"},    {"uint64", "<u8"},   {"intp", "<i8"},     {"uintp", "<u8"},
+                    {"float16", "<f2"},   {"float32", "<f4"},  {"float64", "<f8"},  {"half", "<f2"},
+                    {"single", "<f4"},    {"double", "<f8"},   {"complex64", "<c8"}, {"complex128", "<c16"},
+                    {"csingle", "<c8"},   {"cdouble", "<c16"}, {"byte", "|i1"},     {"ubyte", "|u1"},
+                    {"short", "<i2"},     {"ushort", "<u2"},   {"intc", "<i4"},     {"uintc", "<u4"},
+                    {"int_", "<i8"},      {"longlong", "<i8"}, {"ulonglong", "<u8"}};
+      for (const auto& d : dtypes)
+        if (name == d.name) {
+          value v;
+          v.ty = tc_.dtype_value(tc_.from_typestr(d.typestr));
+          v.name = "numpy." + name;
+          return v;
+        }
+    }
+    std::string full = module + "." + name;
+    if (known_function(full)) {
+      value v;
+      v.ty = tc_.function(full);
+      return v;
+    }
+  }
+  fail(loc, "module '" + module + "' has no attribute '" + name + "'");
+}
+
+value function_typer::call(const value& callee, call_args& c) {
+  switch (callee.ty->kind) {
+    case type_kind::function:
+      if (callee.self) return call_method(callee.ty->name, *callee.self, c);
+      return call_function(callee.ty->name, c);
+    case type_kind::dtype: return call_dtype(callee.ty->dtype, c);
+    case type_kind::device_function: return call_device(*callee.ty->callee, c);
+    case type_kind::module: fail(c.loc, "module '" + callee.ty->name + "' is not callable");
+    default: fail(c.loc, "a value of type " + callee.ty->str() + " is not callable");
+  }
+}
+
+}  // namespace cuforge::frontend::detail

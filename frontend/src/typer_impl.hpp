@@ -1,0 +1,320 @@
+#pragma once
+
+// Internals of the typer (typer.hpp; the rules are docs/compiler.md's "Type
+// rules"). A module_typer owns the device-function specialisations; a
+// function_typer types one function for one tuple of argument types. The
+// work is split by area:
+//   typer.cpp           infer(), specialisation, symbols, module assembly
+//   typer_function.cpp  the passes to a fixpoint, variables, conversions, emitting
+//   typer_stmt.cpp      statements
+//   typer_expr.cpp      expressions, operators, attributes, call dispatch
+//   typer_calls.cpp     builtins, math/cmath/numpy/operator, dtypes, device calls
+//   typer_cuda.cpp      cuda.*
+//   typer_arrays.cpp    subscripts (arrays and tuples), array attributes, stores
+//
+// How a function is typed: the body is lowered to typed IR repeatedly into a
+// scratch function while the variables' types grow (each assignment joins
+// its value's type into its variable's, NumPy promotion); a statement that
+// reads a variable with no type yet, or that fails to type, contributes
+// nothing to that pass. When a pass changes nothing, a final pass lowers the
+// body into the real output with every type fixed, and now errors are
+// reported.
+//
+// Weak values: NumPy 2 (NEP 50) lets a Python scalar take the other
+// operand's type. Literals are weak; so are values computed only from weak
+// values (`2 * 3`, `-1`), Python's builtins that return Python ints (len,
+// the extents of .shape, .size), and variables every assignment of which is
+// weak (`for i in range(10)`, `i = 0`): `a[i] * i` with `a` float32 stays
+// float32 as it would in NumPy.
+
+#include <cuforge/frontend/diagnostics.hpp>
+#include <cuforge/frontend/ir.hpp>
+#include <cuforge/frontend/typer.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cuforge::frontend::detail {
+
+/// A typed expression while it is being built: its node in the output
+/// function (no_id for compile-time values: modules, functions, dtypes,
+/// device functions) and what typing needs to know about it.
+struct value {
+  expr_id id = no_id;
+  const type* ty = nullptr;
+  bool weak = false;    ///< a Python scalar for promotion (NEP 50)
+  bool nonneg = false;  ///< provably >= 0 (indices need no wraparound)
+  bool pure = true;     ///< no side effects: may be evaluated twice or not at all
+  /// The parameters an array (or a tuple holding arrays) may alias: stores
+  /// through it write those arguments.
+  std::vector<int> roots;
+  /// A tuple built here (a literal, .shape, cuda.grid(2)): its elements, so
+  /// indexing with a constant takes the element itself, weakness and all.
+  bool literal = false;
+  std::vector<value> elems;
+  /// A bound method (`z.conjugate`): its receiver.
+  std::shared_ptr<value> self;
+  /// A compile-time value: the name the kernel reaches it by ("np.float32",
+  /// "int"), for messages.
+  std::string name;
+
+  bool runtime() const noexcept { return ty && ty->is_runtime(); }
+};
+
+struct kwarg {
+  std::string name;
+  value v;
+};
+
+/// A call's arguments once typed, and what is called (for messages).
+struct call_args {
+  std::string name;
+  std::vector<value> args;
+  std::vector<kwarg> kwargs;
+  location loc;
+};
+
+/// One component of an array index: an integer, a full slice `:`, or a
+/// slice with some of start, stop, step (absent ones have id no_id).
+struct index_item {
+  enum class kind : std::uint8_t { integer, full, slice } k = kind::integer;
+  value i;                  ///< integer
+  value start, stop, step;  ///< slice
+  location loc;
+};
+
+/// What the passes learn about a variable of the source function.
+struct var_state {
+  const type* ty = nullptr;  ///< null: no assignment typed yet
+  bool weak = false;
+  bool nonneg = true;  ///< every value assigned so far is >= 0 (a greatest fixpoint)
+  std::vector<int> roots;
+};
+
+/// One device function typed for one tuple of argument types.
+struct specialization {
+  const function* callee = nullptr;
+  std::vector<const type*> args;
+  typed_function tf;
+  std::vector<int> return_roots;  ///< the callee's parameters its return value may alias
+  std::exception_ptr error;       ///< typing it failed: the error, rethrown at each use
+};
+
+/// Thrown while inferring when an expression reads a variable that has no
+/// type yet: the statement contributes nothing to this pass.
+struct unknown_type {};
+
+class module_typer {
+ public:
+  module_typer(type_context& tc, const typer_options& opts) : tc(tc), opts(opts) {}
+
+  /// The id of `callee`'s specialisation for `args`, typing it on first
+  /// request. @throws typing_error (the callee's, or recursion at `loc`).
+  int specialize(const function& callee, const std::vector<const type*>& args, const function& caller, location loc);
+  const specialization& at(int id) const { return specs_[static_cast<std::size_t>(id)]; }
+
+  /// The module: the entry, then the specialisations it reaches, with
+  /// call_device's attrs[0] renumbered from specialisation ids to indices.
+  typed_module assemble(typed_function entry);
+
+  type_context& tc;
+  const typer_options& opts;
+  std::vector<const function*> stack;  ///< the functions being typed, outermost first
+
+ private:
+  std::deque<specialization> specs_;
+};
+
+/// "cuforge_<qualname>_<16 hex digits>": unique per function and argument types.
+std::string make_symbol(const function& f, const std::vector<const type*>& args);
+
+class function_typer {
+ public:
+  function_typer(module_typer& m, const function& src, std::vector<const type*> args, bool is_kernel,
+                 const type* declared_return);
+  typed_function run();
+  std::vector<int> return_roots() const { return ret_.roots; }
+
+  // --- errors ------------------------------------------------------------------
+  [[noreturn]] void fail(location loc, const std::string& message) const;
+  /// "No implementation of math.sin for (array(float32, 1d, C),)" (+ why).
+  [[noreturn]] void no_impl(const call_args& c, const std::string& why = "") const;
+  static std::string types_text(const call_args& c);
+
+  // --- the source, checked (malformed IR is a typing_error, never a crash) --
+  const expr& sx(expr_id id, location where) const;
+  const stmt& ss(stmt_id id) const;
+
+  // --- emitting typed nodes into out_ ---------------------------------------------
+  expr_id add(expr e);
+  /// `id` as an operand (or a statement's expression): the typed IR is a
+  /// tree, so a node used a second time is cloned (only pure nodes are:
+  /// impure values are hoisted into temporaries before they are reused).
+  expr_id use(expr_id id);
+  expr_id clone(expr_id id);
+  stmt_id add_stmt(stmt s);
+  value constant(const constant_value& cv, const type* t, location loc, bool weak = false);
+  value int_constant(std::int64_t v, const type* t, location loc, bool weak = false);
+  value op(op_id id, const type* t, std::vector<value> operands, location loc, std::vector<std::int64_t> attrs = {},
+           bool side_effects = false);
+  /// A scalar converted to scalar type `t` (constants fold).
+  value cast(const value& v, const type* t, location loc);
+  /// Any runtime value converted to runtime type `t`: scalars cast, tuples
+  /// element by element, arrays to a wider layout (a view), none to none.
+  value convert(const value& v, const type* t, location loc, const std::string& what);
+  value var_ref(var_id v, location loc);
+  value make_tuple(std::vector<value> elems, location loc);
+  value conditional(const value& cond, const value& a, const value& b, const type* t, location loc);
+  /// Evaluates `v` into a temporary before the current statement.
+  value hoist(const value& v, location loc);
+  value pure(const value& v, location loc) { return v.pure ? v : hoist(v, loc); }
+  /// Elements of a tuple value (its literal elements, or tuple_gets).
+  std::vector<value> tuple_elements(const value& t, location loc);
+  std::optional<std::int64_t> const_int(const value& v) const;
+  const constant_value* const_of(const value& v) const;
+  var_id new_temp(const type* t);
+
+  // --- variables ---------------------------------------------------------------
+  /// The type a variable holding both gets (promotion; arrays widen their
+  /// layout), or null. `weak` is set to whether the join is weak.
+  const type* join(const type* a, bool a_weak, const type* b, bool b_weak, bool& weak);
+  void assign_var(var_id v, const value& val, location loc, std::vector<stmt_id>& out);
+
+  // --- statements (typer_stmt.cpp) -------------------------------------------------
+  void block(const std::vector<stmt_id>& ids, std::vector<stmt_id>& out);
+  void statement(stmt_id id, std::vector<stmt_id>& out);
+  void statement_impl(stmt_id id, std::vector<stmt_id>& out);
+  void assign(const stmt& s, std::vector<stmt_id>& out);
+  void assign_target(expr_id target, const value& v, location loc, std::vector<stmt_id>& out);
+  void for_range(const stmt& s, std::vector<stmt_id>& out);
+  void while_(const stmt& s, std::vector<stmt_id>& out);
+  void return_(const stmt& s, std::vector<stmt_id>& out);
+  /// Runs `f` (a statement's header) reporting whether it typed; while
+  /// inferring, failures are recorded instead of thrown.
+  template <class F>
+  bool guarded(F&& f);
+  bool terminates(const std::vector<stmt_id>& typed_block) const;
+
+  // --- expressions (typer_expr.cpp) ------------------------------------------------
+  value lower(expr_id id);
+  value lower_global(std::int32_t g, location loc);
+  value global_constant(const global_value& g, location loc);
+  value truth(const value& v, location loc);
+  value unary(unop o, const value& a, location loc);
+  value binary(binop o, const value& a, const value& b, location loc);
+  value compare(cmpop o, const value& a, const value& b, location loc);
+  value logical(bool is_and, const value& a, const value& b, location loc);
+  value attribute(const value& obj, const std::string& name, location loc);
+  value call(const value& callee, call_args& c);
+  value module_attribute(const std::string& module, const std::string& name, location loc);
+  /// The operand type arithmetic computes in (float16 computes in float32).
+  const type* arith(const type* t);
+
+  // --- calls (typer_calls.cpp) -----------------------------------------------------
+  value call_function(const std::string& name, call_args& c);
+  std::optional<value> call_builtin(const std::string& name, call_args& c);
+  std::optional<value> call_math(const std::string& name, call_args& c);
+  value call_dtype(const type* scalar, call_args& c);
+  value call_device(const function& callee, call_args& c);
+  value call_method(const std::string& name, const value& self, call_args& c);
+  value min_max(bool is_min, std::vector<value> xs, call_args& c);
+  value round(call_args& c);
+  value pow(const value& a, const value& b, location loc);
+  value float_math(op_id o, const value& x, call_args& c);
+  static bool known_function(const std::string& name);
+
+  // --- cuda (typer_cuda.cpp) -------------------------------------------------------
+  std::optional<value> cuda_attribute(const std::string& module, const std::string& name, location loc);
+  std::optional<value> call_cuda(const std::string& name, call_args& c);
+  static bool known_cuda_function(const std::string& name);
+  value grid(bool size, call_args& c);
+  value array_alloc(bool shared, call_args& c);
+  value atomic(const std::string& which, call_args& c);
+
+  // --- arrays and tuples (typer_arrays.cpp) ---------------------------------------
+  value subscript(const value& obj, expr_id index, location loc);
+  std::vector<index_item> index_items(expr_id index, location loc);
+  value index_array(const value& a, const std::vector<index_item>& items, location loc);
+  value tuple_index(const value& t, const value& idx, location loc);
+  value array_attribute(const value& a, const std::string& name, location loc);
+  /// `a[index] = v` as an array_store statement.
+  void store(const value& a, expr_id index, const value& v, location loc, std::vector<stmt_id>& out);
+  /// The operands (int64 indices) for an element of `a` at `idx` (an int or
+  /// a tuple of ints), `may_be_negative` set when one may be negative.
+  std::vector<value> element_indices(const value& a, const value& idx, location loc, bool& may_be_negative,
+                                     const std::string& what);
+  /// An index counted from the end when negative, made non-negative here
+  /// (for the ops that do not wrap indices themselves).
+  value wrap_index(const value& a, int dim, const value& i, location loc);
+  void mark_written(const value& a);
+
+  // --- state ---------------------------------------------------------------------
+  module_typer& m_;
+  type_context& tc_;
+  const function& src_;
+  std::vector<const type*> args_;
+  bool is_kernel_;
+  const type* declared_return_;
+  std::shared_ptr<function> out_;
+  std::vector<bool> used_;  ///< per node of out_: already an operand somewhere
+  bool final_ = false;
+  bool changed_ = false;
+  std::exception_ptr first_error_;  ///< the first failure of the latest inferring pass
+  std::vector<var_state> vars_;
+  std::vector<bool> assigned_somewhere_;
+  var_state ret_;  ///< the return type so far (ty null: no return seen)
+  location ret_loc_;
+  std::vector<bool> writes_;
+  bool uses_barrier_ = false;
+  std::vector<stmt_id>* prefix_ = nullptr;  ///< where hoisted evaluations go
+  int loop_depth_ = 0;
+  int depth_ = 0;  ///< nesting of lower()/statement(): a cycle in malformed IR ends here
+
+  /// Counts nesting; malformed IR with a cycle becomes a typing_error.
+  struct nesting {
+    function_typer& ft;
+    nesting(function_typer& ft, location loc);
+    ~nesting() { --ft.depth_; }
+    nesting(const nesting&) = delete;
+    nesting& operator=(const nesting&) = delete;
+  };
+};
+
+template <class F>
+bool function_typer::guarded(F&& f) {
+  if (final_) {
+    f();
+    return true;
+  }
+  try {
+    f();
+    return true;
+  } catch (const unknown_type&) {
+    return false;
+  } catch (const typing_error&) {
+    if (!first_error_) first_error_ = std::current_exception();
+    return false;
+  }
+}
+
+/// Joins sorted sets of parameter indices.
+void add_roots(std::vector<int>& into, const std::vector<int>& from);
+
+/// `cv` converted to scalar type `to` (the value kind follows the type
+/// kind; integers wrap to the width, uint64 keeps its bits in `i`).
+constant_value convert_constant(const constant_value& cv, const type* from, const type* to);
+
+/// The default type of a Python literal (int64, float64, complex128, bool, none).
+const type* literal_type(type_context& tc, const constant_value& cv);
+
+/// The canonical name of a module or function as the walker may spell it
+/// ("cuforge.cuda.grid" -> "cuda.grid", "np.sqrt" -> "numpy.sqrt", "abs" ->
+/// "builtins.abs").
+std::string canonical_name(const std::string& name, bool is_module);
+
+}  // namespace cuforge::frontend::detail

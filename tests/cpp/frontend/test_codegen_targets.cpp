@@ -1,0 +1,396 @@
+// Code generation per target: what the PTX says (libdevice linked only as
+// used, fastmath, line info, the sm_XY chosen, atomics), the host kernel's
+// contract (hidden context in device functions, exceptions out of JIT
+// code), robustness against malformed typed IR, concurrent compiles, and
+// compile latency (measured, not asserted).
+#include "test_codegen_support.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+using namespace cuforge::testing::cg;
+using cuforge::dim3;
+using cuforge::testing::device_buffer;
+
+namespace {
+
+// out[i] = sin(x[i]) / y[i] + sqrt(x[i]) for float32 (or float64).
+typed_module math_kernel(type_context& tc, const type* t, const std::string& name = "mathk") {
+  return elementwise(tc, name, {t, t}, {t}, [&](typed_builder& k, std::vector<expr_id> in) {
+    return std::vector<expr_id>{
+        k.bin(op_id::add, k.bin(op_id::div, k.un(op_id::sin, in[0]), in[1]), k.un(op_id::sqrt, in[0]))};
+  });
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST(CodegenTargets, PtxLinksOnlyTheLibdeviceItUses) {
+  type_context tc;
+  ptx_result p = expect_ptx_assembles(math_kernel(tc, tc.float32()));
+  EXPECT_EQ(p.ptx.find("__nvvm_reflect"), std::string::npos);
+  EXPECT_EQ(p.ptx.find("__nv_"), std::string::npos) << "libdevice should be inlined at O3:\n" << p.ptx;
+  EXPECT_EQ(count(p.ptx, ".func"), 0u) << p.ptx;
+  EXPECT_NE(p.ptx.find("div.rn.f32"), std::string::npos) << p.ptx;
+  EXPECT_NE(p.ptx.find("sqrt.rn.f32"), std::string::npos) << p.ptx;
+  std::string ir = expect_valid_ir(math_kernel(tc, tc.float32()), true);
+  EXPECT_EQ(ir.find("define internal float @__nv_cosf"), std::string::npos);
+  EXPECT_NE(ir.find("target triple = \"nvptx64-nvidia-cuda\""), std::string::npos);
+  // O0 still links libdevice and resolves NVVMReflect.
+  codegen_options o0;
+  o0.opt = false;
+  ptx_result p0 = expect_ptx_assembles(math_kernel(tc, tc.float64()), o0);
+  EXPECT_EQ(p0.ptx.find("__nvvm_reflect"), std::string::npos);
+  EXPECT_NE(p0.ptx.find("sin"), std::string::npos);
+}
+
+TEST(CodegenTargets, FastmathApproximatesAndFlushes) {
+  type_context tc;
+  codegen_options fast;
+  fast.fastmath = true;
+  ptx_result p = expect_ptx_assembles(math_kernel(tc, tc.float32()), fast);
+  EXPECT_NE(p.ptx.find("sin.approx.ftz.f32"), std::string::npos) << p.ptx;
+  EXPECT_NE(p.ptx.find("sqrt.approx.ftz.f32"), std::string::npos) << p.ptx;
+  EXPECT_NE(p.ptx.find("div.approx.ftz.f32"), std::string::npos) << p.ptx;
+  EXPECT_EQ(p.ptx.find("div.rn.f32"), std::string::npos);
+  std::string ir = expect_valid_ir(math_kernel(tc, tc.float32()), false, fast);
+  EXPECT_NE(ir.find("fdiv reassoc nsz arcp contract afn"), std::string::npos) << ir;
+}
+
+TEST(CodegenTargets, LineInfoAndDebugInfo) {
+  type_context tc;
+  codegen_options li;
+  li.lineinfo = true;
+  ptx_result p = expect_ptx_assembles(math_kernel(tc, tc.float32()), li);
+  EXPECT_NE(p.ptx.find(".loc"), std::string::npos) << p.ptx;
+  EXPECT_NE(p.ptx.find(".file"), std::string::npos);
+  EXPECT_NE(p.ptx.find("test_kernels.py"), std::string::npos);
+  expect_valid_ir(math_kernel(tc, tc.float32()), false, li);
+  codegen_options dbg;
+  dbg.debug = true;
+  dbg.opt = false;
+  ptx_result d = expect_ptx_assembles(math_kernel(tc, tc.float32()), dbg);
+  EXPECT_NE(d.ptx.find(".loc"), std::string::npos);
+  std::string ir = expect_valid_ir(math_kernel(tc, tc.float32()), false, dbg);
+  EXPECT_NE(ir.find("DICompileUnit"), std::string::npos);
+  codegen_options dbg_opt = dbg;  // what the dispatcher does for debug=True: optimised, with line info
+  dbg_opt.opt = true;
+  dbg_opt.lineinfo = true;
+  expect_ptx_assembles(math_kernel(tc, tc.float32()), dbg_opt);
+  expect_valid_ir(math_kernel(tc, tc.float32()), true, dbg_opt);
+  // Debug info must not change what runs.
+  std::vector<column> cols{column::of<float>(tc.float32(), {1.0f, 2.0f}), column::of<float>(tc.float32(), {2.0f, 4.0f}),
+                           column::zeros<float>(tc.float32(), 2)};
+  run_columns(math_kernel(tc, tc.float32()), cols, 2, dbg);
+  auto out = cols[2].as<float>();
+  EXPECT_FLOAT_EQ(out[0], std::sin(1.0f) / 2.0f + 1.0f);
+}
+
+TEST(CodegenTargets, ProcessorAndPtxVersionFollowTheComputeCapability) {
+  type_context tc;
+  typed_module m = math_kernel(tc, tc.float32());
+  auto target_of = [&](int major, int minor) {
+    codegen_options o;
+    o.cc = {major, minor};
+    return compile_ptx(m, o).ptx;
+  };
+  std::string sm80 = target_of(8, 0);
+  EXPECT_NE(sm80.find(".target sm_80"), std::string::npos);
+  EXPECT_NE(sm80.find(".version 7.0"), std::string::npos);
+  EXPECT_NE(target_of(8, 6).find(".target sm_86"), std::string::npos);
+  // Newer than LLVM 19 knows: the newest it has (the driver JIT-compiles it forward).
+  EXPECT_NE(target_of(12, 0).find(".target sm_90"), std::string::npos);
+  EXPECT_NE(target_of(7, 0).find(".target sm_70"), std::string::npos);
+  EXPECT_THROW(target_of(3, 5), cuforge::logic_error);
+}
+
+TEST(CodegenTargets, AtomicsInPtx) {
+  type_context tc;
+  const type* u32 = tc.uint32();
+  const type* f64 = tc.float64();
+  const type* u64 = tc.uint64();
+  typed_builder k(tc, "atomic_ptx");
+  var_id a = k.param("a", tc.array(u32, 1, array_layout::c));
+  var_id f = k.param("f", tc.array(f64, 1, array_layout::c));
+  var_id w = k.param("w", tc.array(u64, 1, array_layout::c));
+  std::vector<stmt_id> body{
+      k.eval(k.op(op_id::atomic_inc, u32, {k.v(a), k.integer(7, u32), k.i64(0)})),
+      k.eval(k.op(op_id::atomic_dec, u32, {k.v(a), k.integer(7, u32), k.i64(1)})),
+      k.eval(k.op(op_id::atomic_add, f64, {k.v(f), k.f64(1.0), k.i64(0)})),
+      k.eval(k.op(op_id::atomic_max, f64, {k.v(f), k.f64(1.0), k.i64(1)})),
+      k.eval(k.op(op_id::atomic_inc, u64, {k.v(w), k.integer(7, u64), k.i64(0)})),
+      k.eval(k.op(op_id::threadfence, tc.none(), {})),
+      k.eval(k.op(op_id::threadfence_block, tc.none(), {})),
+      k.eval(k.op(op_id::threadfence_system, tc.none(), {})),
+      k.eval(k.op(op_id::syncwarp, tc.none(), {k.integer(-1, u32)})),
+  };
+  typed_module m = module_of({k.finish(body)});
+  ptx_result p = expect_ptx_assembles(m);
+  EXPECT_NE(p.ptx.find("atom.global.inc.u32"), std::string::npos) << p.ptx;
+  EXPECT_NE(p.ptx.find("atom.global.dec.u32"), std::string::npos);
+  EXPECT_NE(p.ptx.find("atom.global.add.f64"), std::string::npos);
+  EXPECT_NE(p.ptx.find("atom.global.cas.b64"), std::string::npos);  // float max and 64-bit inc loop on CAS
+  EXPECT_NE(p.ptx.find("membar.gl"), std::string::npos);
+  EXPECT_NE(p.ptx.find("membar.cta"), std::string::npos);
+  EXPECT_NE(p.ptx.find("membar.sys"), std::string::npos);
+  EXPECT_NE(p.ptx.find("bar.warp.sync"), std::string::npos);
+  expect_valid_ir(m, false);
+  // 64-bit inc by CAS on the host too.
+  device_buffer<std::uint32_t> da(2);
+  device_buffer<double> df(2);
+  device_buffer<std::uint64_t> dw(1);
+  da.upload({0, 0});
+  df.upload({0.0, -5.0});
+  dw.upload({0});
+  run(m, dim3(2), dim3(10), slots().array(da.get(), {2}, 4).array(df.get(), {2}, 8).array(dw.get(), {1}, 8));
+  EXPECT_EQ(da.download(), (std::vector<std::uint32_t>{20 % 8, (8 - 20 % 8) % 8}));
+  EXPECT_EQ(df.download(), (std::vector<double>{20.0, 1.0}));
+  EXPECT_EQ(dw.download()[0], 20u % 8);
+}
+
+// A device function using a shared array, thread coordinates and a barrier,
+// called twice: on the host it reaches them through the hidden context.
+//   def reverse_block(arr):
+//       s = cuda.shared.array(64, int32); t = cuda.threadIdx.x
+//       s[t] = arr[t]; cuda.syncthreads(); v = s[cuda.blockDim.x - 1 - t]; cuda.syncthreads(); arr[t] = v
+TEST(CodegenTargets, DeviceFunctionWithSharedMemoryAndBarriers) {
+  type_context tc;
+  const type* i32 = tc.int32();
+  const type* arr = tc.array(i32, 1, array_layout::c);
+  const type* sh = tc.array(i32, 1, array_layout::c, false, address_space::shared);
+  typed_builder d(tc, "reverse_block", false);
+  var_id a = d.param("arr", arr);
+  var_id s = d.local("s", sh);
+  var_id t = d.local("t", tc.int64());
+  var_id v = d.local("v", i32);
+  std::vector<stmt_id> body{d.assign(s, d.op(op_id::shared_array, sh, {}, {64})), d.assign(t, d.cast(d.tid(0), tc.int64())),
+                            d.eval(d.store(d.v(s), d.load(d.v(a), {d.v(t)}), {d.v(t)})), d.eval(d.sync()),
+                            d.assign(v, d.load(d.v(s), {d.bin(op_id::sub, d.bin(op_id::sub, d.cast(d.bdim(0), tc.int64()), d.i64(1)), d.v(t))})),
+                            d.eval(d.sync()), d.eval(d.store(d.v(a), d.v(v), {d.v(t)}))};
+  typed_function dev = d.finish(body, tc.none(), true);
+  typed_builder k(tc, "twice");
+  var_id x = k.param("x", arr);
+  var_id y = k.param("y", arr);
+  typed_function kern = k.finish({k.eval(k.op(op_id::call_device, tc.none(), {k.v(x)}, {1})),
+                                  k.eval(k.op(op_id::call_device, tc.none(), {k.v(y)}, {1}))},
+                                 nullptr, true);
+  typed_module m = module_of({kern, dev});
+  expect_compiles(m);
+  std::vector<std::int32_t> xs(40), ys(40);
+  for (int j = 0; j < 40; ++j) {
+    xs[static_cast<std::size_t>(j)] = j;
+    ys[static_cast<std::size_t>(j)] = 100 - j;
+  }
+  device_buffer<std::int32_t> dx(40), dy(40);
+  dx.upload(xs);
+  dy.upload(ys);
+  run(m, dim3(1), dim3(40), slots().array(dx.get(), {40}, 4).array(dy.get(), {40}, 4));
+  std::reverse(xs.begin(), xs.end());
+  std::reverse(ys.begin(), ys.end());
+  EXPECT_EQ(dx.download(), xs);
+  EXPECT_EQ(dy.download(), ys);
+  EXPECT_EQ(compile_host(m, {}).static_shared_bytes, 256u);
+}
+
+// Errors that leave host kernels unwind through the JIT's frames into the
+// scheduler, which fails the launch with the message.
+TEST(CodegenTargets, AssertAndRaiseFailTheLaunch) {
+  type_context tc;
+  typed_builder k(tc, "asserts");
+  var_id x = k.param("x", tc.array(tc.int64(), 1, array_layout::c));
+  auto ok = k.cmp(op_id::lt, k.load(k.v(x), {k.cast(k.tid(0), tc.int64())}), k.i64(3));
+  typed_module m = module_of({k.finish({k.assert_(ok, "value too large")})});
+  ptx_result p = expect_ptx_assembles(m);
+  EXPECT_NE(p.ptx.find("trap;"), std::string::npos) << p.ptx;
+  expect_valid_ir(m, false);
+  typed_builder r(tc, "raises");
+  var_id y = r.param("y", tc.int64());
+  typed_module mr = module_of({r.finish({r.if_(r.cmp(op_id::gt, r.v(y), r.i64(0)), {r.raise()})})});
+  expect_compiles(mr);
+  CUFORGE_REQUIRE_CPU("a trap on the GPU ends the context");
+  device_buffer<std::int64_t> dx(4);
+  dx.upload({0, 1, 2, 3});
+  CUFORGE_EXPECT_THROW_WITH(cuforge::cuda_error, "AssertionError: value too large",
+                            run(m, dim3(1), dim3(4), slots().array(dx.get(), {4}, 8)));
+  dx.upload({0, 1, 2, 2});
+  run(m, dim3(1), dim3(4), slots().array(dx.get(), {4}, 8));  // passes
+  CUFORGE_EXPECT_THROW_WITH(cuforge::cuda_error, "exception raised in raises", run(mr, dim3(2), dim3(2), slots().scalar<std::int64_t>(1)));
+  run(mr, dim3(2), dim3(2), slots().scalar<std::int64_t>(0));
+}
+
+// A kernel that calls syncthreads but is declared without barriers: the
+// runtime's error propagates out of the JIT-compiled kernel.
+TEST(CodegenTargets, BarrierInKernelDeclaredWithoutBarriersFailsCleanly) {
+  CUFORGE_REQUIRE_CPU("the cpu backend's loop mode");
+  type_context tc;
+  typed_builder k(tc, "liar");
+  var_id x = k.param("x", tc.array(tc.int32(), 1, array_layout::c));
+  auto st = k.eval(k.store(k.v(x), k.tid(0), {k.cast(k.tid(0), tc.int64())}));
+  typed_module m = module_of({k.finish({st, k.eval(k.sync())}, nullptr, /*uses_barrier=*/false)});
+  device_buffer<std::int32_t> dx(8);
+  CUFORGE_EXPECT_THROW_WITH(cuforge::cuda_error, "declared without barriers", run(m, dim3(1), dim3(8), slots().array(dx.get(), {8}, 4)));
+}
+
+TEST(CodegenTargets, MalformedTypedIrThrowsLogicError) {
+  type_context tc;
+  auto expect_logic_error = [&](const char* what, auto mutate) {
+    SCOPED_TRACE(what);
+    typed_builder k(tc, "bad");
+    var_id x = k.param("x", tc.array(tc.float32(), 1, array_layout::c));
+    var_id i = k.local("i", tc.int64());
+    std::vector<stmt_id> body{k.assign(i, k.i64(0)), k.eval(k.store(k.v(x), k.f32(1.0), {k.v(i)}))};
+    mutate(k, body);
+    typed_module m = module_of({k.finish(body)});
+    EXPECT_THROW(compile_ptx(m, {}), cuforge::logic_error);
+    EXPECT_THROW(compile_host(m, {}), cuforge::logic_error);
+    EXPECT_THROW(emit_llvm_ir(m, false, {}), cuforge::logic_error);
+  };
+  expect_logic_error("untyped expression", [](typed_builder& k, std::vector<stmt_id>& b) {
+    b.push_back(k.eval(k.i64(3)));
+    k.fn().exprs.back().ty = nullptr;
+  });
+  expect_logic_error("untyped stage kind", [](typed_builder& k, std::vector<stmt_id>& b) {
+    expr e;
+    e.kind = expr_kind::binary;
+    e.operands = {k.i64(1), k.i64(2)};
+    e.ty = k.tc().int64();
+    b.push_back(k.eval(k.add_expr(e)));
+  });
+  expect_logic_error("operand count", [](typed_builder& k, std::vector<stmt_id>& b) {
+    b.push_back(k.eval(k.op(op_id::add, k.tc().int64(), {k.i64(1)})));
+  });
+  expect_logic_error("index count", [](typed_builder& k, std::vector<stmt_id>& b) {
+    b.push_back(k.eval(k.op(op_id::array_load, k.tc().float32(), {k.v(0), k.i64(1), k.i64(2)}, {0})));
+  });
+  expect_logic_error("call out of range", [](typed_builder& k, std::vector<stmt_id>& b) {
+    b.push_back(k.eval(k.op(op_id::call_device, k.tc().none(), {}, {5})));
+  });
+  expect_logic_error("store to non-variable", [](typed_builder& k, std::vector<stmt_id>& b) {
+    stmt s;
+    s.kind = stmt_kind::assign;
+    s.target = k.i64(1);
+    s.value = k.i64(2);
+    b.push_back(k.add_stmt(s));
+  });
+  expect_logic_error("break outside a loop", [](typed_builder& k, std::vector<stmt_id>& b) { b.push_back(k.brk()); });
+  expect_logic_error("expression id out of range", [](typed_builder& k, std::vector<stmt_id>& b) { b.push_back(k.eval(12345)); });
+  expect_logic_error("tuple index", [](typed_builder& k, std::vector<stmt_id>& b) {
+    b.push_back(k.eval(k.op(op_id::tuple_get, k.tc().int64(), {k.tuple({k.i64(1)})}, {3})));
+  });
+  expect_logic_error("bad dimension", [](typed_builder& k, std::vector<stmt_id>& b) {
+    b.push_back(k.eval(k.op(op_id::thread_idx, k.tc().int32(), {}, {3})));
+  });
+  expect_logic_error("comparison of mixed types", [](typed_builder& k, std::vector<stmt_id>& b) {
+    b.push_back(k.eval(k.cmp(op_id::lt, k.i64(1), k.f64(2.0))));
+  });
+  expect_logic_error("store into constant memory", [](typed_builder& k, std::vector<stmt_id>& b) {
+    const type* ct = k.tc().array(k.tc().float32(), 1, array_layout::c, true, address_space::constant);
+    global_value g;
+    g.k = global_value::kind::const_array;
+    g.shape = {1};
+    g.bytes = {0, 0, 0, 0};
+    k.fn().globals.push_back(g);
+    b.push_back(k.eval(k.store(k.op(op_id::const_array, ct, {}, {0}), k.f32(1.0), {k.i64(0)})));
+  });
+  // The module as a whole.
+  typed_module empty;
+  EXPECT_THROW(compile_ptx(empty, {}), cuforge::logic_error);
+  typed_builder k(tc, "mismatch");
+  k.param("x", tc.int64());
+  typed_function f = k.finish({});
+  f.arg_types.clear();
+  EXPECT_THROW(compile_ptx(module_of({f}), {}), cuforge::logic_error);
+}
+
+TEST(CodegenTargets, ConcurrentCompilesAreIndependent) {
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(4);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([t, &errors] {
+      try {
+        type_context tc;
+        typed_module m = math_kernel(tc, t % 2 ? tc.float32() : tc.float64(), "concurrent" + std::to_string(t));
+        for (int r = 0; r < 3; ++r) {
+          ptx_result p = compile_ptx(m, {});
+          if (p.ptx.find(".entry concurrent" + std::to_string(t)) == std::string::npos) errors[static_cast<std::size_t>(t)] = "bad PTX";
+          host_kernel h = compile_host(m, {});
+          if (h.fn == nullptr) errors[static_cast<std::size_t>(t)] = "no host function";
+        }
+      } catch (const std::exception& e) {
+        errors[static_cast<std::size_t>(t)] = e.what();
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (const auto& e : errors) EXPECT_EQ(e, "");
+}
+
+namespace {
+
+// What compile latency is measured on: a saxpy kernel with a bounds check.
+typed_module latency_kernel(type_context& tc) {
+  return elementwise(tc, "saxpy", {tc.float32(), tc.float32()}, {tc.float32()}, [&](typed_builder& k, std::vector<expr_id> in) {
+    return std::vector<expr_id>{k.bin(op_id::add, k.bin(op_id::mul, k.f32(2.0), in[0]), in[1])};
+  });
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+// Run by CompileLatency.Measure in a fresh process: the first compile pays
+// for LLVM's initialisation (and libdevice, for a kernel that uses it).
+TEST(CodegenLatency, FirstCompileInProcess) {
+  if (std::getenv("CUFORGE_CODEGEN_LATENCY_CHILD") == nullptr) GTEST_SKIP() << "run by CodegenLatency.Measure";
+  type_context tc;
+  typed_module m = latency_kernel(tc);
+  auto t0 = std::chrono::steady_clock::now();
+  compile_ptx(m, {});
+  double ptx_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  compile_host(m, {});
+  double host_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  compile_ptx(math_kernel(tc, tc.float32()), {});
+  double libdevice_ms = ms_since(t0);
+  std::printf("[ latency  ] first compile_ptx %.1f ms, then first compile_host %.1f ms, first kernel using libdevice %.1f ms\n",
+              ptx_ms, host_ms, libdevice_ms);
+}
+
+TEST(CodegenLatency, Measure) {
+  EXPECT_EQ(cuforge::testing::rerun_self("CodegenLatency.FirstCompileInProcess", "CUFORGE_CODEGEN_LATENCY_CHILD", "1"), 0);
+  type_context tc;
+  typed_module m = latency_kernel(tc);
+  typed_module lm = math_kernel(tc, tc.float32());
+  compile_ptx(lm, {});
+  compile_host(m, {});
+  auto median = [](auto f) {
+    std::vector<double> v;
+    for (int r = 0; r < 15; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      f();
+      v.push_back(ms_since(t0));
+    }
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  double ptx = median([&] { compile_ptx(m, {}); });
+  double host = median([&] { compile_host(m, {}); });
+  double libdevice = median([&] { compile_ptx(lm, {}); });
+  double ptx_o0 = median([&] {
+    codegen_options o;
+    o.opt = false;
+    compile_ptx(m, o);
+  });
+  std::printf("[ latency  ] steady state (median of 15): compile_ptx %.2f ms, compile_host %.2f ms, "
+              "compile_ptx with libdevice %.2f ms, compile_ptx at O0 %.2f ms\n",
+              ptx, host, libdevice, ptx_o0);
+}
