@@ -396,6 +396,9 @@ void function_typer::return_(const stmt& s, std::vector<stmt_id>& out) {
       ret_.weak = weak;
     }
   } else {
+    if (ret_.ty && (ret_.ty->kind == type_kind::none) != (v.ty->kind == type_kind::none))
+      fail(s.loc, fname + " returns " + v.ty->str() + " here and " + ret_.ty->str() + " at line " +
+                      std::to_string(ret_loc_.line) + ", which have no common type");
     v = convert(v, ret_.ty, s.loc, "(the return type of " + fname + ")");
   }
   if (v.ty->kind != type_kind::none) t.value = use(v.id);
