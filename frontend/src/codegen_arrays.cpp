@@ -64,7 +64,7 @@ llvm::Value* function_lowering::element_pointer(const type* t, llvm::Value* a, s
   array_parts p = unpack(a, t);
   if (wrap)
     for (std::size_t d = 0; d < idx.size(); ++d)
-      ;
+      idx[d] = b.CreateSelect(b.CreateICmpSLT(idx[d], b.getInt64(0)), b.CreateAdd(idx[d], p.shape[d]), idx[d]);
   if (idx.empty()) return p.data;
   llvm::Type* mt = ms.memory_type(t->dtype);
   const std::size_t n = idx.size();

@@ -4,12 +4,15 @@
 #include "codegen_lower.hpp"
 #include "llvm_support.hpp"
 
+#include <cuforge/frontend/diagnostics.hpp>
 #include <cuforge/runtime/error.hpp>
 
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 namespace cuforge::frontend::detail {
@@ -136,6 +139,35 @@ void lay_out_shared(module_state& ms) {
   ms.static_shared_bytes = offset;
 }
 
+// The cpu backend runs the threads of a kernel with barriers as fibers, on
+// stacks of CUFORGE_CPU_STACK_KB KiB (256 by default: runtime/src/cpu/exec.cpp);
+// local arrays bigger than what such a stack holds (less room for the
+// kernel's own frames) would overflow it, so they are refused here rather
+// than crash the process. Kernels without barriers run on the workers' stacks.
+void check_fiber_stack(const typed_module& m) {
+  if (!m.functions[0].uses_barrier) return;
+  std::uint64_t kib = 256;
+  if (const char* env = std::getenv("CUFORGE_CPU_STACK_KB"); env != nullptr && *env != '\0') {
+    char* end = nullptr;
+    unsigned long long v = std::strtoull(env, &end, 10);
+    if (end != env && *end == '\0' && v != 0) kib = std::clamp<std::uint64_t>(v, 16, std::uint64_t{1} << 20);
+  }
+  const std::uint64_t budget = kib * 1024 > 64 * 1024 ? kib * 1024 - 64 * 1024 : 0;
+  std::uint64_t total = 0;
+  for (const auto& tf : m.functions)
+    for (const expr& e : tf.ir->exprs) {
+      if (e.kind != expr_kind::op || e.op != op_id::local_array || !e.ty || !e.ty->is_array()) continue;
+      std::uint64_t bytes = static_cast<std::uint64_t>(e.ty->dtype->itemsize());
+      for (auto d : e.attrs) bytes *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
+      total += bytes;
+      if (total > budget)
+        throw compile_error("local arrays of " + std::to_string(total) + " bytes per thread do not fit the cpu backend's " +
+                                std::to_string(kib) + " KiB fiber stacks of a kernel with barriers (set CUFORGE_CPU_STACK_KB "
+                                "to at least " + std::to_string((total + 64 * 1024 + 1023) / 1024) + ")",
+                            *tf.ir, e.loc);
+    }
+}
+
 void set_up_debug_info(module_state& ms) {
   if (!ms.opts.debug && !ms.opts.lineinfo) return;
   const function& entry = *ms.tm.functions[0].ir;
@@ -258,6 +290,7 @@ void lower_module(module_state& ms) {
       if (t == nullptr || !t->is_runtime()) fail(tf.ir->name + " has an argument without a run-time type");
     if (i > 0 && tf.is_kernel) fail("a kernel (" + tf.ir->name + ") cannot be called as a device function");
   }
+  if (ms.tgt.takes_context() && m.functions[0].is_kernel) check_fiber_stack(m);  // the host target: fibers
   lay_out_shared(ms);
   set_up_debug_info(ms);
 

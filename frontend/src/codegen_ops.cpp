@@ -30,7 +30,7 @@ bool is_math1(op_id op) {
 bool is_math2(op_id op) {
   switch (op) {
     case op_id::atan2: case op_id::hypot: case op_id::copysign: case op_id::fmod: case op_id::fpow: case op_id::fmin:
-    case op_id::fmax: case op_id::nextafter:
+    case op_id::fmax: case op_id::nextafter: case op_id::remainder:
       return true;
     default: return false;
   }

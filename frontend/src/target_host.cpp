@@ -239,7 +239,7 @@ std::vector<host_symbol> host_symbols() {
   CUFORGE_MATH1(floor) CUFORGE_MATH1(ceil) CUFORGE_MATH1(trunc) CUFORGE_MATH1(rint) CUFORGE_MATH1(fabs)
   CUFORGE_MATH1(round) CUFORGE_MATH1(nearbyint)
   CUFORGE_MATH2(atan2) CUFORGE_MATH2(hypot) CUFORGE_MATH2(copysign) CUFORGE_MATH2(fmod) CUFORGE_MATH2(pow)
-  CUFORGE_MATH2(fmin) CUFORGE_MATH2(fmax) CUFORGE_MATH2(nextafter)
+  CUFORGE_MATH2(fmin) CUFORGE_MATH2(fmax) CUFORGE_MATH2(nextafter) CUFORGE_MATH2(remainder)
 #undef CUFORGE_MATH1
 #undef CUFORGE_MATH2
   s.push_back({"ldexpf", reinterpret_cast<void*>(static_cast<float (*)(float, int)>(&::ldexpf))});

@@ -64,6 +64,31 @@ void reachable_stmts(const function& f, const std::vector<stmt_id>& block, std::
 
 }  // namespace
 
+// A thread's local arrays (every function of the module, each counted once)
+// must fit the 512 KiB of local memory CUDA gives a thread: beyond it a GPU
+// cannot run the kernel, and the cpu backend's thread stacks would overflow.
+void check_local_memory(const typed_module& m) {
+  constexpr std::uint64_t limit = 512 * 1024;
+  std::uint64_t total = 0;
+  for (const auto& tf : m.functions) {
+    const function& f = *tf.ir;
+    std::vector<bool> live(f.exprs.size(), false);
+    reachable_stmts(f, f.body, live);
+    for (std::size_t i = 0; i < f.exprs.size(); ++i) {
+      const expr& e = f.exprs[i];
+      if (!live[i] || e.kind != expr_kind::op || e.op != op_id::local_array || !e.ty || !e.ty->is_array()) continue;
+      std::uint64_t bytes = static_cast<std::uint64_t>(e.ty->dtype->itemsize());
+      for (auto d : e.attrs)
+        if (d < 0 || __builtin_mul_overflow(bytes, static_cast<std::uint64_t>(d), &bytes)) bytes = UINT64_MAX;
+      if (__builtin_add_overflow(total, bytes, &total)) total = UINT64_MAX;
+      if (total > limit)
+        throw typing_error("Unsupported: local arrays of " + (total == UINT64_MAX ? std::string("more than 2**64") : std::to_string(total)) +
+                               " bytes per thread (a thread has at most 512 KiB of local memory; use a global or shared array)",
+                           f, e.loc);
+    }
+  }
+}
+
 typed_module module_typer::assemble(typed_function entry) {
   typed_module m;
   m.functions.push_back(std::move(entry));
@@ -137,7 +162,9 @@ typed_module infer(type_context& tc, std::shared_ptr<const function> entry, cons
   detail::module_typer m(tc, opts);
   detail::function_typer ft(m, *entry, sig.args, is_kernel, is_kernel ? tc.none() : ret);
   typed_function tf = ft.run();
-  return m.assemble(std::move(tf));
+  typed_module out = m.assemble(std::move(tf));
+  detail::check_local_memory(out);
+  return out;
 }
 
 }  // namespace cuforge::frontend

@@ -33,7 +33,8 @@ constexpr named_op numpy_unary[] = {
     {"exp2", op_id::exp2},      {"cbrt", op_id::cbrt},      {"floor", op_id::floor},    {"ceil", op_id::ceil},
     {"trunc", op_id::trunc},    {"rint", op_id::rint}};
 constexpr named_op math_binary[] = {{"atan2", op_id::atan2},       {"hypot", op_id::hypot}, {"copysign", op_id::copysign},
-                                    {"fmod", op_id::fmod},         {"pow", op_id::fpow},    {"nextafter", op_id::nextafter}};
+                                    {"fmod", op_id::fmod},         {"pow", op_id::fpow},    {"nextafter", op_id::nextafter},
+                                    {"remainder", op_id::remainder}};
 constexpr named_op numpy_binary[] = {{"arctan2", op_id::atan2}, {"hypot", op_id::hypot}, {"copysign", op_id::copysign},
                                      {"fmod", op_id::fmod},     {"fmin", op_id::fmin},   {"fmax", op_id::fmax},
                                      {"nextafter", op_id::nextafter}};
@@ -242,12 +243,12 @@ value function_typer::call_dtype(const type* scalar, call_args& c) {
   if (c.args.empty()) return int_constant(0, scalar, loc);
   const value& x = c.args[0];
   if (!x.runtime() || !x.ty->is_scalar()) no_impl(c);
-  if (x.ty->is_complex() && !scalar->is_complex()) no_impl(c, "cannot convert a complex number to " + scalar->str());
-  if (scalar->kind == type_kind::boolean) {
+  if (scalar->kind == type_kind::boolean) {  // a complex number's truth too: nonzero
     value r = truth(x, loc);
     r.weak = false;
     return r;
   }
+  if (x.ty->is_complex() && !scalar->is_complex()) no_impl(c, "cannot convert a complex number to " + scalar->str());
   value r = cast(x, scalar, loc);
   r.weak = false;
   return r;

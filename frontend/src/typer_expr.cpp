@@ -79,6 +79,31 @@ std::optional<std::int64_t> fold_int(binop o, const type* t, std::int64_t x, std
   }
 }
 
+// Whether Python's exact value of `x o y`, two Python ints, leaves int64
+// (where the IR keeps Python ints): such a constant cannot compile.
+bool python_int_overflows(binop o, std::int64_t x, std::int64_t y) {
+  std::int64_t r = 0;
+  switch (o) {
+    case binop::add: return __builtin_add_overflow(x, y, &r);
+    case binop::sub: return __builtin_sub_overflow(x, y, &r);
+    case binop::mul: return __builtin_mul_overflow(x, y, &r);
+    case binop::floordiv: return x == std::numeric_limits<std::int64_t>::min() && y == -1;
+    case binop::lshift:
+      if (y < 0 || x == 0) return false;
+      return y >= 64 || ((x << y) >> y) != x;
+    case binop::pow: {
+      if (y < 0) return false;
+      std::int64_t acc = 1, base = x;
+      for (std::int64_t e = y; e > 0; e >>= 1) {
+        if ((e & 1) && __builtin_mul_overflow(acc, base, &acc)) return true;
+        if (e > 1 && __builtin_mul_overflow(base, base, &base)) return true;  // |x| >= 2: later bits need it
+      }
+      return false;
+    }
+    default: return false;
+  }
+}
+
 op_id arith_op(binop o) {
   switch (o) {
     case binop::add: return op_id::add;
@@ -344,6 +369,7 @@ value function_typer::unary(unop o, const value& a, location loc) {
       const type* t = a.ty->kind == type_kind::boolean ? tc_.int64() : arith(a.ty);
       value x = cast(a, t, loc);
       if (const constant_value* c = const_of(x)) {
+        if (a.weak && t->is_int()) python_int(binop::sub, 0, c->i, loc);
         constant_value r = *c;
         if (t->is_int())
           r.i = wrap(0 - static_cast<std::uint64_t>(c->i), t);
@@ -372,6 +398,12 @@ value function_typer::unary(unop o, const value& a, location loc) {
   fail(loc, "malformed IR: unknown unary operator");
 }
 
+void function_typer::python_int(binop o, std::int64_t x, std::int64_t y, location loc) {
+  if (python_int_overflows(o, x, y))
+    fail(loc, "the Python integer " + std::to_string(x) + " " + to_string(o) + " " + std::to_string(y) +
+                  " does not fit in 64 bits (kernels keep Python integers in int64)");
+}
+
 value function_typer::pow(const value& a, const value& b, location loc) {
   if (!a.runtime() || !b.runtime() || !a.ty->is_scalar() || !b.ty->is_scalar())
     fail(loc, "unsupported operand types for **: " + a.ty->str() + " and " + b.ty->str());
@@ -384,6 +416,7 @@ value function_typer::pow(const value& a, const value& b, location loc) {
     cv.f = std::pow(static_cast<double>(x), static_cast<double>(y));
     return constant(cv, tc_.float64(), loc, true);
   }
+  if (weak_int_constant(*this, a, x) && weak_int_constant(*this, b, y)) python_int(binop::pow, x, y, loc);
   const type* t = promote(tc_, a.ty, a.weak, b.ty, b.weak);
   if (!t) fail(loc, "unsupported operand types for **: " + a.ty->str() + " and " + b.ty->str());
   value r;
@@ -434,6 +467,7 @@ value function_typer::binary(binop o, const value& a, const value& b, location l
   const bool weak = a.weak && b.weak;
   const type* t = promote(tc_, a.ty, a.weak, b.ty, b.weak);
   if (!t) return unsupported();
+  if (std::int64_t kx = 0, ky = 0; weak_int_constant(*this, a, kx) && weak_int_constant(*this, b, ky)) python_int(o, kx, ky, loc);
   if (t->is_int()) {
     // NumPy 2 refuses a Python int the other operand's type cannot hold.
     for (const value* v : {&a, &b}) {

@@ -130,6 +130,9 @@ class module_typer {
   std::deque<specialization> specs_;
 };
 
+/// @throws typing_error when a thread's local arrays exceed CUDA's 512 KiB.
+void check_local_memory(const typed_module& m);
+
 /// "cuforge_<qualname>_<16 hex digits>": unique per function and argument types.
 std::string make_symbol(const function& f, const std::vector<const type*>& args);
 
@@ -224,6 +227,8 @@ class function_typer {
   value call_method(const std::string& name, const value& self, call_args& c);
   value min_max(bool is_min, std::vector<value> xs, call_args& c);
   value round(call_args& c);
+  /// Refuses `x o y` of two Python ints when Python's value leaves int64.
+  void python_int(binop o, std::int64_t x, std::int64_t y, location loc);
   value pow(const value& a, const value& b, location loc);
   value float_math(op_id o, const value& x, call_args& c);
   static bool known_function(const std::string& name);

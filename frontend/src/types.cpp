@@ -319,9 +319,8 @@ const type* promote_strong(type_context& tc, const type* a, const type* b) {
     return need->bits > hi->bits ? need : hi;
   }
   // hi is complex: its float parts must hold lo.
-  const type* need = float_for(tc, lo);
-  int part = hi->bits / 2;
-  return need->bits > part ? tc.complex(need->bits * 2) : hi;
+  const int need = lo->is_complex() ? lo->bits / 2 : float_for(tc, lo)->bits;
+  return need > hi->bits / 2 ? tc.complex(need * 2) : hi;
 }
 
 }  // namespace
@@ -329,9 +328,12 @@ const type* promote_strong(type_context& tc, const type* a, const type* b) {
 const type* parse_type(type_context& tc, const std::string& spec) { return spec_parser(tc, spec).parse(); }
 
 const type* promote(type_context& tc, const type* a, bool a_weak, const type* b, bool b_weak) {
-  // Arithmetic on booleans computes in int64 (Python's True + True == 2).
-  if (a->kind == type_kind::boolean) a = tc.int64();
-  if (b->kind == type_kind::boolean) b = tc.int64();
+  // Arithmetic on two booleans computes in int64 (Python's True + True == 2),
+  // and so does a boolean with a Python literal (NumPy's True + 1 is its
+  // default int); with a typed number a boolean takes its type (NumPy's).
+  const bool a_bool = a->kind == type_kind::boolean, b_bool = b->kind == type_kind::boolean;
+  if (a_bool && (b_bool || a_weak || b_weak)) a = tc.int64();
+  if (b_bool && (a_bool || a_weak || b_weak)) b = tc.int64();
   if (a_weak && b_weak) return promote_strong(tc, a, b);
   if (a_weak || b_weak) {
     const type* weak = a_weak ? a : b;
@@ -344,7 +346,7 @@ const type* promote(type_context& tc, const type* a, bool a_weak, const type* b,
     if (cw <= cs) return strong;
     if (cw == 2) return cs == 1 ? tc.float64() : strong;  // int op float-literal: float64
     // complex literal
-    if (cs == 2) return tc.complex(strong->bits * 2);
+    if (cs == 2) return strong->bits <= 32 ? tc.complex64() : tc.complex128();  // float16 + 1j: complex64
     return tc.complex128();
   }
   return promote_strong(tc, a, b);

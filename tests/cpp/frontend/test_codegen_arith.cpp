@@ -455,7 +455,7 @@ TEST(CodegenArith, MathFunctions) {
         {op_id::copysign, [](F a, F b) { return std::copysign(a, b); }}, {op_id::fmod, [](F a, F b) { return std::fmod(a, b); }},
         {op_id::fpow, [](F a, F b) { return std::pow(a, b); }},          {op_id::fmin, [](F a, F b) { return std::fmin(a, b); }},
         {op_id::fmax, [](F a, F b) { return std::fmax(a, b); }},         {op_id::nextafter, [](F a, F b) { return std::nextafter(a, b); }},
-        {op_id::pow, [](F a, F b) { return std::pow(a, b); }}};
+        {op_id::pow, [](F a, F b) { return std::pow(a, b); }},           {op_id::remainder, [](F a, F b) { return std::remainder(a, b); }}};
     std::vector<F> y{F(2), F(-1.5), F(0.5), F(3), F(0.25), F(-2), F(1), F(0), F(2), F(1), nan, F(-0.0)};
     std::vector<std::int32_t> n{1, -2, 3, 0, 10, -10, 5, 7, 1, 2, 100, -1};
     const type* i32 = tc.int32();

@@ -4,8 +4,11 @@
 // layouts C, F and A, negative indices, local and constant arrays.
 #include "test_codegen_support.hpp"
 
+#include <cuforge/frontend/diagnostics.hpp>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <numeric>
 
@@ -558,4 +561,40 @@ TEST(CodegenMemory, DynamicSharedMemory) {
   for (unsigned b = 0; b < 2; ++b)
     for (unsigned t = 0; t < threads; ++t) EXPECT_EQ(o[b * threads + t], static_cast<float>(2 * (threads - 1 - t))) << b << " " << t;
   EXPECT_EQ(dl.download()[0], static_cast<std::int64_t>(threads + 2));
+}
+
+// Local arrays live on the thread's stack on the host: a kernel with
+// barriers runs its threads as fibers (CUFORGE_CPU_STACK_KB, 256 KiB by
+// default), so arrays its stack cannot hold are refused, not overflowed;
+// without barriers the same arrays run on the workers' stacks.
+TEST(CodegenMemory, LocalArraysBeyondAFiberStackAreRefused) {
+  if (const char* kb = std::getenv("CUFORGE_CPU_STACK_KB"); kb != nullptr && *kb != '\0') GTEST_SKIP() << "CUFORGE_CPU_STACK_KB is set";
+  type_context tc;
+  const type* f64 = tc.float64();
+  const type* big = tc.array(f64, 1, array_layout::c, false, address_space::local);
+  for (bool barrier : {true, false}) {
+    SCOPED_TRACE(barrier ? "with a barrier" : "without");
+    typed_builder k(tc, barrier ? "big_local_sync" : "big_local");
+    var_id out = k.param("out", tc.array(f64, 1, array_layout::c));
+    var_id l = k.local("l", big);
+    std::vector<stmt_id> body{k.assign(l, k.op(op_id::local_array, big, {}, {40000})),
+                              k.eval(k.store(k.v(l), k.f64(2.0), {k.cast(k.tid(0), tc.int64())}))};
+    if (barrier) body.push_back(k.eval(k.sync()));
+    body.push_back(k.eval(k.store(k.v(out), k.load(k.v(l), {k.i64(3)}), {k.cast(k.tid(0), tc.int64())})));
+    typed_module m = module_of({k.finish(body, nullptr, barrier)});
+    expect_ptx_assembles(m);  // 320 KB of local memory is within a GPU thread's 512 KiB
+    if (barrier) {
+      try {
+        compile_host(m, {});
+        ADD_FAILURE() << "compile_host took 320 KB of local arrays in a kernel with barriers";
+      } catch (const compile_error& e) {
+        EXPECT_NE(std::string(e.what()).find("do not fit the cpu backend's 256 KiB fiber stacks"), std::string::npos) << e.what();
+      }
+    } else {
+      device_buffer<double> d(8);
+      run(m, dim3(1), dim3(8), slots().array(d.get(), {8}, 8));
+      auto o = d.download();
+      for (int t = 0; t < 8; ++t) EXPECT_EQ(o[static_cast<std::size_t>(t)], t == 3 ? 2.0 : 0.0);
+    }
+  }
 }

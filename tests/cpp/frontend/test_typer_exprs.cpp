@@ -44,9 +44,10 @@ TEST(TyperPromotion, TypedOperandsFollowNumPy2) {
       {"int32", "float32", "float64"},    {"int16", "float32", "float32"},   {"int64", "float32", "float64"},
       {"float32", "float64", "float64"},  {"complex64", "float64", "complex128"},
       {"complex64", "float32", "complex64"}, {"int64", "complex64", "complex128"},
-      {"bool", "bool", "int64"},          {"bool", "int8", "int64"},
-      // Booleans compute in int64 (types.hpp promote: Python's rule).
-      {"bool", "float32", "float64"},
+      // Two booleans compute in int64 (Python's True + True == 2, where
+      // NumPy's is a logical or); with a typed number a boolean takes its
+      // type, NumPy's (types.hpp promote).
+      {"bool", "bool", "int64"},          {"bool", "int8", "int8"},          {"bool", "float32", "float32"},
       // float16 is storage only: its arithmetic computes in float32.
       {"float16", "float16", "float32"},  {"int8", "float16", "float32"},    {"int16", "float16", "float32"},
   };
@@ -111,6 +112,23 @@ TEST(TyperPromotion, PythonIntOutOfBoundsIsAnError) {
   EXPECT_EQ(type_of(e, "a + -128", {"int8"}), "int8");
 }
 
+TEST(TyperPromotion, PythonIntsBeyond64BitsAreErrors) {
+  env e;
+  // Python's value of an expression of Python ints must fit the int64 the
+  // IR keeps them in (the walker folds literal-only expressions exactly; this
+  // is what reaches the typer otherwise).
+  std::string src = "def k(a):\n    x = a + 4611686018427387904 * 4\n";
+  EXPECT_TYPING_ERROR(e.fail(src, {"int64"}), "the Python integer 4611686018427387904 * 4 does not fit in 64 bits",
+                      at(src, 2, "4611686018427387904 * 4"));
+  std::string pw = "def k(a):\n    x = a * 3 ** 41\n";
+  EXPECT_TYPING_ERROR(e.fail(pw, {"int64"}), "the Python integer 3 ** 41 does not fit in 64 bits", at(pw, 2, "3 ** 41"));
+  std::string sh = "def k(a):\n    x = a - (1 << 63)\n";
+  EXPECT_TYPING_ERROR(e.fail(sh, {"int64"}), "the Python integer 1 << 63 does not fit in 64 bits", at(sh, 2, "1 << 63"));
+  EXPECT_EQ(value_of(e, "3 ** 39 + 4611686018427387904", {}), std::to_string(4052555153018976267LL + 4611686018427387904LL) + " :: int64");
+  EXPECT_EQ(value_of(e, "-9223372036854775807 - 1", {}), "-9223372036854775808 :: int64");
+  EXPECT_EQ(value_of(e, "(-1) ** 63 * 2", {}), "-2 :: int64");
+}
+
 TEST(TyperOperators, TrueDivision) {
   env e;
   auto f = typed(e, "a / b", {"int32", "int32"});
@@ -168,7 +186,7 @@ TEST(TyperOperators, ShiftsAndBitwise) {
   EXPECT_EQ(only_op(*typed(e, "a >> b", {"uint16", "uint8"}), op_id::shr).ty->str(), "uint16");
   EXPECT_EQ(only_op(*typed(e, "a & b", {"bool", "bool"}), op_id::bit_and).ty->str(), "bool");
   EXPECT_EQ(only_op(*typed(e, "a | b", {"int8", "int16"}), op_id::bit_or).ty->str(), "int16");
-  EXPECT_EQ(only_op(*typed(e, "a ^ b", {"bool", "int32"}), op_id::bit_xor).ty->str(), "int64");
+  EXPECT_EQ(only_op(*typed(e, "a ^ b", {"bool", "int32"}), op_id::bit_xor).ty->str(), "int32");  // NumPy's
   EXPECT_EQ(value_of(e, "1 << 4", {}), "16 :: int64");
   EXPECT_EQ(value_of(e, "0xF0 & 0x3C", {}), "48 :: int64");
   std::string src = "def k(a, b):\n    x = a << b\n";

@@ -65,4 +65,35 @@ struct host_kernel {
 
 CUFORGE_API host_kernel compile_host(const typed_module& m, const codegen_options& opts);
 
+/// A kernel's host code as a relocatable object file for this machine
+/// (host_target_id()), with what loading it needs: what the disk cache
+/// stores (host_object.cpp).
+struct host_object {
+  std::string name;    ///< the kernel's symbol in `object`
+  std::string object;  ///< the object file's bytes (ELF on Linux)
+  std::size_t static_shared_bytes = 0;
+  bool uses_barrier = true;
+  std::size_t slots = 0;  ///< parameter slots (host_kernel::param_sizes)
+};
+
+/// The code compile_host makes, as an object file instead of in a JIT.
+/// @throws logic_error for a device function or a codegen failure.
+CUFORGE_API host_object compile_host_object(const typed_module& m, const codegen_options& opts);
+
+/// Links `obj` into this process (JITLink, in a library of its own that the
+/// returned kernel's `session` releases), binding the names compile_host
+/// binds (the scheduler's barriers, the raise helper, libm), then the
+/// process's; unwind tables are registered as compile_host's are. The
+/// object must come from compile_host_object on a machine with the same
+/// host_target_id(). Thread-safe.
+/// @throws logic_error when the bytes are not a loadable object or a name
+/// is unresolved (nothing is left loaded).
+CUFORGE_API host_kernel load_host_object(const host_object& obj);
+
+/// What host code is compiled for, computed once: the process's triple and
+/// a hash of the CPUID leaves the host CPU's name and features come from
+/// ("x86_64-pc-linux-gnu cpuid:1f2e..."; elsewhere LLVM's CPU name and
+/// feature string). Equal ids mean compile_host_object makes the same code.
+CUFORGE_API const std::string& host_target_id();
+
 }  // namespace cuforge::frontend

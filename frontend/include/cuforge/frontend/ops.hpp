@@ -55,6 +55,7 @@ namespace cuforge::frontend {
   X(erf) X(erfc) X(lgamma) X(tgamma) X(floor) X(ceil) X(trunc) X(rint) X(fabs)                         \
   /* --- math on float T: (a, b) -> T --- */                                                           \
   X(atan2) X(hypot) X(copysign) X(fmod) X(fpow) X(fmin) X(fmax) X(nextafter)                           \
+  X(remainder)   /* IEEE 754 remainder: x - n*y, n the integer nearest x/y (ties to even) */          \
   X(ldexp)       /* (a T, n int32) -> T */                                                             \
   X(fma)         /* (a, b, c) -> T: a * b + c, rounded once */                                         \
   X(isnan)       /* (a float) -> bool */                                                               \

@@ -1,0 +1,239 @@
+// Host code as bytes (codegen.hpp host_object): a kernel compiled to a
+// relocatable object file, and such a file linked into this process.
+// The disk cache (cache=True) stores the first and loads it with the second,
+// so a cache hit links machine code instead of lowering and optimising.
+#include "codegen_lower.hpp"
+#include "codegen_target.hpp"
+#include "llvm_support.hpp"
+
+#include <cuforge/frontend/codegen.hpp>
+#include <cuforge/runtime/error.hpp>
+
+#include <llvm/Config/llvm-config.h>
+#include <llvm/ExecutionEngine/JITLink/EHFrameSupport.h>
+#include <llvm/ExecutionEngine/Orc/Core.h>
+#include <llvm/ExecutionEngine/Orc/EPCEHFrameRegistrar.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/ExecutorProcessControl.h>
+#include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/DynamicLibrary.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/SubtargetFeature.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#endif
+
+namespace cuforge::frontend {
+
+namespace {
+
+std::string message_of(llvm::Error e) { return llvm::toString(std::move(e)); }
+
+// The process's linker for cached kernels, made on first use and never
+// destroyed (kernels may be released during interpreter shutdown): LLJIT's
+// JITLink set-up without its IR layers (no target machine to build), tasks
+// run in place (no thread hand-off on a lookup), and one JITDylib holding
+// the host symbols that every kernel's JITDylib links against. A cache hit
+// pays for a JITDylib, the link, and nothing else.
+struct object_linker {
+  std::unique_ptr<llvm::orc::ExecutionSession> es;
+  std::unique_ptr<llvm::orc::ObjectLinkingLayer> layer;
+  llvm::orc::JITDylib* host = nullptr;
+  std::atomic<std::uint64_t> next{0};
+
+  object_linker() = default;
+  object_linker(const object_linker&) = delete;
+  object_linker& operator=(const object_linker&) = delete;
+  ~object_linker() {  // only when making it failed
+    if (es) llvm::consumeError(es->endSession());
+  }
+};
+
+// The names compile_host binds (detail::host_symbols()), then the
+// process's, defined as the link asks for them: a kernel needs a handful.
+class host_symbol_generator final : public llvm::orc::DefinitionGenerator {
+ public:
+  host_symbol_generator()
+      : table_(detail::host_symbols()), process_(llvm::sys::DynamicLibrary::getPermanentLibrary(nullptr)) {}
+
+  llvm::Error tryToGenerate(llvm::orc::LookupState&, llvm::orc::LookupKind, llvm::orc::JITDylib& jd,
+                            llvm::orc::JITDylibLookupFlags, const llvm::orc::SymbolLookupSet& names) override {
+    llvm::orc::SymbolMap found;
+    for (const auto& [name, flags] : names) {
+      std::string n = (*name).str();
+      void* address = nullptr;
+      for (const auto& s : table_)
+        if (n == s.name) address = s.address;
+      if (address == nullptr) address = process_.getAddressOfSymbol(n.c_str());
+      if (address != nullptr)
+        found[name] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                       llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+    }
+    if (found.empty()) return llvm::Error::success();
+    return jd.define(llvm::orc::absoluteSymbols(std::move(found)));
+  }
+
+ private:
+  std::vector<detail::host_symbol> table_;
+  llvm::sys::DynamicLibrary process_;
+};
+
+object_linker* make_linker() {
+  auto l = std::make_unique<object_linker>();
+  auto epc = llvm::orc::SelfExecutorProcessControl::Create(nullptr, std::make_unique<llvm::orc::InPlaceTaskDispatcher>());
+  if (!epc) throw logic_error("codegen: host JIT: " + message_of(epc.takeError()));
+  l->es = std::make_unique<llvm::orc::ExecutionSession>(std::move(*epc));
+  llvm::orc::ExecutionSession& es = *l->es;
+  // Failures of a load reach its caller through the lookup; what else is
+  // reported (a failed removal) has no caller to tell.
+  es.setErrorReporter([](llvm::Error e) { llvm::consumeError(std::move(e)); });
+  // As LLJIT sets up JITLink on x86-64 ELF: the unwind tables registered, so
+  // that raise and barrier errors unwind through the kernel's frames.
+  l->layer = std::make_unique<llvm::orc::ObjectLinkingLayer>(es);
+  auto registrar = llvm::orc::EPCEHFrameRegistrar::Create(es);
+  if (!registrar) throw logic_error("codegen: host JIT: " + message_of(registrar.takeError()));
+  l->layer->addPlugin(std::make_unique<llvm::orc::EHFrameRegistrationPlugin>(es, std::move(*registrar)));
+  l->host = &es.createBareJITDylib("cuforge_host_symbols");
+  l->host->addGenerator(std::make_unique<host_symbol_generator>());
+  return l.release();
+}
+
+object_linker& linker() {
+  static object_linker* l = make_linker();  // a failure throws here and is retried next time
+  return *l;
+}
+
+void remove_dylib(llvm::orc::JITDylib& jd) noexcept {
+  // Frees the code and deregisters its unwind tables; an error has nowhere
+  // to go (this runs in destructors).
+  if (auto e = linker().es->removeJITDylib(jd)) llvm::consumeError(std::move(e));
+}
+
+}  // namespace
+
+const std::string& host_target_id() {
+  static const std::string id = [] {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    // (LLVM's host triple as configured: on x86-64 the process's, without
+    // the cost of parsing it.)
+    const std::string triple = LLVM_HOST_TRIPLE;
+    // The CPUID leaves (and XCR0) from which LLVM names the host CPU and
+    // the features that change generated code, hashed: the same inputs give
+    // the same code, and this costs a few instructions where LLVM's feature
+    // map costs a hundred microseconds on the disk cache's hit path. (Left
+    // out: leaves whose features only enable intrinsics kernels never use:
+    // XSAVE variants 0xd, PTWRITE 0x14, Key Locker 0x19, CLZERO 0x80000008.)
+    struct leaf {
+      unsigned leaf, sub;
+    };
+    static constexpr leaf leaves[] = {{7, 0}, {7, 1}, {0x24, 0}, {0x80000001, 0}};
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+    auto mix = [&](std::uint32_t v) {
+      for (int i = 0; i < 4; ++i) h = (h ^ ((v >> (8 * i)) & 0xff)) * 1099511628211ull;
+    };
+    unsigned max_basic = 0, max_extended = 0, a = 0, b = 0, c = 0, d = 0;
+    __cpuid(0, max_basic, b, c, d);  // the vendor
+    mix(max_basic), mix(b), mix(c), mix(d);
+    __cpuid(0x80000000, max_extended, b, c, d);
+    mix(max_extended);
+    __cpuid(1, a, b, c, d);  // family, model, stepping; features
+    // (not EBX: the brand index, CLFLUSH size, and the APIC id of whichever core runs this)
+    mix(a), mix(c), mix(d);
+    std::uint32_t xcr0_lo = 0, xcr0_hi = 0;
+    if (c & (1u << 27)) __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));  // OSXSAVE: the enabled register state
+    mix(xcr0_lo), mix(xcr0_hi);
+    for (const auto& l : leaves) {
+      if ((l.leaf >= 0x80000000u ? max_extended : max_basic) < l.leaf) {
+        mix(0xffffffffu);
+        continue;
+      }
+      __cpuid_count(l.leaf, l.sub, a, b, c, d);
+      mix(a), mix(b), mix(c), mix(d);
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return triple + " cpuid:" + hex;
+#else
+    const std::string triple = llvm::sys::getProcessTriple();
+    llvm::SubtargetFeatures features;
+    for (const auto& f : llvm::sys::getHostCPUFeatures()) features.AddFeature(f.getKey(), f.getValue());
+    return triple + " " + llvm::sys::getHostCPUName().str() + " " + features.getString();
+#endif
+  }();
+  return id;
+}
+
+host_object compile_host_object(const typed_module& m, const codegen_options& opts) {
+  if (m.functions.empty() || !m.functions[0].is_kernel)
+    throw logic_error("codegen: compile_host_object compiles kernels, not device functions");
+  detail::initialize_llvm();
+  // The host half of codegen.cpp's lowering, then the object file where
+  // compile_host hands the module to the JIT.
+  const std::string entry = m.functions[0].symbol.empty() ? "cuforge_function_0" : m.functions[0].symbol;
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<detail::target> tgt = detail::make_host_target(opts);
+  auto mod = std::make_unique<llvm::Module>(entry, *ctx);
+  llvm::TargetMachine& tm = tgt->machine();
+  mod->setTargetTriple(tm.getTargetTriple().str());
+  mod->setDataLayout(tm.createDataLayout());
+  host_object obj;
+  {
+    detail::module_state ms(m, opts, *tgt, *mod);
+    detail::lower_module(ms);
+    obj.static_shared_bytes = ms.static_shared_bytes;
+  }
+  detail::optimize(*mod, tm, opts.opt);
+
+  llvm::SmallString<0> bytes;
+  llvm::raw_svector_ostream os(bytes);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    throw logic_error("codegen: the host target cannot emit object files");
+  pm.run(*mod);
+
+  obj.name = entry;
+  obj.object.assign(bytes.begin(), bytes.end());
+  obj.uses_barrier = m.functions[0].uses_barrier;
+  for (auto* t : m.functions[0].arg_types) obj.slots += slot_count(t);
+  return obj;
+}
+
+host_kernel load_host_object(const host_object& obj) {
+  if (obj.object.empty()) throw logic_error("codegen: an empty host object");
+  // No initialize_llvm(): linking needs no target registry, and registering
+  // the targets would double what a cache hit costs.
+  object_linker& l = linker();
+  llvm::orc::ExecutionSession& es = *l.es;
+  llvm::orc::JITDylib& jd = es.createBareJITDylib("cuforge_cached_" + std::to_string(l.next++));
+  jd.addToLinkOrder(*l.host);
+  std::shared_ptr<void> session(&jd, [](void* p) { remove_dylib(*static_cast<llvm::orc::JITDylib*>(p)); });
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(obj.object, obj.name);
+  if (auto e = l.layer->add(jd, std::move(buffer)))
+    throw logic_error("codegen: host JIT cannot load the object of " + obj.name + ": " + message_of(std::move(e)));
+  auto address = es.lookup({&jd}, es.intern(obj.name));
+  if (!address) throw logic_error("codegen: host JIT cannot link " + obj.name + ": " + message_of(address.takeError()));
+
+  host_kernel k;
+  k.name = obj.name;
+  k.fn = address->getAddress().toPtr<cpu::kernel_fn>();
+  k.static_shared_bytes = obj.static_shared_bytes;
+  k.uses_barrier = obj.uses_barrier;
+  k.param_sizes.assign(obj.slots, 8);
+  k.session = std::move(session);
+  return k;
+}
+
+}  // namespace cuforge::frontend

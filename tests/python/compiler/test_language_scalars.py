@@ -1,0 +1,352 @@
+"""Scalars end to end: every operator on every scalar type (bool, int8 ...
+uint64, float32, float64, complex64, complex128) with NumPy 2's promotion
+(NEP 50: Python literals are weak) and Python's meaning of ``/``, ``//``,
+``%`` and ``**``. Each device function runs element by element over NumPy
+arrays on the active backend; the reference is the same Python body run by
+NumPy on the arrays (NumPy 2 types arrays as it types scalars), and the
+compiler's result types (read with compile_ptx) must be NumPy's."""
+
+import numpy as np
+import pytest
+
+from compiler_support import needs_codegen
+from cuforge import cuda
+from language_support import COMPLEXES, FLOATS, INTS, SCALARS, assert_same, elementwise, result_types, \
+    run_elementwise, values
+
+pytestmark = needs_codegen
+
+
+# --- the device functions under test ------------------------------------------------------------
+
+
+@cuda.jit(device=True)
+def arith(a, b):
+    return a + b, a - b, a * b, a / b, a // b, a % b
+
+
+@cuda.jit(device=True)
+def carith(a, b):
+    return a + b, a - b, a * b, a / b, -a, a != b
+
+
+@cuda.jit(device=True)
+def bitwise(a, b):
+    return a & b, a | b, a ^ b, ~a, a << (b & 7), a >> (b & 7)
+
+
+@cuda.jit(device=True)
+def compare(a, b):
+    return a < b, a <= b, a == b, a != b, a > b, a >= b
+
+
+@cuda.jit(device=True)
+def power(a, b):
+    return a ** b, a ** 2, a ** 0, +a, abs(a), -a
+
+
+@cuda.jit(device=True)
+def weak_int(a):
+    return a + 1, a * 2, a - 3, a // 2, a % 3, a / 2
+
+
+@cuda.jit(device=True)
+def weak_float(a):
+    return a + 1.5, a * 2.0, 1.0 - a, a / 4.0, a // 2.5, a % 1.5
+
+
+@cuda.jit(device=True)
+def weak_complex(a):
+    return a + 1j, a * (2 + 1j), a - 1j, (1 + 0j) / (a + 1j), a * 0.5, 2 * a
+
+
+# --- promotion and values --------------------------------------------------------------------------
+
+SAME = [(t, t) for t in ["bool"] + INTS + FLOATS]
+MIXED = [("int8", "uint8"), ("int32", "uint32"), ("uint64", "int64"), ("int8", "uint64"), ("uint16", "int32"),
+         ("int32", "float32"), ("uint8", "float32"), ("int64", "float32"), ("bool", "int8"), ("float32", "float64")]
+
+
+@pytest.mark.parametrize("ta, tb", [p for p in SAME + MIXED if p != ("bool", "bool")], ids=str)
+def test_arithmetic_follows_numpy(rng, ta, tb):
+    # Zero divisors are among the values: integers give 0 for // and %
+    # (NumPy's), floats inf/nan; int_min // -1 wraps.
+    run_elementwise(arith, values(rng, ta), values(rng, tb), rtol=0)
+
+
+@pytest.mark.parametrize("ta, tb", [(c, c) for c in COMPLEXES] + [("complex64", "float64"), ("float32", "complex64"),
+                                                                  ("int16", "complex64"), ("int32", "complex64"),
+                                                                  ("complex64", "complex128")], ids=str)
+def test_complex_arithmetic_follows_numpy(rng, ta, tb):
+    x, y = values(rng, ta), values(rng, tb)
+    run_elementwise(carith, x, y, rtol=1e-5 if "complex128" not in result_types(carith, ta, tb)[0].name else 1e-12)
+
+
+@pytest.mark.parametrize("ta, tb", [(t, t) for t in ["bool"] + INTS] + [("int8", "uint8"), ("uint64", "uint8"),
+                                                                          ("int32", "int64")], ids=str)
+def test_bitwise_and_shifts_follow_numpy(rng, ta, tb):
+    run_elementwise(bitwise, values(rng, ta), values(rng, tb))
+
+
+@pytest.mark.parametrize("ta, tb", SAME + [("uint64", "int64"), ("int8", "uint8"), ("int32", "float32"),
+                                           ("bool", "float64")], ids=str)
+def test_comparisons_follow_numpy(rng, ta, tb):
+    x, y = values(rng, ta), values(rng, tb)
+    y[::3] = x[::3].astype(y.dtype)  # equal pairs too
+    if x.dtype.kind == "f":
+        x[5], y[6] = np.nan, np.nan
+    run_elementwise(compare, x, y)
+
+
+@pytest.mark.parametrize("ta, tb", [(t, t) for t in INTS] + [("float32", "float32"), ("float64", "float64"),
+                                                           ("float32", "int32"), ("float64", "int64"),
+                                                           ("float32", "float64"), ("int32", "float32")],
+                         ids=str)
+def test_power_follows_numpy(rng, ta, tb):
+    x, y = values(rng, ta), values(rng, tb)
+    if y.dtype.kind in "iu":
+        y = (np.abs(y.astype(np.int64)) % 9).astype(y.dtype)  # NumPy refuses negative integer powers
+    if x.dtype.kind in "iu":
+        x = (x.astype(np.int64) % 60).astype(x.dtype)
+    else:
+        x = np.abs(x)  # a negative base to a fractional power is nan: compared too, but rarely
+        x[1] = -2.0
+    run_elementwise(power, x, y, rtol=1e-6 if "float32" in (ta, tb) else 1e-14)
+
+
+@pytest.mark.parametrize("t", SCALARS[:-2], ids=str)
+def test_python_int_literals_are_weak(rng, t):
+    run_elementwise(weak_int, values(rng, t))
+
+
+@pytest.mark.parametrize("t", ["bool", "int8", "uint16", "int32", "uint64", "float32", "float64"], ids=str)
+def test_python_float_literals_are_weak(rng, t):
+    run_elementwise(weak_float, values(rng, t), rtol=1e-6)
+
+
+@pytest.mark.parametrize("t", ["bool", "uint8", "int16", "int64", "float32", "float64"] + COMPLEXES, ids=str)
+def test_python_complex_literals_are_weak(rng, t):
+    run_elementwise(weak_complex, values(rng, t), rtol=1e-6)
+
+
+def test_weak_literal_result_types():
+    # The table NEP 50 gives, spelled out.
+    assert result_types(weak_int, "int8") == (np.dtype("int8"),) * 5 + (np.dtype("float64"),)
+    assert result_types(weak_int, "uint16")[:5] == (np.dtype("uint16"),) * 5
+    assert result_types(weak_float, "float32") == (np.dtype("float32"),) * 6
+    assert result_types(weak_float, "int32") == (np.dtype("float64"),) * 6
+    assert result_types(weak_complex, "float32")[:4] == (np.dtype("complex64"),) * 4
+    assert result_types(weak_complex, "int8")[0] == np.dtype("complex128")
+    assert result_types(arith, "int32", "int32")[:3] == (np.dtype("int32"),) * 3  # not Numba's int64
+    assert result_types(arith, "uint64", "int64")[0] == np.dtype("float64")
+    assert result_types(carith, "complex64", "complex64")[0] == np.dtype("complex64")
+
+
+def test_a_python_int_out_of_the_other_operands_range_is_an_error():
+    def add_1000(a):
+        return a + 1000
+
+    with pytest.raises(cuda.TypingError, match="Python integer 1000 out of bounds for int8"):
+        cuda.compile_ptx(add_1000, "int8(int8)", device=True)
+    assert result_types(cuda.jit(device=True)(add_1000), "int16") == np.dtype("int16")
+
+
+# --- Python's semantics where NumPy's arrays differ, or have none ----------------------------------
+
+
+@cuda.jit(device=True)
+def bool_arith(a, b):
+    return a + b, a - b, a * b, a // (b | True), -a, a / (b | True)
+
+
+def test_arithmetic_on_bools_is_pythons():
+    # NumPy's bool + bool is a logical or and bool - bool an error; Python's
+    # (and Numba's) True + True is 2: booleans compute in int64.
+    x = np.array([False, False, True, True] * 4)
+    y = np.array([False, True, False, True] * 4)
+    want = [[bool_arith.py_func(bool(p), bool(q))[k] for p, q in zip(x, y)] for k in range(6)]
+    assert result_types(bool_arith, "bool", "bool") == (np.dtype("int64"),) * 5 + (np.dtype("float64"),)
+    outs = [np.zeros(16, np.int64) for _ in range(5)] + [np.zeros(16)]
+    elementwise(bool_arith, 2)[1, 32](x, y, *outs)
+    for k in range(6):
+        assert outs[k].tolist() == want[k], k
+
+
+@cuda.jit
+def divide_ints(a, b, q, r, t):
+    i = cuda.grid(1)
+    if i < a.size:
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+        t[i] = a[i] / b[i]
+
+
+@pytest.mark.parametrize("t", INTS, ids=str)
+def test_integer_division_by_zero_gives_numpys_zero_and_does_not_trap(t):
+    # Python's floor and modulo (sign of the divisor); a zero divisor gives 0
+    # for // and % (NumPy's result; a kernel cannot raise ZeroDivisionError),
+    # and int_min // -1 wraps, without the trap x86 division would take.
+    info = np.iinfo(t)
+    pairs = [(7, 2), (-7, 2), (7, -2), (-7, -2), (6, 3), (-6, 3), (5, 0), (0, 0), (-5, 0), (info.min, -1),
+             (info.min, 1), (info.max, -1), (info.min, 0), (info.max, info.min), (-1, info.max)]
+    if info.min == 0:
+        pairs = [(p, q) for p, q in pairs if p >= 0 and q >= 0]
+    a = np.array([p for p, _ in pairs], dtype=t)
+    b = np.array([q for _, q in pairs], dtype=t)
+    q, r, f = np.zeros_like(a), np.zeros_like(a), np.zeros(len(a))
+    divide_ints[1, 32](a, b, q, r, f)
+    with np.errstate(all="ignore"):
+        assert_same(q, a // b, what="//")
+        assert_same(r, a % b, what="%")
+        assert_same(f, a / b, what="/")
+    for p, d, qq, rr in zip(a.tolist(), b.tolist(), q.tolist(), r.tolist()):
+        if d != 0 and not (p == info.min and d == -1):
+            assert (qq, rr) == (p // d, p % d)  # Python's
+
+
+def test_float_floor_division_and_modulo_are_pythons():
+    a = np.array([7.5, -7.5, 7.5, -7.5, 0.0, -0.0, 1.0, np.inf, 3.0, -3.0, 5.0, 1e30])
+    b = np.array([2.0, 2.0, -2.0, -2.0, 3.0, 3.0, np.inf, 2.0, 0.0, 0.0, -np.inf, 1e-30])
+    for dt in FLOATS:
+        x, y = a.astype(dt), b.astype(dt)
+        q, r, t = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
+        divide_ints[1, 32](x, y, q, r, t)
+        with np.errstate(all="ignore"):
+            assert_same(q, x // y, what=f"{dt} //")
+            assert_same(r, x % y, what=f"{dt} %")
+            assert_same(t, x / y, what=f"{dt} /")
+        for p, d, qq, rr in zip(x.tolist()[:7], y.tolist()[:7], q.tolist(), r.tolist()):
+            assert (qq, rr) == (p // d, p % d)  # Python's, where Python has a value
+
+
+@cuda.jit
+def int_powers(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i] ** b[i]
+
+
+def test_integer_to_a_negative_integer_power():
+    # NumPy 2 refuses negative integer powers of integers (ValueError), and a
+    # kernel cannot raise, so an int ** int stays an integer (NumPy's type)
+    # that truncates the true power: 1 for 1, +-1 for -1, 0 for any other
+    # base (0 ** -n too, where Numba raises ZeroDivisionError). Two Python
+    # int literals are Python's: 2 ** -1 == 0.5.
+    a = np.array([2, -2, 1, -1, -1, 0, 3, 5, -3, 2], np.int64)
+    b = np.array([-1, -1, -5, -3, -4, -1, -2, 3, 3, 62], np.int64)
+    out = np.zeros(10, np.int64)
+    int_powers[1, 32](a, b, out)
+    assert out.tolist() == [0, 0, 1, -1, 1, 0, 0, 125, -27, 2**62]
+
+    def literals(x):
+        return 2 ** -1 + x, (-8) // 3, -8 % 3, 7 / 2, 2 ** 0.5, 10 ** 18
+
+    types = result_types(cuda.jit(device=True)(literals), "int32")
+    assert types == (np.dtype("float64"), np.dtype("int64"), np.dtype("int64"), np.dtype("float64"),
+                     np.dtype("float64"), np.dtype("int64"))
+
+
+@cuda.jit
+def literal_values(x, f, u):
+    f[0] = 2 ** -1 + x[0]
+    f[1] = (-8) // 3
+    f[2] = -8 % 3
+    f[3] = 2 ** 0.5
+    f[4] = 10 ** 18
+    f[5] = 18446744073709551615  # beyond int64: a uint64
+    u[0] = x[0] & 0xFFFFFFFFFFFFFFFF
+    u[1] = x[0] * 0x9E3779B97F4A7C15  # a 64-bit hash: wraps
+    u[2] = UINT64_MAX ^ x[0]
+
+
+UINT64_MAX = 2**64 - 1
+
+
+def test_python_int_literals_keep_their_value():
+    x = np.array([12345], np.uint64)
+    f, u = np.zeros(6), np.zeros(3, np.uint64)
+    literal_values[1, 1](x, f, u)
+    assert f.tolist() == [12345.5, -3.0, 1.0, 2**0.5, 1e18, float(2**64 - 1)]
+    assert u.tolist() == [12345, 12345 * 0x9E3779B97F4A7C15 % 2**64, (2**64 - 1) ^ 12345]
+
+
+BIG = 2**62
+
+
+def test_python_int_expressions_beyond_64_bits_are_errors():
+    # Expressions of literals are folded with Python's integers; beyond
+    # 64 bits they cannot compile. What reaches the typer (a global in it
+    # here) is checked there.
+    def big(a):
+        return a + 2**70
+
+    def shifted(a):
+        return a + (1 << 64)
+
+    def below(a):
+        return a + (-(2**63) - 1)
+
+    def product(a):
+        return a + BIG * 4
+
+    for f, text in [(big, r"2 \*\* 70"), (shifted, "1 << 64"), (below, r"-2 \*\* 63 - 1"), (product, r"\d+ \* 4")]:
+        with pytest.raises(cuda.TypingError, match=f"Python integer {text} does not fit in 64 bits"):
+            cuda.compile_ptx(f, "int64(int64)", device=True)
+
+
+@cuda.jit
+def int_literal_values(x, y, i, u):
+    i[0] = -2**63  # 2**63 alone leaves int64; Python's value does not
+    i[1] = 2**62 + (2**62 - 1)
+    i[2] = 1 ** 10**9 + (-1) ** (10**9 + 1)
+    i[3] = x[0] * 3 ** 39
+    u[0] = (1 << 64) - 1
+    u[1] = y[0] & (2**64 - 1)  # a uint64 mask (with an int64, NumPy's error too)
+    u[2] = 2**63 + 1
+
+
+def test_python_int_expressions_compute_with_pythons_integers():
+    x = np.array([2], np.int64)
+    i, u = np.zeros(4, np.int64), np.zeros(3, np.uint64)
+    int_literal_values[1, 1](x, x.astype(np.uint64), i, u)
+    assert i.tolist() == [-2**63, 2**63 - 1, 0, 2 * 3**39]
+    assert u.tolist() == [2**64 - 1, 2, 2**63 + 1]
+
+
+# --- conversions --------------------------------------------------------------------------------------
+
+
+@cuda.jit
+def convert(x, i8, u16, i64, u64, f32, c64):
+    i = cuda.grid(1)
+    if i < x.size:
+        i8[i] = np.int8(x[i])
+        u16[i] = np.uint16(x[i])
+        i64[i] = np.int64(x[i])
+        u64[i] = np.uint64(x[i])
+        f32[i] = np.float32(x[i])
+        c64[i] = np.complex64(x[i])
+
+
+@pytest.mark.parametrize("t", ["bool"] + INTS + FLOATS, ids=str)
+def test_conversions_between_scalar_types_are_numpys(rng, t):
+    x = values(rng, t)
+    if x.dtype.kind == "f":
+        x = np.clip(x, 0, 250)  # float to int out of range is undefined in NumPy
+    outs = [np.zeros(x.size, d) for d in ["int8", "uint16", "int64", "uint64", "float32", "complex64"]]
+    convert[2, 32](x, *outs)
+    for o in outs:
+        assert_same(o, x.astype(o.dtype), what=f"{t} -> {o.dtype}")
+
+
+@cuda.jit(device=True)
+def complex_parts(z):
+    return z.real, z.imag, abs(z), z.conjugate(), bool(z), z == z.conjugate()
+
+
+@pytest.mark.parametrize("t", COMPLEXES, ids=str)
+def test_complex_attributes_and_truth(rng, t):
+    z = values(rng, t)
+    z[3] = 2.5  # real
+    run_elementwise(complex_parts, z, rtol=1e-6,
+                    reference=lambda z: (z.real, z.imag, np.abs(z), z.conjugate(), z != 0, z == z.conjugate()))
