@@ -3,6 +3,8 @@
 // (typer_function.cpp and the files beside it).
 #include "typer_impl.hpp"
 
+#include <cuforge/frontend/codegen.hpp>
+
 #include <cuforge/runtime/error.hpp>
 
 #include <cstdio>
@@ -64,29 +66,58 @@ void reachable_stmts(const function& f, const std::vector<stmt_id>& block, std::
 
 }  // namespace
 
-// A thread's local arrays (every function of the module, each counted once)
-// must fit the 512 KiB of local memory CUDA gives a thread: beyond it a GPU
-// cannot run the kernel, and the cpu backend's thread stacks would overflow.
+// What a GPU cannot run, refused at the user's line on every backend (the
+// cpu backend would run it, but the same kernel must run on a GPU):
+// - a thread's local arrays (every function of the module, each counted
+//   once) beyond the 512 KiB of local memory CUDA gives a thread (the cpu
+//   backend's thread stacks would overflow too);
+// - static shared arrays beyond the 48 KiB a kernel may declare statically
+//   (more needs dynamic shared memory: `cuda.shared.array(0, ...)`);
+// - kernel parameters beyond the 4352 bytes of the PTX ISA we emit.
 void check_local_memory(const typed_module& m) {
-  constexpr std::uint64_t limit = 512 * 1024;
-  std::uint64_t total = 0;
-  for (const auto& tf : m.functions) {
-    const function& f = *tf.ir;
-    std::vector<bool> live(f.exprs.size(), false);
-    reachable_stmts(f, f.body, live);
-    for (std::size_t i = 0; i < f.exprs.size(); ++i) {
-      const expr& e = f.exprs[i];
-      if (!live[i] || e.kind != expr_kind::op || e.op != op_id::local_array || !e.ty || !e.ty->is_array()) continue;
-      std::uint64_t bytes = static_cast<std::uint64_t>(e.ty->dtype->itemsize());
-      for (auto d : e.attrs)
-        if (d < 0 || __builtin_mul_overflow(bytes, static_cast<std::uint64_t>(d), &bytes)) bytes = UINT64_MAX;
-      if (__builtin_add_overflow(total, bytes, &total)) total = UINT64_MAX;
-      if (total > limit)
-        throw typing_error("Unsupported: local arrays of " + (total == UINT64_MAX ? std::string("more than 2**64") : std::to_string(total)) +
-                               " bytes per thread (a thread has at most 512 KiB of local memory; use a global or shared array)",
-                           f, e.loc);
+  struct limit {
+    op_id op;
+    std::uint64_t bytes;
+    const char* what;
+  };
+  static constexpr limit limits[] = {
+      {op_id::local_array, 512 * 1024,
+       "local arrays of {} bytes per thread (a thread has at most 512 KiB of local memory; use a global or shared array)"},
+      {op_id::shared_array, 48 * 1024,
+       "static shared arrays of {} bytes (a kernel declares at most 48 KiB statically; use dynamic shared memory, "
+       "cuda.shared.array(0, dtype), sized at launch)"},
+  };
+  for (const auto& lim : limits) {
+    std::uint64_t total = 0;
+    for (const auto& tf : m.functions) {
+      const function& f = *tf.ir;
+      std::vector<bool> live(f.exprs.size(), false);
+      reachable_stmts(f, f.body, live);
+      for (std::size_t i = 0; i < f.exprs.size(); ++i) {
+        const expr& e = f.exprs[i];
+        if (!live[i] || e.kind != expr_kind::op || e.op != lim.op || !e.ty || !e.ty->is_array()) continue;
+        std::uint64_t bytes = static_cast<std::uint64_t>(e.ty->dtype->itemsize());
+        for (auto d : e.attrs)
+          if (d < 0 || __builtin_mul_overflow(bytes, static_cast<std::uint64_t>(d), &bytes)) bytes = UINT64_MAX;
+        if (__builtin_add_overflow(total, bytes, &total)) total = UINT64_MAX;
+        if (total > lim.bytes) {
+          std::string what = lim.what;
+          what.replace(what.find("{}"), 2, total == UINT64_MAX ? std::string("more than 2**64") : std::to_string(total));
+          throw typing_error("Unsupported: " + what, f, e.loc);
+        }
+      }
     }
   }
+  const typed_function& entry = m.functions.front();
+  if (!entry.is_kernel) return;
+  constexpr std::size_t param_limit = 4352;
+  std::size_t slots = 0;
+  for (const type* t : entry.arg_types) slots += slot_count(t);
+  if (slots * 8 > param_limit)
+    throw typing_error("Unsupported: the kernel's arguments take " + std::to_string(slots * 8) +
+                           " bytes of parameters (8 per scalar, 8 + 16 per array dimension); a kernel takes at most " +
+                           std::to_string(param_limit) + ": pass fewer or lower-dimensional arrays",
+                       *entry.ir, location{entry.ir->first_line, 0});
 }
 
 typed_module module_typer::assemble(typed_function entry) {

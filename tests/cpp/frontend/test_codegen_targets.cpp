@@ -6,7 +6,6 @@
 #include "test_codegen_support.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <thread>
 
@@ -329,68 +328,4 @@ TEST(CodegenTargets, ConcurrentCompilesAreIndependent) {
     });
   for (auto& th : threads) th.join();
   for (const auto& e : errors) EXPECT_EQ(e, "");
-}
-
-namespace {
-
-// What compile latency is measured on: a saxpy kernel with a bounds check.
-typed_module latency_kernel(type_context& tc) {
-  return elementwise(tc, "saxpy", {tc.float32(), tc.float32()}, {tc.float32()}, [&](typed_builder& k, std::vector<expr_id> in) {
-    return std::vector<expr_id>{k.bin(op_id::add, k.bin(op_id::mul, k.f32(2.0), in[0]), in[1])};
-  });
-}
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
-
-// Run by CompileLatency.Measure in a fresh process: the first compile pays
-// for LLVM's initialisation (and libdevice, for a kernel that uses it).
-TEST(CodegenLatency, FirstCompileInProcess) {
-  if (std::getenv("CUFORGE_CODEGEN_LATENCY_CHILD") == nullptr) GTEST_SKIP() << "run by CodegenLatency.Measure";
-  type_context tc;
-  typed_module m = latency_kernel(tc);
-  auto t0 = std::chrono::steady_clock::now();
-  compile_ptx(m, {});
-  double ptx_ms = ms_since(t0);
-  t0 = std::chrono::steady_clock::now();
-  compile_host(m, {});
-  double host_ms = ms_since(t0);
-  t0 = std::chrono::steady_clock::now();
-  compile_ptx(math_kernel(tc, tc.float32()), {});
-  double libdevice_ms = ms_since(t0);
-  std::printf("[ latency  ] first compile_ptx %.1f ms, then first compile_host %.1f ms, first kernel using libdevice %.1f ms\n",
-              ptx_ms, host_ms, libdevice_ms);
-}
-
-TEST(CodegenLatency, Measure) {
-  EXPECT_EQ(cuforge::testing::rerun_self("CodegenLatency.FirstCompileInProcess", "CUFORGE_CODEGEN_LATENCY_CHILD", "1"), 0);
-  type_context tc;
-  typed_module m = latency_kernel(tc);
-  typed_module lm = math_kernel(tc, tc.float32());
-  compile_ptx(lm, {});
-  compile_host(m, {});
-  auto median = [](auto f) {
-    std::vector<double> v;
-    for (int r = 0; r < 15; ++r) {
-      auto t0 = std::chrono::steady_clock::now();
-      f();
-      v.push_back(ms_since(t0));
-    }
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
-  double ptx = median([&] { compile_ptx(m, {}); });
-  double host = median([&] { compile_host(m, {}); });
-  double libdevice = median([&] { compile_ptx(lm, {}); });
-  double ptx_o0 = median([&] {
-    codegen_options o;
-    o.opt = false;
-    compile_ptx(m, o);
-  });
-  std::printf("[ latency  ] steady state (median of 15): compile_ptx %.2f ms, compile_host %.2f ms, "
-              "compile_ptx with libdevice %.2f ms, compile_ptx at O0 %.2f ms\n",
-              ptx, host, libdevice, ptx_o0);
 }
