@@ -77,6 +77,58 @@ _CMPOPS = {
 }
 
 
+_INT_BINOPS = {ast.Add: lambda x, y: x + y, ast.Sub: lambda x, y: x - y, ast.Mult: lambda x, y: x * y,
+               ast.FloorDiv: lambda x, y: x // y, ast.Mod: lambda x, y: x % y, ast.Pow: lambda x, y: x**y,
+               ast.LShift: lambda x, y: x << y, ast.RShift: lambda x, y: x >> y, ast.BitOr: lambda x, y: x | y,
+               ast.BitXor: lambda x, y: x ^ y, ast.BitAnd: lambda x, y: x & y}
+_INT_UNOPS = {ast.USub: lambda x: -x, ast.UAdd: lambda x: x, ast.Invert: lambda x: ~x}
+
+
+def _int_literal_tree(node):
+    """(value, leaves int64) of an expression of Python int literals only,
+    else None; OverflowError where the value is too large to compute (it is
+    beyond 64 bits). Where Python raises (a zero divisor, a negative shift)
+    or gives a float (a negative power) it is None: the typer decides."""
+    def outside(v):
+        return not -(2**63) <= v < 2**63
+
+    if isinstance(node, ast.Constant):
+        return (node.value, outside(node.value)) if type(node.value) is int else None
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _INT_UNOPS:
+        inner = _int_literal_tree(node.operand)
+        if inner is None:
+            return None
+        v = _INT_UNOPS[type(node.op)](inner[0])
+        return v, inner[1] or outside(v)
+    if isinstance(node, ast.BinOp) and type(node.op) in _INT_BINOPS:
+        left = _int_literal_tree(node.left)
+        right = _int_literal_tree(node.right) if left is not None else None
+        if right is None:
+            return None
+        x, y = left[0], right[0]
+        if isinstance(node.op, (ast.FloorDiv, ast.Mod)) and y == 0:
+            return None
+        if isinstance(node.op, (ast.Pow, ast.LShift, ast.RShift)) and y < 0:
+            return None
+        if y > 128 and ((isinstance(node.op, ast.Pow) and x not in (0, 1, -1))
+                        or (isinstance(node.op, ast.LShift) and x != 0)):
+            raise OverflowError
+        v = _INT_BINOPS[type(node.op)](x, y)
+        return v, left[1] or right[1] or outside(v)
+    return None
+
+
+def _uint64_ints(entry):
+    """A global's entry with its ints beyond int64 typed uint64: the IR keeps
+    Python ints in int64, so only uint64 holds those (Numba's type for them)."""
+    if entry["kind"] == "tuple":
+        return dict(entry, elements=[_uint64_ints(e) for e in entry["elements"]])
+    v = entry.get("value")
+    if entry["kind"] == "constant" and type(v) is int and v >= 2**63 and "typestr" not in entry:
+        return dict(entry, typestr="<u8")
+    return entry
+
+
 class _Unsupported:
     """A table entry for a construct kernels cannot contain."""
 
@@ -272,6 +324,20 @@ class _Walker:
     def at(self, node):
         return self.src.loc(node)
 
+    def too_deep(self):
+        """The error for a function nested deeper than Python's recursion
+        limit lets the walker go: at the statement holding the deepest node
+        (found without recursing)."""
+        deepest, depth, todo = self.fn, -1, [(self.fn, 0, self.fn)]
+        while todo:
+            node, d, stmt = todo.pop()
+            stmt = node if isinstance(node, ast.stmt) else stmt
+            if d > depth:
+                deepest, depth = stmt, d
+            todo.extend((child, d + 1, stmt) for child in ast.iter_child_nodes(node))
+        self.error(deepest, f"Unsupported: code nested {depth} levels deep (more than the compiler's recursion "
+                            "limit allows): split the expression with temporary variables")
+
     def visit(self, node):
         handler = _TABLE.get(type(node))
         if handler is None:
@@ -322,6 +388,9 @@ class _Walker:
         return self.to_temp(self.visit(node), node)
 
     def constant(self, value, node):
+        if type(value) is int and 2**63 <= value < 2**64:
+            # The IR keeps Python ints in int64: one only uint64 holds is a uint64 (Numba's type for it).
+            return self.b.typed_constant(value, "<u8", *self.at(node))
         return self.b.constant(value, True, *self.at(node))
 
     # --- names and globals ----------------------------------------------------------
@@ -366,7 +435,7 @@ class _Walker:
             canonical = f"{res.kind}:{res.entry['name']}" if res.kind in ("module", "function") else None
             gid = self.global_by_key.get(canonical) if canonical else None
             if gid is None:
-                gid = self.b.global_(res.entry)
+                gid = self.b.global_(_uint64_ints(res.entry))
                 self.global_texts.append(f"{path} = {res.text}")
                 if canonical:
                     self.global_by_key[canonical] = gid
@@ -686,12 +755,35 @@ class _Walker:
     def expr_tuple(self, node):
         return self.b.tuple([self.visit(e) for e in node.elts], *self.at(node))
 
+    def int_literals(self, node):
+        """The constant for ``node`` when it is an expression of Python int
+        literals only whose value, or a partial one, leaves int64 (``2**64 - 1``,
+        ``-2**63``): computed here with Python's integers, as the typer folds in
+        int64. None for anything else (the typer folds it)."""
+        try:
+            tree = _int_literal_tree(node)
+        except OverflowError:
+            tree = (None, True)
+        if tree is None or not tree[1]:
+            return None
+        value = tree[0]
+        if value is None or not -(2**63) <= value < 2**64:
+            self.error(node, f"the Python integer {ast.unparse(node)} does not fit in 64 bits (kernels keep Python "
+                             "integers in int64, and those beyond it below 2**64 in uint64)")
+        return self.constant(value, node)
+
     def expr_binop(self, node):
+        folded = self.int_literals(node)
+        if folded is not None:
+            return folded
         left = self.visit(node.left)
         right = self.visit(node.right)
         return self.b.binary(_BINOPS[type(node.op)], left, right, *self.at(node))
 
     def expr_unaryop(self, node):
+        folded = self.int_literals(node)
+        if folded is not None:
+            return folded
         operand = node.operand
         # -1 and +2.5 are literals (weak constants), as Python folds them.
         if (isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(operand, ast.Constant)
@@ -870,8 +962,17 @@ def build_ir_and_fingerprint(pyfunc):
         if got is not None:
             return got
         _in_progress.add(pyfunc)
+        walker = None
         try:
-            result = _Walker(pyfunc, _callee_ir).build()
+            walker = _Walker(pyfunc, _callee_ir)
+            result = walker.build()
+        except RecursionError:
+            if walker is None:
+                raise
+            try:
+                walker.too_deep()
+            except TypingError as e:
+                raise e.with_traceback(None) from None
         except TypingError as e:
             # The message points at the user's source; the walker's frames add nothing.
             raise e.with_traceback(None) from None
