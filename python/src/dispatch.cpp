@@ -16,6 +16,8 @@
 #include <cuforge/runtime/launch.hpp>
 #include <cuforge/runtime/module.hpp>
 
+#include <link.h>
+
 #include <chrono>
 #include <cstring>
 #include <mutex>
@@ -42,11 +44,26 @@ type_context& types() {
 // --- compiled functions ---------------------------------------------------------
 
 struct compiled_function {
-  typed_module module;
+  typed_module module;  // empty for one loaded from the disk cache (until rebuilt)
   codegen_options options;
   int max_registers = 0;
   bool device = false;
   std::vector<const type*> arg_types;
+
+  // The entry's facts the launcher and the inspectors read: from the typed
+  // module, or from a disk-cache entry.
+  std::string symbol;
+  std::vector<bool> writes_arg;
+  bool uses_barrier = false;
+  const type* return_type = nullptr;
+  std::optional<std::string> types_dump;
+
+  // A disk-cache entry's code for the cpu backend, linked on first load.
+  std::optional<host_object> host_obj;
+  // Remakes the typed module (a Python callable returning a compiled
+  // function) for what a cache entry does not hold: PTX or LLVM IR of a
+  // kernel loaded as host code.
+  py::object rebuild = py::none();
 
   // Made on demand (the cpu backend never needs PTX, a GPU never needs
   // host code), under compile_lock().
@@ -55,14 +72,45 @@ struct compiled_function {
   struct loaded {
     std::uint64_t generation = 0;
     std::optional<kernel> k;
+    std::size_t static_shared = 0;    // bytes of its cuda.shared.array(n > 0) arrays
+    std::size_t dynamic_allowed = 0;  // dynamic shared bytes a launch may ask for without opting in
   };
   std::vector<loaded> per_device;
 
   const typed_function& entry() const { return module.functions.front(); }
 
+  void set_entry_facts() {
+    const auto& e = entry();
+    symbol = e.symbol;
+    writes_arg = e.writes_arg;
+    uses_barrier = e.uses_barrier;
+    return_type = e.return_type;
+  }
+
+  // The typed module, remade when this came from the disk cache. Call with
+  // the GIL and without compile_lock() (rebuilding compiles).
+  void ensure_module() {
+    if (!module.functions.empty()) return;
+    if (rebuild.is_none())
+      throw std::runtime_error("this specialisation was loaded from the disk cache without its typed IR");
+    auto fresh = rebuild().cast<std::shared_ptr<compiled_function>>();
+    if (fresh->module.functions.empty()) throw std::runtime_error("rebuilding a cached specialisation failed");
+    module = fresh->module;
+  }
+
   const std::string& get_ptx() {
+    if (!ptx) ensure_module();
     std::lock_guard lock(compile_lock());
-    if (!ptx) ptx = frontend::compile_ptx(module, options).ptx;
+    if (!ptx) {
+      std::string text = frontend::compile_ptx(module, options).ptx;
+      // max_registers as the entry's own `.maxnreg` too, so that the limit is
+      // in inspect_asm()'s text and holds for ptxas as for the driver's JIT.
+      auto entry_at = text.find(".entry " + symbol + "(");
+      auto body_at = entry_at == std::string::npos ? entry_at : text.find("\n{", entry_at);
+      if (max_registers > 0 && body_at != std::string::npos)
+        text.insert(body_at, "\n.maxnreg " + std::to_string(max_registers));
+      ptx = std::move(text);
+    }
     return *ptx;
   }
 
@@ -74,7 +122,7 @@ struct compiled_function {
     module_image image = [&] {
       if (active_backend() == backend_kind::cuda) return module_image::from_ptx(get_ptx());
       std::lock_guard lock(compile_lock());
-      if (!host) host = compile_host(module, options);
+      if (!host) host = host_obj ? load_host_object(*host_obj) : compile_host(module, options);
       cpu_kernel_symbol sym;
       sym.name = host->name;
       sym.fn = host->fn;
@@ -88,9 +136,49 @@ struct compiled_function {
     mo.generate_line_info = options.lineinfo;
     auto mod = module::load(image, mo, dev);
     if (per_device.size() <= static_cast<std::size_t>(dev)) per_device.resize(dev + 1);
-    per_device[dev].k = mod.get_kernel(active_backend() == backend_kind::cuda ? entry().symbol : host->name);
+    per_device[dev].k = mod.get_kernel(active_backend() == backend_kind::cuda ? symbol : host->name);
+    auto attrs = per_device[dev].k->attributes();
+    per_device[dev].static_shared = attrs.static_shared_bytes;
+    per_device[dev].dynamic_allowed = static_cast<std::size_t>(std::max(attrs.max_dynamic_shared_bytes, 0));
     per_device[dev].generation = context_generation();
     return *per_device[dev].k;
+  }
+
+  // kernel_for's kernel with its shared memory facts.
+  loaded& loaded_on(int dev) {
+    kernel_for(dev);
+    return per_device[dev];
+  }
+
+  // What the disk cache stores for the active backend: (kind, facts, code).
+  // On the cpu backend the object file is also what this process runs from
+  // now on (linking it is cheaper than a second codegen).
+  py::tuple cache_payload() {
+    if (device) throw py::type_error("device functions are not stored in the disk cache");
+    py::dict facts;
+    facts["symbol"] = symbol;
+    facts["writes_arg"] = writes_arg;
+    facts["uses_barrier"] = uses_barrier;
+    facts["return_spec"] = return_type->str();
+    facts["types_dump"] = get_types_dump();
+    if (active_backend() == backend_kind::cuda) return py::make_tuple("ptx", facts, py::bytes(get_ptx()));
+    ensure_module();
+    std::lock_guard lock(compile_lock());
+    if (!host_obj) host_obj = compile_host_object(module, options);
+    if (!host) host = load_host_object(*host_obj);
+    facts["host_name"] = host_obj->name;
+    facts["static_shared_bytes"] = host_obj->static_shared_bytes;
+    facts["slots"] = host_obj->slots;
+    return py::make_tuple("host-object", facts, py::bytes(host_obj->object));
+  }
+
+  const std::string& get_types_dump() {
+    if (!types_dump) {
+      std::string s;
+      for (const auto& f : module.functions) s += f.ir->dump();
+      types_dump = std::move(s);
+    }
+    return *types_dump;
   }
 };
 
@@ -144,6 +232,55 @@ std::shared_ptr<compiled_function> compile(std::shared_ptr<function> fn, const s
   } catch (const typing_error& e) {
     raise_typing_error(e);
   }
+  cf->set_entry_facts();
+  return cf;
+}
+
+// A specialisation from a disk-cache entry (what cache_payload gave):
+// checked as far as it can be without running it; anything malformed is a
+// ValueError, which the cache treats as a miss.
+std::shared_ptr<compiled_function> load_compiled(const std::string& kind, py::dict facts, py::bytes code,
+                                                 const std::vector<std::string>& specs, py::dict opts, bool device) {
+  if (device) throw py::value_error("device functions are not stored in the disk cache");
+  auto cf = std::make_shared<compiled_function>();
+  typer_options topts;
+  cf->options = options_from(opts, cf->max_registers, topts);
+  try {
+    std::lock_guard lock(compile_lock());
+    for (const auto& s : specs) cf->arg_types.push_back(parse_type(types(), s));
+    cf->return_type = parse_type(types(), facts["return_spec"].cast<std::string>());
+  } catch (const std::exception& e) {
+    throw py::value_error(std::string("a cache entry with an unreadable type: ") + e.what());
+  }
+  try {
+    cf->symbol = facts["symbol"].cast<std::string>();
+    cf->writes_arg = facts["writes_arg"].cast<std::vector<bool>>();
+    cf->uses_barrier = facts["uses_barrier"].cast<bool>();
+    cf->types_dump = facts["types_dump"].cast<std::string>();
+    std::string bytes = code;
+    if (kind == "ptx") {
+      if (bytes.empty()) throw py::value_error("empty PTX");
+      cf->ptx = std::move(bytes);
+    } else if (kind == "host-object") {
+      host_object o;
+      o.name = facts["host_name"].cast<std::string>();
+      o.static_shared_bytes = facts["static_shared_bytes"].cast<std::size_t>();
+      o.slots = facts["slots"].cast<std::size_t>();
+      o.uses_barrier = cf->uses_barrier;
+      o.object = std::move(bytes);
+      std::size_t slots = 0;
+      for (auto* t : cf->arg_types) slots += slot_count(t);
+      if (o.object.empty() || o.slots != slots || o.name.empty())
+        throw py::value_error("a host object that does not match its argument types");
+      cf->host_obj = std::move(o);
+    } else {
+      throw py::value_error("unknown cache entry kind '" + kind + "'");
+    }
+  } catch (const py::cast_error& e) {
+    throw py::value_error(std::string("a cache entry with malformed facts: ") + e.what());
+  }
+  if (cf->writes_arg.size() != cf->arg_types.size())
+    throw py::value_error("a cache entry whose facts do not match its argument types");
   return cf;
 }
 
@@ -154,9 +291,16 @@ struct argument {
   const type* ty = nullptr;
   enum class how { device, host_array, scalar, tuple } h = how::scalar;
   device_ndarray dev;      // device (or the device copy of a host array)
-  py::array host;          // host_array: the NumPy array to copy in (and back)
+  // Our own DeviceNDArray, read in place (the argument tuple keeps it alive
+  // and its array never changes): no copy of its shape and strides.
+  const device_ndarray* borrowed = nullptr;
+  py::object host;         // host_array: the NumPy array to copy in (and back); not a py::array,
+                           // whose default constructor makes a NumPy array per argument
   py::handle value;        // scalar
   std::vector<argument> elements;  // tuple
+
+  const device_ndarray& array() const { return borrowed ? *borrowed : dev; }
+  host_view host_data() const { return host_view_of(py::reinterpret_borrow<py::array>(host)); }
 };
 
 array_layout layout_of(bool c, bool f, int ndim) {
@@ -176,22 +320,53 @@ std::string typestr_of(const type* t) {
   }
 }
 
-const type* scalar_type(py::handle v) {
+// The launch path looks types up per argument; interning one builds a
+// string key, so the common ones are kept here. Types are interned for the
+// process, and every caller holds the GIL.
+struct common_types {
+  const type *boolean, *int64, *uint64, *float64, *complex128;
+};
+const common_types& common() {
+  static const common_types c = [] {
+    auto& tc = types();
+    return common_types{tc.boolean(), tc.int64(), tc.uint64(), tc.float64(), tc.complex128()};
+  }();
+  return c;
+}
+
+// A device array's type, cached by (dtype, ndim, layout, readonly).
+const type* array_type_of(const device_ndarray& d) {
+  int nd = static_cast<int>(d.ndim());
+  array_layout layout = layout_of(d.is_c_contiguous(), d.is_f_contiguous(), nd);
+  std::uint64_t key = static_cast<std::uint64_t>(static_cast<unsigned char>(d.type().k)) << 40 |
+                      static_cast<std::uint64_t>(d.type().itemsize) << 32 |
+                      static_cast<std::uint64_t>(static_cast<unsigned char>(layout)) << 24 |
+                      static_cast<std::uint64_t>(d.read_only()) << 16 | static_cast<std::uint64_t>(nd);
+  static auto* cache = new std::unordered_map<std::uint64_t, const type*>;
+  if (auto it = cache->find(key); it != cache->end()) return it->second;
   auto& tc = types();
-  if (PyBool_Check(v.ptr())) return tc.boolean();
+  const type* t = tc.array(tc.from_typestr(d.type().typestr()), nd, layout, d.read_only());
+  cache->emplace(key, t);
+  return t;
+}
+
+const type* scalar_type(py::handle v) {
+  const auto& c = common();
+  auto& tc = types();
+  if (PyBool_Check(v.ptr())) return c.boolean;
   if (PyLong_Check(v.ptr())) {
     int overflow = 0;
     PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
-    if (!overflow) return tc.int64();
+    if (!overflow) return c.int64;
     PyLong_AsUnsignedLongLong(v.ptr());
     if (PyErr_Occurred()) {
       PyErr_Clear();
       throw py::value_error("integer argument " + std::string(py::str(v)) + " does not fit in 64 bits");
     }
-    return tc.uint64();
+    return c.uint64;
   }
-  if (PyFloat_Check(v.ptr())) return tc.float64();
-  if (PyComplex_Check(v.ptr())) return tc.complex128();
+  if (PyFloat_Check(v.ptr())) return c.float64;
+  if (PyComplex_Check(v.ptr())) return c.complex128;
   // NumPy scalars: their own dtype.
   static py::object generic = py::module_::import("numpy").attr("generic");
   if (py::isinstance(v, generic)) {
@@ -203,12 +378,16 @@ const type* scalar_type(py::handle v) {
 argument classify(py::handle v, std::size_t index) {
   auto& tc = types();
   argument a;
+  if (py::isinstance<py_devarray>(v)) {
+    a.h = argument::how::device;
+    a.borrowed = &v.cast<const py_devarray&>().a;
+    a.ty = array_type_of(*a.borrowed);
+    return a;
+  }
   if (auto d = device_array_of(v)) {
     a.h = argument::how::device;
-    a.dev = *d;
-    const type* dt = tc.from_typestr(d->type().typestr());
-    a.ty = tc.array(dt, static_cast<int>(d->ndim()),
-                    layout_of(d->is_c_contiguous(), d->is_f_contiguous(), static_cast<int>(d->ndim())), d->read_only());
+    a.dev = std::move(*d);
+    a.ty = array_type_of(a.dev);
     return a;
   }
   if (py::isinstance<py::array>(v)) {
@@ -262,7 +441,10 @@ void pack_scalar(py::handle v, const type* t, std::vector<std::uint64_t>& slots)
     case type_kind::integer: {
       // NumPy's conversion of a Python/NumPy number to the integer type.
       py::object n = py::module_::import("numpy").attr("dtype")(typestr_of(t)).attr("type")(v);
-      std::int64_t i = n.attr("item")().cast<std::int64_t>();
+      py::object item = n.attr("item")();
+      // (uint64 values past int64's range arrive as large Python ints.)
+      std::int64_t i = t->is_signed ? item.cast<std::int64_t>()
+                                    : static_cast<std::int64_t>(item.cast<std::uint64_t>());
       switch (t->bits) {
         case 8: put(static_cast<std::int8_t>(i)); return;
         case 16: put(static_cast<std::int16_t>(i)); return;
@@ -326,7 +508,7 @@ void pack_array(const device_ndarray& a, std::vector<std::uint64_t>& slots) {
 void pack(const argument& a, const type* as, std::vector<std::uint64_t>& slots) {
   switch (a.h) {
     case argument::how::device:
-    case argument::how::host_array: pack_array(a.dev, slots); return;
+    case argument::how::host_array: pack_array(a.array(), slots); return;
     case argument::how::scalar: pack_scalar_fast(a.value, as, slots); return;
     case argument::how::tuple:
       for (std::size_t i = 0; i < a.elements.size(); ++i) pack(a.elements[i], as->elements[i], slots);
@@ -354,7 +536,8 @@ bool compatible(const type* have, const type* want) {
 
 dim3 to_dim3(py::handle d, const char* what) {
   auto bad = [&] {
-    return py::value_error(std::string(what) + " must be a positive int or a tuple of 1 to 3 positive ints, not " +
+    return py::value_error(std::string(what) +
+                           " must be a positive int (below 2**32) or a tuple of 1 to 3 of them, not " +
                            std::string(py::repr(d)));
   };
   unsigned v[3] = {1, 1, 1};
@@ -372,6 +555,40 @@ dim3 to_dim3(py::handle d, const char* what) {
     v[0] = one(d);
   }
   return dim3(v[0], v[1], v[2]);
+}
+
+// A launch's dynamic shared memory: an int number of bytes, not negative.
+std::size_t to_shared_bytes(py::handle v) {
+  if (PyLong_CheckExact(v.ptr())) {
+    int overflow = 0;
+    long long n = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+    if (!overflow && n >= 0) return static_cast<std::size_t>(n);
+  }
+  if (PyBool_Check(v.ptr()) || !(PyLong_Check(v.ptr()) || py::hasattr(v, "__index__")))
+    throw py::type_error("the dynamic shared memory size must be an int (bytes), not " + std::string(py::repr(v)));
+  auto i = to_int64(v);
+  if (!i || *i < 0)
+    throw py::value_error("the dynamic shared memory size must be a non-negative number of bytes, not " +
+                          std::string(py::repr(v)));
+  return static_cast<std::size_t>(*i);
+}
+
+// Shared memory per block: what a kernel's static arrays may take (ptxas's
+// limit on a GPU) and what static + dynamic may take once opted in.
+struct shared_limits {
+  std::size_t per_block = 0, optin = 0;
+};
+const shared_limits& shared_limits_of(int dev) {
+  static const std::vector<shared_limits> all = [] {
+    std::vector<shared_limits> v;
+    for (const auto& d : device::all()) {
+      auto per_block = static_cast<std::size_t>(d.attribute(device_attribute::max_shared_memory_per_block));
+      auto optin = static_cast<std::size_t>(d.attribute(device_attribute::max_shared_memory_per_block_optin));
+      v.push_back({per_block, std::max(per_block, optin)});
+    }
+    return v;
+  }();
+  return all.at(static_cast<std::size_t>(dev));
 }
 
 // --- the dispatcher ---------------------------------------------------------------
@@ -407,14 +624,16 @@ class dispatcher {
   }
 
   // The specialisation for these arguments: exact match, then (for eager
-  // signatures) the first compatible one, else compile one.
+  // signatures) the first compatible one, else compile one. A dispatcher
+  // that may compile takes exact matches only, as Numba's: a compatible one
+  // would convert (2.5 passed to an int64 specialisation is 2).
   std::shared_ptr<compiled_function> find(const std::vector<argument>& args) {
     std::vector<const type*> key;
     key.reserve(args.size());
     for (auto& a : args) key.push_back(a.ty);
     if (auto it = specs_.find(key); it != specs_.end()) return it->second;
     for (const auto& cf : order_) {
-      if (cf->arg_types.size() != key.size()) continue;
+      if (lazy_ || cf->arg_types.size() != key.size()) continue;
       bool ok = true;
       for (std::size_t i = 0; ok && i < key.size(); ++i) ok = compatible(key[i], cf->arg_types[i]);
       if (ok) {
@@ -423,14 +642,18 @@ class dispatcher {
       }
     }
     if (!lazy_) {
-      std::string have;
-      for (auto* t : key) have += (have.empty() ? "" : ", ") + t->str();
-      std::string known;
-      for (const auto& cf : order_) {
+      // (Appended piecewise: GCC 12 warns falsely on `"" + std::string` here.)
+      auto joined = [](const std::vector<const type*>& ts) {
         std::string s;
-        for (auto* t : cf->arg_types) s += (s.empty() ? "" : ", ") + t->str();
-        known += "\n    (" + s + ")";
-      }
+        for (auto* t : ts) {
+          if (!s.empty()) s += ", ";
+          s += t->str();
+        }
+        return s;
+      };
+      std::string have = joined(key);
+      std::string known;
+      for (const auto& cf : order_) known += "\n    (" + joined(cf->arg_types) + ")";
       throw py::type_error("no matching definition of " + name_ + " for argument types (" + have +
                            "); its signatures are:" + known);
     }
@@ -472,32 +695,40 @@ class dispatcher {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
-  void launch(py::tuple pyargs, py::handle grid, py::handle block, py::handle stream, std::size_t shared) {
+  void launch(py::tuple pyargs, py::handle grid, py::handle block, py::handle stream, py::handle shared) {
     launch_config cfg;
     cfg.grid = to_dim3(grid, "the grid");
     cfg.block = to_dim3(block, "the block");
     cfg.stream = to_stream(stream);
-    cfg.shared_bytes = shared;
+    cfg.shared_bytes = to_shared_bytes(shared);
 
     std::vector<argument> args;
     args.reserve(pyargs.size());
     for (std::size_t i = 0; i < pyargs.size(); ++i) args.push_back(classify(pyargs[i], i));
     auto cf = find(args);
-    const auto& entry = cf->entry();
     if (args.size() != cf->arg_types.size())
       throw py::type_error(name_ + " takes " + std::to_string(cf->arg_types.size()) + " arguments, " +
                            std::to_string(args.size()) + " given");
+    int dev = device::current().ordinal();
+    check_shared(cf->loaded_on(dev), cfg.shared_bytes, dev);
 
     // NumPy arrays go to the device first (numba's rule), and come back
     // after only if the kernel may have written them.
-    {
+    // Host arrays inside tuple arguments count as their tuple's argument.
+    std::vector<std::pair<argument*, std::size_t>> hosts;
+    auto collect = [&](auto& self, argument& a, std::size_t top) -> void {
+      if (a.h == argument::how::host_array) hosts.emplace_back(&a, top);
+      for (auto& e : a.elements) self(self, e, top);
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) collect(collect, args[i], i);
+    if (!hosts.empty()) {
       py::gil_scoped_release nogil;
-      for (auto& a : args) {
-        if (a.h != argument::how::host_array) continue;
+      for (auto [ap, top] : hosts) {
+        argument& a = *ap;
         host_view hv;
         {
           py::gil_scoped_acquire gil;
-          hv = host_view_of(a.host);
+          hv = a.host_data();
         }
         char order = a.ty->layout == array_layout::f ? 'F' : 'C';
         a.dev = device_ndarray::empty(hv.shape, hv.type, order, cfg.stream);
@@ -510,20 +741,26 @@ class dispatcher {
     std::vector<void*> params(slots.size());
     for (std::size_t i = 0; i < slots.size(); ++i) params[i] = &slots[i];
 
-    int dev = device::current().ordinal();
     const kernel& k = cf->kernel_for(dev);
     {
       py::gil_scoped_release nogil;
-      cuforge::launch(k, cfg, params.data());
+      try {
+        cuforge::launch(k, cfg, params.data());
+      } catch (const logic_error& e) {
+        // The runtime names the kernel by its symbol; the user knows its Python name.
+        std::string msg = e.what();
+        if (auto at = msg.find("'" + k.name() + "'"); at != std::string::npos)
+          msg.replace(at, k.name().size() + 2, "'" + name_ + "'");
+        throw py::value_error(msg);
+      }
       bool copied_back = false;
-      for (std::size_t i = 0; i < args.size(); ++i) {
-        auto& a = args[i];
-        if (a.h != argument::how::host_array) continue;
-        if (i < entry.writes_arg.size() && !entry.writes_arg[i]) continue;
+      for (auto [ap, i] : hosts) {
+        argument& a = *ap;
+        if (i < cf->writes_arg.size() && !cf->writes_arg[i]) continue;
         host_view hv;
         {
           py::gil_scoped_acquire gil;
-          hv = host_view_of(a.host);
+          hv = a.host_data();
         }
         a.dev.copy_to_host(hv, cfg.stream);
         copied_back = true;
@@ -533,12 +770,76 @@ class dispatcher {
   }
 
  private:
+  // Shared memory, checked before anything is copied or run: the static
+  // arrays against the per-block limit (ptxas refuses more on a GPU, so the
+  // cpu backend does too), static + dynamic against the opt-in limit; a
+  // launch asking for more than the default opts the kernel in.
+  void check_shared(compiled_function::loaded& ld, std::size_t dynamic, int dev) {
+    const auto& lim = shared_limits_of(dev);
+    if (ld.static_shared > lim.per_block)
+      throw py::value_error("kernel '" + name_ + "' has " + std::to_string(ld.static_shared) +
+                            " bytes of static shared memory (cuda.shared.array); the device allows at most " +
+                            std::to_string(lim.per_block) + " per block");
+    if (dynamic <= ld.dynamic_allowed) return;
+    if (ld.static_shared + dynamic > lim.optin)
+      throw py::value_error("kernel '" + name_ + "': " + std::to_string(dynamic) +
+                            " bytes of dynamic shared memory requested (with " + std::to_string(ld.static_shared) +
+                            " static); the device has at most " + std::to_string(lim.optin) + " per block");
+    ld.k->set_max_dynamic_shared_bytes(static_cast<int>(dynamic));
+    ld.dynamic_allowed = dynamic;
+  }
+
   py::object callback_;
   std::string name_;
   bool lazy_ = true;
   std::unordered_map<std::vector<const type*>, std::shared_ptr<compiled_function>, type_vector_hash> specs_;
   std::vector<std::shared_ptr<compiled_function>> order_;
 };
+
+// The GNU build id of the loaded object holding `address` (hex), read from
+// its notes in memory; "" when it has none. Part of the disk cache's key: a
+// rebuilt library is a different compiler. (Not dladdr: it scans the
+// symbol table, which is large in libcuforge.)
+std::string build_id_of(const void* address) {
+  struct search {
+    std::uintptr_t address;
+    std::string id;
+  } s{reinterpret_cast<std::uintptr_t>(address), {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info* i, std::size_t, void* data) {
+        auto* s = static_cast<search*>(data);
+        bool mine = false;
+        for (int p = 0; p < i->dlpi_phnum && !mine; ++p) {
+          const auto& ph = i->dlpi_phdr[p];
+          std::uintptr_t start = i->dlpi_addr + ph.p_vaddr;
+          mine = ph.p_type == PT_LOAD && s->address >= start && s->address < start + ph.p_memsz;
+        }
+        if (!mine) return 0;
+        for (int p = 0; p < i->dlpi_phnum; ++p) {
+          if (i->dlpi_phdr[p].p_type != PT_NOTE) continue;
+          auto* at = reinterpret_cast<const unsigned char*>(i->dlpi_addr + i->dlpi_phdr[p].p_vaddr);
+          const unsigned char* end = at + i->dlpi_phdr[p].p_memsz;
+          while (at + sizeof(ElfW(Nhdr)) <= end) {
+            auto* n = reinterpret_cast<const ElfW(Nhdr)*>(at);
+            const unsigned char* name = at + sizeof(ElfW(Nhdr));
+            const unsigned char* desc = name + ((n->n_namesz + 3) & ~3u);
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0 &&
+                desc + n->n_descsz <= end) {
+              static constexpr char hex[] = "0123456789abcdef";
+              for (std::size_t k = 0; k < n->n_descsz; ++k) {
+                s->id += hex[desc[k] >> 4];
+                s->id += hex[desc[k] & 15];
+              }
+              return 1;
+            }
+            at = desc + ((n->n_descsz + 3) & ~3u);
+          }
+        }
+        return 1;
+      },
+      &s);
+  return s.id;
+}
 
 }  // namespace
 
@@ -547,6 +848,7 @@ void bind_dispatch(py::module_& m) {
                                                                      "One specialisation of a jitted function.")
       .def_property_readonly("ptx", [](compiled_function& cf) { return cf.get_ptx(); })
       .def_property_readonly("llvm", [](compiled_function& cf) {
+        cf.ensure_module();
         std::lock_guard lock(compile_lock());
         bool gpu = active_backend() == backend_kind::cuda || cf.device;
         auto& slot = gpu ? cf.llvm_gpu : cf.llvm_host;
@@ -554,24 +856,28 @@ void bind_dispatch(py::module_& m) {
         return *slot;
       })
       .def_property_readonly("llvm_gpu", [](compiled_function& cf) {
+        cf.ensure_module();
         std::lock_guard lock(compile_lock());
         if (!cf.llvm_gpu) cf.llvm_gpu = emit_llvm_ir(cf.module, true, cf.options);
         return *cf.llvm_gpu;
       })
-      .def_property_readonly("types_dump", [](const compiled_function& cf) {
-        std::string s;
-        for (const auto& f : cf.module.functions) s += f.ir->dump();
-        return s;
-      })
-      .def_property_readonly("return_spec", [](const compiled_function& cf) { return cf.entry().return_type->str(); })
+      .def_property_readonly("types_dump", [](compiled_function& cf) { return cf.get_types_dump(); })
+      .def_property_readonly("return_spec", [](const compiled_function& cf) { return cf.return_type->str(); })
       .def_property_readonly("arg_specs", [](const compiled_function& cf) {
         py::list l;
         for (auto* t : cf.arg_types) l.append(t->str());
         return l;
       })
-      .def_property_readonly("symbol", [](const compiled_function& cf) { return cf.entry().symbol; })
-      .def_property_readonly("writes_arg", [](const compiled_function& cf) { return cf.entry().writes_arg; })
-      .def_property_readonly("uses_barrier", [](const compiled_function& cf) { return cf.entry().uses_barrier; })
+      .def_property_readonly("symbol", [](const compiled_function& cf) { return cf.symbol; })
+      .def_property_readonly("writes_arg", [](const compiled_function& cf) { return cf.writes_arg; })
+      .def_property_readonly("uses_barrier", [](const compiled_function& cf) { return cf.uses_barrier; })
+      .def_property_readonly("from_cache", [](const compiled_function& cf) { return cf.module.functions.empty(); },
+                             "Whether it was loaded from the disk cache (its typed IR is remade on demand).")
+      .def("cache_payload", &compiled_function::cache_payload,
+           "(kind, facts, code) the disk cache stores for the active backend: PTX on a GPU, an object file "
+           "on the cpu backend.")
+      .def("_set_rebuild", [](compiled_function& cf, py::object f) { cf.rebuild = std::move(f); },
+           "The callable remaking a cached specialisation's typed IR (for .ptx and .llvm).")
       .def("load", [](compiled_function& cf) {
         if (cf.device) throw py::type_error("a device function cannot be loaded as a kernel");
         cf.kernel_for(device::current().ordinal());
@@ -581,6 +887,16 @@ void bind_dispatch(py::module_& m) {
         py::arg("device") = false, py::arg("return_spec") = py::none(),
         "Types and prepares one specialisation (codegen runs on demand); return_spec fixes a device "
         "function's return type.");
+  m.def("load_compiled", &load_compiled, py::arg("kind"), py::arg("facts"), py::arg("code"), py::arg("arg_specs"),
+        py::arg("options"), py::arg("device") = false,
+        "A specialisation from what CompiledFunction.cache_payload gave; ValueError when malformed.");
+  m.def("build_id", [] {
+    static const std::string id = build_id_of(reinterpret_cast<const void*>(&frontend::compile_host_object)) + " " +
+                                  build_id_of(reinterpret_cast<const void*>(&build_id_of));
+    return id;
+  }, "The GNU build ids of libcuforge and of this module (part of the disk cache's key).");
+  m.def("host_target_id", [] { return host_target_id(); },
+        "The triple, CPU and CPU features host code is compiled for (part of the disk cache's key).");
   m.def("set_typing_error_class", [](py::object cls) { typing_error_class() = std::move(cls); });
   m.def("typeof", [](py::handle v) { return classify(v, 0).ty->str(); },
         "The compiler's type of a kernel argument, as a type spec.");

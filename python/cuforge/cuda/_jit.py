@@ -9,16 +9,18 @@ the function's IR once (the walker) and calls ``_core.compile``.
 
 from __future__ import annotations
 
+import collections
 import functools
 import sys
 import threading
 import types as pytypes
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Optional
 
 from cuforge import _core
 from cuforge import types as cftypes
+from cuforge.cuda import _cache
 from cuforge.cuda._compiler import build_ir
 
 __all__ = ["Dispatcher", "compile_ptx", "compile_ptx_for_current_device", "jit"]
@@ -45,7 +47,9 @@ class CompileOptions:
     cc: Optional[tuple] = None
 
     def as_dict(self, cc=None):
-        d = {k: v for k, v in asdict(self).items() if v is not None}
+        # Not dataclasses.asdict: its deep copy costs more than a disk-cache hit should.
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d = {k: v for k, v in d.items() if v is not None}
         if cc is not None and "cc" not in d:
             d["cc"] = tuple(cc)
         return d
@@ -104,6 +108,10 @@ class Dispatcher:
         self._can_compile = True
         self._specialized = False
         self.specializations = {}  # spec tuple -> specialised Dispatcher (numba's specialize())
+        self._configs = {}  # (blocks, threads) -> its _LaunchConfiguration, made once
+        # The disk cache (cache=True): kernels only; a device function is
+        # compiled into each kernel that calls it (and keys it).
+        self._disk_cache = _cache.DiskCache(py_func) if self.targetoptions.get("cache") and not self.device else None
 
     def __repr__(self):
         kind = "device function" if self.device else "kernel"
@@ -130,8 +138,28 @@ class Dispatcher:
             return self._native
 
     def _compile_specs(self, specs, ret_spec=None):
-        """The C++ launcher's callback for argument types it has not seen."""
-        return _compile(self.py_func, specs, self._options.as_dict(_current_cc()), self.device, ret_spec)
+        """The C++ launcher's callback for argument types it has not seen
+        (and compile()'s): from the disk cache when it has them, else compiled
+        (and stored there with cache=True)."""
+        options = self._options.as_dict(_current_cc())
+        cache = self._disk_cache
+        if cache is None:
+            return _compile(self.py_func, specs, options, self.device, ret_spec)
+        pyfunc, device = self.py_func, self.device
+        cf = cache.load(specs, ret_spec, options, lambda: _compile(pyfunc, specs, options, device, ret_spec))
+        if cf is None:
+            cf = _compile(pyfunc, specs, options, device, ret_spec)
+            cache.save(specs, ret_spec, options, cf)
+        return cf
+
+    @property
+    def stats(self):
+        """Disk-cache counters, as numba's ``kernel.stats``: ``cache_path``,
+        and ``cache_hits`` / ``cache_misses`` (Counters keyed by argument
+        types); empty without ``cache=True``."""
+        if self._disk_cache is None:
+            return _cache.CacheStats(None, collections.Counter(), collections.Counter())
+        return self._disk_cache.stats(lambda specs: tuple(cftypes.from_spec(s) for s in specs))
 
     def compile(self, sig):
         """Compiles the specialisation for ``sig`` (a signature string, a
@@ -252,6 +280,16 @@ class Dispatcher:
         raise ValueError(_missing_launch_config)
 
     def __getitem__(self, config):
+        # `kernel[blocks, threads](...)` in a loop: the launcher for two plain
+        # ints is made once. Only exact ints are keys, so an equal float or
+        # bool still meets the launcher's type check; streams are never kept.
+        if type(config) is tuple and len(config) == 2 and type(config[0]) is int and type(config[1]) is int:
+            got = self._configs.get(config)
+            if got is None:
+                got = self.configure(*config)
+                if len(self._configs) < 256:
+                    self._configs[config] = got
+            return got
         if not isinstance(config, tuple) or len(config) not in (2, 3, 4):
             raise ValueError("must specify at least the griddim and blockdim: kernel[griddim, blockdim]"
                              " (optionally then the stream and the dynamic shared memory bytes)")
@@ -294,14 +332,24 @@ def _normalize_dim(dim, what):
 class _LaunchConfiguration:
     """``kernel[griddim, blockdim, stream, sharedmem]``: call it with the arguments."""
 
-    __slots__ = ("dispatcher", "_griddim", "_blockdim", "stream", "sharedmem")
+    __slots__ = ("dispatcher", "_launch", "_griddim", "_blockdim", "_stream", "_sharedmem")
 
     def __init__(self, dispatcher, griddim, blockdim, stream, sharedmem):
         self.dispatcher = dispatcher
+        self._launch = dispatcher._native_dispatcher().launch  # the C++ launcher, bound once
         self._griddim = griddim
         self._blockdim = blockdim
-        self.stream = stream
-        self.sharedmem = sharedmem
+        self._stream = stream
+        self._sharedmem = sharedmem
+
+    # Read-only: a configuration may be shared (Dispatcher.__getitem__ keeps them).
+    @property
+    def stream(self):
+        return self._stream
+
+    @property
+    def sharedmem(self):
+        return self._sharedmem
 
     @property
     def griddim(self):
@@ -313,7 +361,7 @@ class _LaunchConfiguration:
 
     def __call__(self, *args):
         # The C++ launcher checks the dimensions and the stream.
-        self.dispatcher._launch(args, self._griddim, self._blockdim, self.stream, self.sharedmem)
+        self._launch(args, self._griddim, self._blockdim, self._stream, self._sharedmem)
 
 
 class _ForAll:
@@ -357,8 +405,9 @@ def jit(func_or_sig=None, device=False, inline=False, forceinline=False, link=()
 
     Options: ``device``, ``debug`` (assertions checked, debug info; implies
     ``opt=False`` unless given), ``lineinfo``, ``fastmath``, ``opt``,
-    ``max_registers``, ``cache`` (recorded in ``targetoptions``; nothing is
-    cached on disk yet). ``inline``, ``forceinline``, ``launch_bounds`` and
+    ``max_registers``, ``cache`` (kernels are stored on disk and loaded by
+    later processes: docs/compiler.md, "Disk cache"; ``kernel.stats``
+    counts hits and misses). ``inline``, ``forceinline``, ``launch_bounds`` and
     ``lto`` are accepted and have no effect; ``link`` is not supported yet."""
     for name in ("argtypes", "restype", "bind"):
         if kws.pop(name, None) is not None:

@@ -1,0 +1,106 @@
+"""The launch path's shortcuts (bench/launch) keep its behaviour: launchers
+kept per (blocks, threads), argument types looked up from a cache, our
+arrays read in place."""
+
+import numpy as np
+import pytest
+
+from cuforge import _core, cuda
+
+
+def double(a, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[i] * 2
+
+
+def double_2d(a, out):
+    i, j = cuda.grid(2)
+    if i < out.shape[0] and j < out.shape[1]:
+        out[i, j] = a[i, j] * 2
+
+
+class ReadOnlyInterface:
+    """A __cuda_array_interface__ producer marking our array read-only."""
+
+    def __init__(self, a):
+        self._a = a
+        self.__cuda_array_interface__ = {"shape": a.shape, "strides": None, "data": (a._pointer, True),
+                                         "typestr": a.dtype.str, "stream": None, "version": 3}
+
+
+def test_plain_launch_configurations_are_made_once():
+    k = cuda.jit(double)
+    assert k[4, 32] is k[4, 32]
+    assert k[4, 32] is not k[4, 64]
+    assert k[4, 32, 0] is not k[4, 32]  # only (blocks, threads) pairs are kept
+    s = cuda.stream()
+    assert k[4, 32, s].stream is s
+
+
+@pytest.mark.parametrize("grid", [1.0, True, np.int64(1)])
+def test_a_kept_launcher_does_not_stand_in_for_an_equal_non_int(grid):
+    k = cuda.jit(double)
+    a = cuda.to_device(np.arange(32, dtype=np.float32))
+    out = cuda.device_array(32, dtype=np.float32)
+    k[1, 32](a, out)  # keeps the launcher for (1, 32)
+    launcher = k[grid, 32]
+    assert launcher is not k[1, 32]
+    if isinstance(grid, (float, bool)):
+        with pytest.raises((TypeError, ValueError), match="grid"):
+            launcher(a, out)
+    else:
+        launcher(a, out)  # NumPy integers are integers
+        np.testing.assert_array_equal(out.copy_to_host(), np.arange(32, dtype=np.float32) * 2)
+
+
+def test_launch_configurations_are_read_only():
+    launcher = cuda.jit(double)[1, 32]
+    with pytest.raises(AttributeError):
+        launcher.stream = cuda.stream()
+    with pytest.raises(AttributeError):
+        launcher.sharedmem = 1024
+    assert (launcher.stream, launcher.sharedmem) == (0, 0)
+
+
+def test_argument_types_from_the_cache_keep_dtype_layout_and_readonly_apart():
+    a = cuda.device_array((4, 6), dtype=np.float32)
+    seen = [_core.typeof(x) for x in (a, a, cuda.device_array((4, 6), dtype=np.float64, order="F"), a[:, ::2],
+                                      cuda.device_array(3, dtype=np.int16), ReadOnlyInterface(a), a)]
+    assert seen == ["array(float32, 2d, C)", "array(float32, 2d, C)", "array(float64, 2d, F)",
+                    "array(float32, 2d, A)", "array(int16, 1d, C)", "array(float32, 2d, C, readonly)",
+                    "array(float32, 2d, C)"]
+    assert [_core.typeof(v) for v in (1, 2.5, True, 1j, 2**64 - 1)] == ["int64", "float64", "bool", "complex128",
+                                                                        "uint64"]
+
+
+def test_one_kernel_launched_with_arrays_of_every_kind():
+    k = cuda.jit(double_2d)
+    host = np.arange(24, dtype=np.float64).reshape(4, 6)
+    cases = [
+        cuda.to_device(host.astype(np.float32)),       # C
+        cuda.to_device(np.asfortranarray(host)),       # F
+        cuda.to_device(host.astype(np.int32)),         # another dtype
+        ReadOnlyInterface(cuda.to_device(host.astype(np.float32))),  # readonly, through the interface
+    ]
+    for a in cases:
+        out = cuda.device_array((4, 6), dtype=np.float64)
+        k[(1, 1), (4, 6)](a, out)
+        np.testing.assert_array_equal(out.copy_to_host(), host * 2)
+    # A strided view (layout A) into a host output, copied back after the launch.
+    wide = cuda.to_device(np.repeat(host, 2, axis=1))
+    out = np.zeros((4, 6))
+    k[(1, 1), (4, 6)](wide[:, ::2], out)
+    np.testing.assert_array_equal(out, host * 2)
+    assert len(k.signatures) == 5
+
+
+def test_a_launch_keeps_its_arguments_alive_and_unchanged():
+    k = cuda.jit(double)
+    a = cuda.to_device(np.arange(1000, dtype=np.float32))
+    out = cuda.device_array(1000, dtype=np.float32)
+    for _ in range(50):
+        k[4, 256](a, out)
+    cuda.synchronize()
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(1000, dtype=np.float32) * 2)
+    np.testing.assert_array_equal(a.copy_to_host(), np.arange(1000, dtype=np.float32))
