@@ -1,16 +1,38 @@
 #!/usr/bin/env bash
-# Prepares .carry/ (ignored by git) for a run on a lent GPU machine: the core
-# library and the self-contained C++ test, example and benchmark programs
-# built here, so the GPU machine only builds the thin Python binding for its
-# own Python (its image may lack GoogleTest and, later, LLVM).
+# Prepares .carry/ (ignored by git) for a run on a lent GPU machine
+# (docs/gpu.md): the core library, stripped and gzipped (a carry is at most
+# 64 MiB; libcuforge links LLVM statically), the self-contained C++ test,
+# example and benchmark programs, and pybind11's CMake package (in case the
+# image lacks it), so the GPU machine only builds the thin Python binding for
+# its own Python (its image may lack GoogleTest and LLVM).
+#
+#   scripts/pack_for_gpu.sh                       # builds through scripts/build.sh (build/cuforge)
+#   BUILD_DIR=build/dev scripts/pack_for_gpu.sh   # an existing CMake build: ninja there first
+#                                                 # (under /tmp/cuforge-build.lock), then pack it
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/build.sh
-b=build/cuforge
+PYTHON=${PYTHON:-python3}
+if [ -n "${BUILD_DIR:-}" ]; then
+  b=$BUILD_DIR
+  if command -v flock >/dev/null; then flock /tmp/cuforge-build.lock ninja -C "$b"; else ninja -C "$b"; fi
+else
+  ./scripts/build.sh
+  b=build/cuforge
+fi
 rm -rf .carry && mkdir -p .carry
-cp $b/libcuforge.so .carry/
-cp $b/tests/test_runtime $b/tests/test_memory $b/tests/test_devicearray $b/tests/test_interop .carry/
-cp $b/tests/mock_driver/test_cuda_backend_mock $b/tests/mock_driver/libcuda_mock.so .carry/ 2>/dev/null || true
-cp $b/examples/cpp/example_saxpy $b/bench/bench_raw_copy .carry/
+strip --strip-unneeded -o .carry/libcuforge.so "$b/libcuforge.so"
+gzip -f .carry/libcuforge.so  # gpu_run.sh unpacks it
+for t in test_runtime test_memory test_devicearray test_interop; do
+  strip -o ".carry/$t" "$b/tests/$t"
+done
+for f in "$b/tests/mock_driver/test_cuda_mock" "$b/tests/mock_driver/libcuda_mock.so" \
+         "$b/examples/cpp/example_saxpy"; do
+  if [ -f "$f" ]; then cp "$f" .carry/; else echo "pack_for_gpu: $f not built (skipped)"; fi
+done
+cp "$b/bench/bench_raw_copy" "$b/bench/bench_raw_launch" .carry/
+# pybind11 is header-only: its pip package (headers + CMake config) works from any folder.
+pb=$("$PYTHON" -c 'import os, pybind11; print(os.path.dirname(pybind11.__file__))')
+mkdir -p .carry/pybind11
+cp -r "$pb/include" "$pb/share" .carry/pybind11/
 grep -qx '/.carry/' .git/info/exclude 2>/dev/null || echo '/.carry/' >> .git/info/exclude
 du -sh .carry

@@ -1,0 +1,320 @@
+#!/usr/bin/env python3
+"""bench/compile: how long compiling a kernel takes, ours against Numba's.
+
+    python3 bench/compile/bench_compile.py [--numba-python PATH] [--runs 3]
+
+Measures, each in fresh processes (median of --runs), with the imports
+timed apart:
+
+- ``cuda.compile_ptx`` of the course's hidden-layer ``activate`` kernel and
+  of the tiled (shared-memory) matmul, for sm_90: the first compile after
+  import ("cold") and a repeat in the same process ("warm"), ours against
+  ``numba.cuda.compile_ptx`` of the same source. numba-cuda makes PTX
+  without a GPU (it needs NVVM from the CUDA toolkit). Its interpreter is
+  --numba-python, else this one if it imports numba.cuda, else
+  /tmp/numbaenv/bin/python if present; without one its columns are left out.
+- where our cold compile goes: the walker (Python AST -> IR), the typer,
+  and codegen (LLVM optimisation, libdevice, NVPTX), from the same calls
+  compile_ptx makes.
+- the disk cache (``@cuda.jit(cache=True)``): the first launch of a kernel
+  in a fresh process when an earlier process stored it (a hit) against the
+  first launch with nothing stored, minus a warm launch. "not available"
+  while the package has no disk cache (cuforge.cuda._cache).
+
+Goals: a cold compile at most 0.3x Numba's; a disk-cache hit under 2 ms.
+Runs on any backend (compile_ptx needs no GPU; the cache rows launch on the
+active one).
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import pathlib
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import uuid
+
+KERNELS = '''
+from math import exp
+
+TPB = 16
+
+
+def activate(values, out):
+    i = cuda.grid(1)
+    if i < values.size:
+        out[i] = (exp(values[i]) - exp(-values[i])) / (exp(values[i]) + exp(-values[i]))
+
+
+def fast_matmul(A, B, C):
+    sA = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
+    sB = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
+    x, y = cuda.grid(2)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    bpg = cuda.gridDim.x
+    tmp = float32(0.)
+    for i in range(bpg):
+        sA[tx, ty] = 0
+        sB[tx, ty] = 0
+        if x < A.shape[0] and (ty + i * TPB) < A.shape[1]:
+            sA[tx, ty] = A[x, ty + i * TPB]
+        if y < B.shape[1] and (tx + i * TPB) < B.shape[0]:
+            sB[tx, ty] = B[tx + i * TPB, y]
+        cuda.syncthreads()
+        for j in range(TPB):
+            tmp += sA[tx, j] * sB[j, ty]
+        cuda.syncthreads()
+    if x < C.shape[0] and y < C.shape[1]:
+        C[x, y] = tmp
+
+
+SIGNATURES = {
+    "activate": (float32[::1], float32[::1]),
+    "fast_matmul": (float32[:, ::1], float32[:, ::1], float32[:, ::1]),
+}
+'''
+
+HEADERS = {
+    "ours": "from cuforge import cuda\nfrom cuforge.types import float32\n",
+    "numba": "from numba import cuda, float32\n",
+}
+
+# argv: implementation, kernel name, mode ("time" or "breakdown").
+DRIVER = '''
+import json, statistics, sys, time
+impl, name, mode = sys.argv[1:4]
+t = time.perf_counter()
+if impl == "ours":
+    from cuforge import cuda
+else:
+    from numba import cuda
+imported = time.perf_counter() - t
+kernels = __import__("kernels_" + impl)
+fn, sig = getattr(kernels, name), kernels.SIGNATURES[name]
+if mode == "time":
+    t = time.perf_counter()
+    ptx, _ = cuda.compile_ptx(fn, sig, cc=(9, 0))
+    first = time.perf_counter() - t
+    assert ".entry" in ptx
+    warm = []
+    for _ in range(3):
+        t = time.perf_counter()
+        cuda.compile_ptx(fn, sig, cc=(9, 0))
+        warm.append(time.perf_counter() - t)
+    print(json.dumps({"import": imported, "first": first, "warm": statistics.median(warm)}))
+else:
+    # The stages compile_ptx goes through (private: update with _jit.py).
+    from cuforge import _core
+    from cuforge.cuda._compiler import build_ir
+    from cuforge.cuda._jit import CompileOptions
+    t0 = time.perf_counter()
+    ir = build_ir(fn)
+    t1 = time.perf_counter()
+    cf = _core.compile(ir, [a.spec for a in sig], CompileOptions(cc=(9, 0)).as_dict(), False, None)
+    t2 = time.perf_counter()
+    cf.ptx
+    t3 = time.perf_counter()
+    print(json.dumps({"walker": t1 - t0, "typer": t2 - t1, "codegen": t3 - t2}))
+'''
+
+
+def find_numba_python(given):
+    if given:
+        return given
+    if importlib.util.find_spec("numba") is not None:
+        try:
+            import numba.cuda  # noqa: F401
+
+            return sys.executable
+        except ImportError:
+            pass
+    default = pathlib.Path("/tmp/numbaenv/bin/python")
+    return str(default) if default.exists() else None
+
+
+def run_json(cmd, cwd, env=None):
+    out = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        tail = out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"
+        raise RuntimeError(tail)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def medians(rows):
+    return {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+
+
+def compile_latency(folder, runs, numba_python):
+    """{kernel: {impl: medians}}; numba's entry is an error string when it fails."""
+    results = {}
+    for name in ("activate", "fast_matmul"):
+        got = {"ours": [], "numba": []}
+        for _ in range(runs):  # interleaved, so drift hits both alike
+            got["ours"].append(run_json([sys.executable, "driver.py", "ours", name, "time"], folder))
+            if numba_python and not isinstance(got["numba"], str):
+                try:
+                    got["numba"].append(run_json([numba_python, "driver.py", "numba", name, "time"], folder))
+                except RuntimeError as e:
+                    got["numba"] = f"could not run ({e})"
+        results[name] = {k: (medians(v) if isinstance(v, list) and v else v or None) for k, v in got.items()}
+        try:
+            results[name]["stages"] = medians(
+                [run_json([sys.executable, "driver.py", "ours", name, "breakdown"], folder) for _ in range(runs)])
+        except RuntimeError as e:
+            results[name]["stages"] = f"unavailable ({e})"
+    return results
+
+
+# --- the disk cache -----------------------------------------------------------------------
+
+CACHED = '''
+# salt {salt}: a fresh source for every run of the bench, so no run hits a
+# cache entry stored by an earlier one
+import numpy as np
+from math import tanh
+
+from cuforge import cuda
+
+SALT = {salt_int}
+
+
+@cuda.jit(cache={cache})
+def activate(values, out):
+    i = cuda.grid(1)
+    if i < values.size:
+        out[i] = tanh(values[i]) + (SALT - SALT)
+'''
+
+CACHE_DRIVER = '''
+import json, sys, time
+import numpy as np
+from cuforge import cuda
+a = cuda.to_device(np.linspace(-1, 1, 64, dtype=np.float32))
+b = cuda.device_array(64, dtype=np.float32)
+cuda.synchronize()
+t0 = time.perf_counter()
+from cached_kernel import activate
+activate[2, 32](a, b)
+cuda.synchronize()
+t1 = time.perf_counter()
+activate[2, 32](a, b)
+cuda.synchronize()
+t2 = time.perf_counter()
+assert abs(float(b.copy_to_host()[0]) - float(np.tanh(np.float32(-1)))) < 1e-5
+stats = getattr(activate, "stats", None)  # numba's kernel.stats, where the cache has it
+hits = sum(stats.cache_hits.values()) if stats is not None else -1
+print(json.dumps({"first": t1 - t0, "warm": t2 - t1, "hits": hits}))
+'''
+
+
+def cache_available():
+    return importlib.util.find_spec("cuforge.cuda._cache") is not None
+
+
+def cache_rows(runs):
+    """Seconds of a first launch (load + launch - a warm launch): cache=False
+    each time, cache=True the first time (stores), cache=True later (hits);
+    and the files the first run left."""
+    out = {}
+    for label, cache in (("nocache", False), ("cache", True)):
+        folder = pathlib.Path(tempfile.mkdtemp(prefix="bench_cache_"))
+        try:
+            salt = uuid.uuid4().hex
+            (folder / "cached_kernel.py").write_text(
+                CACHED.format(salt=salt, salt_int=int(salt[:12], 16), cache=cache))
+            (folder / "driver.py").write_text(CACHE_DRIVER)
+            env = dict(os.environ, CUFORGE_CACHE_DIR=str(folder / "cache"), PYTHONDONTWRITEBYTECODE="1")
+            before = set(folder.rglob("*"))
+            rows = [run_json([sys.executable, "driver.py"], folder, env)]
+            stored = sorted(str(p.relative_to(folder)) for p in set(folder.rglob("*")) - before if p.is_file())
+            if cache:
+                out["store"] = rows[0]
+                out["files"] = stored
+                rows = []
+            rows += [run_json([sys.executable, "driver.py"], folder, env) for _ in range(runs)]
+            out[label] = medians(rows)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    return out
+
+
+def ms(s):
+    return f"{s * 1e3:9.2f}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--numba-python", default=None, help="an interpreter with numba-cuda")
+    ap.add_argument("--runs", type=int, default=3, help="fresh processes per measurement (median)")
+    ap.add_argument("--skip-cache", action="store_true", help="leave out the disk-cache rows")
+    args = ap.parse_args()
+    numba_python = find_numba_python(args.numba_python)
+
+    with tempfile.TemporaryDirectory(prefix="bench_compile_") as folder:
+        for impl, header in HEADERS.items():
+            pathlib.Path(folder, f"kernels_{impl}.py").write_text(header + KERNELS)
+        pathlib.Path(folder, "driver.py").write_text(DRIVER)
+        results = compile_latency(folder, args.runs, numba_python)
+
+    import cuforge
+
+    print(f"bench/compile: compile_ptx for sm_90, median of {args.runs} fresh processes, milliseconds "
+          f"(backend here: {cuforge.backend()})")
+    print(f"numba-cuda: {numba_python or 'not found (pass --numba-python)'}")
+    print(f"{'kernel':14}{'':7}{'ours':>9}{'numba':>9}{'ratio':>8}")
+    verdicts = []
+    for name, r in results.items():
+        ours, theirs = r["ours"], r["numba"]
+        for key, label in (("first", "cold"), ("warm", "warm"), ("import", "import")):
+            line = f"{name if key == 'first' else '':14}{label:7}{ms(ours[key])}"
+            if isinstance(theirs, dict):
+                line += f"{ms(theirs[key])}{ours[key] / theirs[key]:8.3f}"
+            print(line)
+        if isinstance(theirs, dict):
+            ratio = ours["first"] / theirs["first"]
+            verdicts.append(f"{name}: cold {ratio:.3f}x Numba's ({'met' if ratio <= 0.3 else 'NOT met'})")
+        elif isinstance(theirs, str):
+            print(f"{'':14}numba: {theirs}")
+    print("where our cold compile goes (ms; walker = AST -> IR, typer, codegen = LLVM opt + libdevice + NVPTX):")
+    for name, r in results.items():
+        st = r["stages"]
+        if isinstance(st, dict):
+            total = sum(st.values())
+            print(f"  {name:12}" + "  ".join(f"{k} {v * 1e3:.2f} ({v / total:.0%})" for k, v in st.items()))
+        else:
+            print(f"  {name:12}{st}")
+    print("goal: a cold compile at most 0.3x Numba's:", "; ".join(verdicts) if verdicts else "numba-cuda not available")
+
+    if args.skip_cache:
+        return
+    if not cache_available():
+        print("disk cache (cache=True): not available (no cuforge.cuda._cache)")
+        return
+    try:
+        c = cache_rows(args.runs)
+    except RuntimeError as e:
+        print(f"disk cache (cache=True): failed: {e}")
+        return
+    cold = c["nocache"]["first"] - c["nocache"]["warm"]
+    store = c["store"]["first"] - c["store"]["warm"]
+    hit = c["cache"]["first"] - c["cache"]["warm"]
+    print("disk cache: first launch in a fresh process minus a warm launch (ms):")
+    print(f"  cache=False {ms(cold)}   cache=True storing {ms(store)}   cache=True hit {ms(hit)}"
+          f"   (warm launch {c['cache']['warm'] * 1e3:.3f})")
+    print(f"  files the storing run left beside the source or in CUFORGE_CACHE_DIR: "
+          f"{', '.join(c['files']) if c['files'] else 'none seen (stored elsewhere, or nothing stored)'}")
+    if c["cache"]["hits"] == 0:
+        print("  kernel.stats counted no cache hit in the later processes: nothing was loaded from the cache")
+    elif hit > 0.8 * cold:
+        print("  the hit is not faster than compiling: was anything loaded from the cache?")
+    print(f"goal: a disk-cache hit under 2 ms: {hit * 1e3:.2f} ms ({'met' if hit < 0.002 else 'NOT met'}); "
+          f"{cold / hit if hit > 0 else float('inf'):.1f}x faster than compiling")
+
+
+if __name__ == "__main__":
+    main()
