@@ -26,25 +26,13 @@ std::size_t slot_count(const type* t) {
   }
 }
 
-namespace {
-
-struct lowered {
-  std::unique_ptr<llvm::LLVMContext> ctx;  // first: outlives the module
-  std::unique_ptr<llvm::Module> mod;
-  std::unique_ptr<detail::target> tgt;
-  std::uint64_t static_shared_bytes = 0;
-  std::string entry;
-};
-
-std::string entry_symbol(const typed_module& m) {
-  return m.functions[0].symbol.empty() ? "cuforge_function_0" : m.functions[0].symbol;
-}
+namespace detail {
 
 lowered lower_and_optimize(const typed_module& m, const codegen_options& opts, bool gpu) {
   if (m.functions.empty()) throw logic_error("codegen: empty typed module");
   detail::initialize_llvm();
   lowered r;
-  r.entry = entry_symbol(m);
+  r.entry = m.functions[0].symbol.empty() ? "cuforge_function_0" : m.functions[0].symbol;
   r.ctx = std::make_unique<llvm::LLVMContext>();
   r.tgt = gpu ? detail::make_nvptx_target(opts) : detail::make_host_target(opts);
   r.mod = std::make_unique<llvm::Module>(r.entry, *r.ctx);
@@ -69,7 +57,10 @@ lowered lower_and_optimize(const typed_module& m, const codegen_options& opts, b
   return r;
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::lower_and_optimize;
+using detail::lowered;
 
 std::string emit_llvm_ir(const typed_module& m, bool for_gpu, const codegen_options& opts) {
   lowered r = lower_and_optimize(m, opts, for_gpu);

@@ -191,4 +191,17 @@ class function_lowering {
 /// entry that is not a kernel, debug info when asked. Verifies the result.
 void lower_module(module_state& ms);
 
+// A typed module lowered for one target and optimised (O3, or O0 with
+// opt=false); for the GPU with libdevice linked. What compile_ptx,
+// compile_host, emit_llvm_ir and compile_host_object start from.
+struct lowered {
+  std::unique_ptr<llvm::LLVMContext> ctx;  // first: outlives the module
+  std::unique_ptr<llvm::Module> mod;
+  std::unique_ptr<target> tgt;
+  std::uint64_t static_shared_bytes = 0;
+  std::string entry;  ///< the entry's symbol
+};
+
+lowered lower_and_optimize(const typed_module& m, const codegen_options& opts, bool gpu);
+
 }  // namespace cuforge::frontend::detail

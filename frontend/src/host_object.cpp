@@ -179,32 +179,19 @@ const std::string& host_target_id() {
 host_object compile_host_object(const typed_module& m, const codegen_options& opts) {
   if (m.functions.empty() || !m.functions[0].is_kernel)
     throw logic_error("codegen: compile_host_object compiles kernels, not device functions");
-  detail::initialize_llvm();
-  // The host half of codegen.cpp's lowering, then the object file where
-  // compile_host hands the module to the JIT.
-  const std::string entry = m.functions[0].symbol.empty() ? "cuforge_function_0" : m.functions[0].symbol;
-  auto ctx = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<detail::target> tgt = detail::make_host_target(opts);
-  auto mod = std::make_unique<llvm::Module>(entry, *ctx);
-  llvm::TargetMachine& tm = tgt->machine();
-  mod->setTargetTriple(tm.getTargetTriple().str());
-  mod->setDataLayout(tm.createDataLayout());
+  detail::lowered r = detail::lower_and_optimize(m, opts, false);
+  llvm::TargetMachine& tm = r.tgt->machine();
   host_object obj;
-  {
-    detail::module_state ms(m, opts, *tgt, *mod);
-    detail::lower_module(ms);
-    obj.static_shared_bytes = ms.static_shared_bytes;
-  }
-  detail::optimize(*mod, tm, opts.opt);
+  obj.static_shared_bytes = r.static_shared_bytes;
 
   llvm::SmallString<0> bytes;
   llvm::raw_svector_ostream os(bytes);
   llvm::legacy::PassManager pm;
   if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
     throw logic_error("codegen: the host target cannot emit object files");
-  pm.run(*mod);
+  pm.run(*r.mod);
 
-  obj.name = entry;
+  obj.name = r.entry;
   obj.object.assign(bytes.begin(), bytes.end());
   obj.uses_barrier = m.functions[0].uses_barrier;
   for (auto* t : m.functions[0].arg_types) obj.slots += slot_count(t);
