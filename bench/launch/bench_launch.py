@@ -176,7 +176,9 @@ def foreign_arrays(gpu):
 
         arrays = [cupy.zeros(32, dtype=cupy.float32) for _ in range(3)]
         stream = arrays[0].__cuda_array_interface__.get("stream")
-        note = f"(its CAI names stream {stream}: synchronised at import, as the interface asks)" if stream else ""
+        note = (f"(its CAI names stream {stream}: "
+                + ("ours too, nothing to wait for)" if stream in (1, cuda.default_stream().handle_value)
+                   else "ordered before the launch on the device)")) if stream else ""
         out.append(("CuPy", arrays, note))
     except Exception as e:  # noqa: BLE001 - any failure means "not here"
         print(f"CuPy: not available ({type(e).__name__}: {e})")

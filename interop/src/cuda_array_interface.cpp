@@ -31,7 +31,7 @@ array_interface export_interface(const device_ndarray& a, std::optional<std::uin
   return ai;
 }
 
-device_ndarray import_interface(const array_interface& ai, std::function<void()> release) {
+device_ndarray import_interface(const array_interface& ai, std::function<void()> release, bool prompt_release) {
   // A failed import lets go of the producer at once, as a failed DLPack import
   // runs its deleter: the binding's release drops the reference it took.
   struct release_unless_adopted {
@@ -87,12 +87,12 @@ device_ndarray import_interface(const array_interface& ai, std::function<void()>
     if (kind == memory_kind::pageable && active_backend() == backend_kind::cuda)
       throw logic_error(std::string(who) + ": the data pointer " + detail::hex(ai.data) +
                         " is not memory the device can address (a host pointer?)");
-    detail::check_inside_allocation(who, ai.data, lo, hi);
-    if (int owner = mem::device_of(p); owner >= 0) dev = owner;
+    if (int owner = detail::check_inside_allocation(who, ai.data, lo, hi); owner >= 0) dev = owner;
   }
   auto* base = reinterpret_cast<char*>(ai.data) + lo;
   auto alloc = memory::allocation::adopt(base, static_cast<std::size_t>(hi - lo), kind, dev,
-                                         std::exchange(release, nullptr), kind == memory_kind::device ? nullptr : base);
+                                         std::exchange(release, nullptr), kind == memory_kind::device ? nullptr : base,
+                                         prompt_release);
   device_ndarray a(std::move(alloc), -lo, ai.shape, std::move(strides), type);
   return ai.read_only ? a.as_read_only() : a;
 }

@@ -26,16 +26,17 @@ std::pair<std::int64_t, std::int64_t> element_span(const char* who, const extent
   return {lo, hi};
 }
 
-void check_inside_allocation(const char* who, std::uintptr_t data, std::int64_t lo, std::int64_t hi) {
-  if (hi <= lo) return;
-  auto range = mem::range_of(reinterpret_cast<const void*>(data));
-  if (!range) return;
-  auto start = reinterpret_cast<std::uintptr_t>(range->first), end = start + range->second;
+int check_inside_allocation(const char* who, std::uintptr_t data, std::int64_t lo, std::int64_t hi) {
+  if (hi <= lo) return -1;
+  auto range = mem::allocation_of(reinterpret_cast<const void*>(data));
+  if (!range) return -1;
+  auto start = reinterpret_cast<std::uintptr_t>(range->start), end = start + range->bytes;
   auto first = static_cast<std::int64_t>(data - start) + lo;
   if (first < 0 || data + static_cast<std::uintptr_t>(hi) > end)
     throw logic_error(std::string(who) + ": the array's elements reach outside its allocation (bytes [" +
                       std::to_string(lo) + ", " + std::to_string(hi) + ") around " + hex(data) +
-                      ", in an allocation of " + std::to_string(range->second) + " bytes at " + hex(start) + ")");
+                      ", in an allocation of " + std::to_string(range->bytes) + " bytes at " + hex(start) + ")");
+  return range->device;
 }
 
 }  // namespace cuforge::interop::detail

@@ -14,8 +14,9 @@ std::pair<std::int64_t, std::int64_t> element_span(const char* who, const extent
                                                    std::size_t itemsize);
 
 /// Throws logic_error when the runtime knows the allocation `data` points
-/// into and [data + lo, data + hi) runs outside it.
-void check_inside_allocation(const char* who, std::uintptr_t data, std::int64_t lo, std::int64_t hi);
+/// into and [data + lo, data + hi) runs outside it. Returns the device that
+/// allocation belongs to (-1: unknown, or host memory every device reaches).
+int check_inside_allocation(const char* who, std::uintptr_t data, std::int64_t lo, std::int64_t hi);
 
 std::string hex(std::uintptr_t p);
 

@@ -46,7 +46,7 @@ std::shared_ptr<allocation> allocation::device(std::size_t bytes, stream_view st
 }
 
 std::shared_ptr<allocation> allocation::adopt(void* data, std::size_t bytes, memory_kind kind, int device,
-                                              std::function<void()> release, void* host_data) {
+                                              std::function<void()> release, void* host_data, bool prompt) {
   std::shared_ptr<allocation> a(new allocation);
   a->data_ = data;
   a->host_data_ = host_data;
@@ -55,6 +55,7 @@ std::shared_ptr<allocation> allocation::adopt(void* data, std::size_t bytes, mem
   a->device_ = device;
   a->generation_ = context_generation();
   a->release_ = std::move(release);
+  a->prompt_release_ = prompt;
   return a;
 }
 
@@ -79,12 +80,14 @@ std::shared_ptr<allocation> allocation::register_host(void* host, std::size_t by
 allocation::~allocation() {
   if (release_) {
     // Registered host memory is the caller's: unregistering at once lets it
-    // be registered again right away (cuda.pinned() scopes in a loop).
-    if (kind_ == memory_kind::registered) {
+    // be registered again right away (cuda.pinned() scopes in a loop). A
+    // prompt release's owner orders reuse after our work itself.
+    if (kind_ == memory_kind::registered || prompt_release_) {
       try {
         release_();
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "cuforge: releasing registered memory failed: %s\n", e.what());
+        std::fprintf(stderr, "cuforge: releasing %s memory failed: %s\n",
+                     kind_ == memory_kind::registered ? "registered" : "foreign", e.what());
       }
       return;
     }

@@ -55,6 +55,14 @@ struct py_devarray {
   py::object stream_obj = py::none();
 };
 
+/// isinstance(obj, DeviceNDArray) by the type alone: pybind11's isinstance
+/// goes through __instancecheck__, which a launch would pay per argument.
+inline bool is_devarray(py::handle obj) {
+  static PyTypeObject* const type =
+      reinterpret_cast<PyTypeObject*>(py::detail::get_type_handle(typeid(py_devarray), true).ptr());
+  return PyObject_TypeCheck(obj.ptr(), type);
+}
+
 /// The holder's deleter: dropping an array may free its memory, and a free
 /// may flush the deferred ones, which waits for the device. A stream callback
 /// that calls Python needs the GIL to finish, so the wait must not hold it.
@@ -96,8 +104,12 @@ py::array as_host_array(py::handle obj);
 /// __cuda_array_interface__ producer, or a DLPack producer whose memory is
 /// on a CUDA device. NumPy arrays and other host producers are host data
 /// (callers copy them). This is the one import path every API that takes an
-/// array uses; `sync` follows the interface's stream rule.
-std::optional<device_ndarray> device_array_of(py::handle obj, bool sync = true);
+/// array uses; `sync` follows the interface's stream rule. `launch`, when
+/// given, is the stream of a kernel launch taking the array: that stream
+/// waits for the producer's on the device instead of this thread waiting,
+/// and a producer on the same stream is let go as soon as the launch is
+/// done with it (see docs/interop.md).
+std::optional<device_ndarray> device_array_of(py::handle obj, bool sync = true, const stream_view* launch = nullptr);
 
 /// An integer (anything with __index__) as 64 bits; nullopt when it does not
 /// fit, with `overflow` (when given) set to its sign.

@@ -531,7 +531,7 @@ void bind_devicearray(py::module_& m) {
 
   m.def("to_device", [](py::handle obj, py::handle stream, bool copy, py::handle to) -> py::object {
     if (!to.is_none()) {
-      if (py::isinstance<py_devarray>(to)) {
+      if (is_devarray(to)) {
         copy_to_device(to.cast<py_devarray&>(), obj, stream);  // numba: to.copy_to_device(obj)
         return py::reinterpret_borrow<py::object>(to);
       }
@@ -541,7 +541,7 @@ void bind_devicearray(py::module_& m) {
       copy_to_device(view, obj, stream);
       return py::reinterpret_borrow<py::object>(to);
     }
-    if (py::isinstance<py_devarray>(obj)) return py::reinterpret_borrow<py::object>(obj);
+    if (is_devarray(obj)) return py::reinterpret_borrow<py::object>(obj);
     // Another library's device array: a view of it, as numba's to_device does.
     if (auto dev = device_array_of(obj)) return py::cast(py_devarray{*dev, py::none()});
     py::array host = as_host_array(obj);
@@ -575,7 +575,7 @@ void bind_devicearray(py::module_& m) {
                       layout_of(host), stream);
   }, py::arg("ary"), py::arg("stream") = 0);
 
-  m.def("is_device_array", [](py::handle obj) { return py::isinstance<py_devarray>(obj); });
+  m.def("is_device_array", [](py::handle obj) { return is_devarray(obj); });
 }
 
 }  // namespace cuforge::python

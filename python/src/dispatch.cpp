@@ -375,16 +375,18 @@ const type* scalar_type(py::handle v) {
   return nullptr;
 }
 
-argument classify(py::handle v, std::size_t index) {
+// `launch`: the stream of the launch the argument is for (foreign arrays
+// are ordered after their producer's stream on it); null for typing only.
+argument classify(py::handle v, std::size_t index, const stream_view* launch = nullptr) {
   auto& tc = types();
   argument a;
-  if (py::isinstance<py_devarray>(v)) {
+  if (is_devarray(v)) {
     a.h = argument::how::device;
     a.borrowed = &v.cast<const py_devarray&>().a;
     a.ty = array_type_of(*a.borrowed);
     return a;
   }
-  if (auto d = device_array_of(v)) {
+  if (auto d = device_array_of(v, true, launch)) {
     a.h = argument::how::device;
     a.dev = std::move(*d);
     a.ty = array_type_of(a.dev);
@@ -405,13 +407,13 @@ argument classify(py::handle v, std::size_t index) {
   // view, then transferred like any host array.
   if (!py::isinstance<py::array>(v) && py::hasattr(v, "__dlpack__") && py::hasattr(v, "__dlpack_device__")) {
     py::tuple dev = v.attr("__dlpack_device__")();
-    if (dev[0].cast<int>() == 1) return classify(py::module_::import("numpy").attr("from_dlpack")(v), index);
+    if (dev[0].cast<int>() == 1) return classify(py::module_::import("numpy").attr("from_dlpack")(v), index, launch);
   }
   if (py::isinstance<py::tuple>(v)) {
     a.h = argument::how::tuple;
     std::vector<const type*> ts;
     for (auto e : py::reinterpret_borrow<py::tuple>(v)) {
-      a.elements.push_back(classify(e, index));
+      a.elements.push_back(classify(e, index, launch));
       ts.push_back(a.elements.back().ty);
     }
     a.ty = tc.tuple(std::move(ts));
@@ -675,7 +677,7 @@ class dispatcher {
     cfg.stream = default_stream_view();
     std::vector<argument> args;
     for (std::size_t i = 0; i < pyargs.size(); ++i) {
-      args.push_back(classify(pyargs[i], i));
+      args.push_back(classify(pyargs[i], i, &cfg.stream));
       if (args.back().h == argument::how::host_array) throw py::type_error("raw_launch_loop takes device arrays");
     }
     auto cf = find(args);
@@ -704,7 +706,7 @@ class dispatcher {
 
     std::vector<argument> args;
     args.reserve(pyargs.size());
-    for (std::size_t i = 0; i < pyargs.size(); ++i) args.push_back(classify(pyargs[i], i));
+    for (std::size_t i = 0; i < pyargs.size(); ++i) args.push_back(classify(pyargs[i], i, &cfg.stream));
     auto cf = find(args);
     if (args.size() != cf->arg_types.size())
       throw py::type_error(name_ + " takes " + std::to_string(cf->arg_types.size()) + " arguments, " +

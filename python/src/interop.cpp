@@ -55,6 +55,11 @@ bool interface_sync_enabled() {
 }
 
 std::int64_t int_field(py::handle v, const char* what) {
+  if (PyLong_CheckExact(v.ptr())) {  // the common case, without a conversion
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+    if (!overflow) return x;
+  }
   // The type first: converting a str or float would raise an error that does
   // not say which field is wrong.
   if (!PyLong_Check(v.ptr()) && !py::hasattr(v, "__index__"))
@@ -66,38 +71,70 @@ std::int64_t int_field(py::handle v, const char* what) {
 }
 
 extents int_tuple(py::handle v, const char* what) {
+  extents e;
+  if (PyTuple_CheckExact(v.ptr())) {
+    Py_ssize_t n = PyTuple_GET_SIZE(v.ptr());
+    e.reserve(static_cast<std::size_t>(n));
+    for (Py_ssize_t i = 0; i < n; ++i) e.push_back(int_field(PyTuple_GET_ITEM(v.ptr(), i), what));
+    return e;
+  }
   if (!py::isinstance<py::tuple>(v) && !py::isinstance<py::list>(v))
     throw py::type_error(std::string("__cuda_array_interface__: '") + what + "' must be a tuple of ints, not " +
                          std::string(py::str(py::type::of(v).attr("__name__"))));
-  extents e;
   for (auto x : py::reinterpret_borrow<py::sequence>(v)) e.push_back(int_field(x, what));
   return e;
 }
 
+// The interface's keys, interned once: a launch reads one dictionary per
+// foreign argument, and making and hashing the key strings each time cost
+// more than the rest of the import.
+struct interface_keys {
+  PyObject *shape, *typestr, *data, *version, *strides, *mask, *stream;
+};
+const interface_keys& keys() {
+  static const interface_keys k{PyUnicode_InternFromString("shape"),   PyUnicode_InternFromString("typestr"),
+                                PyUnicode_InternFromString("data"),    PyUnicode_InternFromString("version"),
+                                PyUnicode_InternFromString("strides"), PyUnicode_InternFromString("mask"),
+                                PyUnicode_InternFromString("stream")};
+  return k;
+}
+
+// d[key], or a null handle when absent.
+py::handle entry(py::handle d, PyObject* key) {
+  PyObject* v = PyDict_GetItemWithError(d.ptr(), key);
+  if (!v && PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
+
 interop::array_interface parse_interface(py::handle desc) {
-  if (!py::isinstance<py::dict>(desc))
+  if (!PyDict_Check(desc.ptr()))
     throw py::type_error("__cuda_array_interface__ must be a dict, not " +
                          std::string(py::str(py::type::of(desc).attr("__name__"))));
-  auto d = py::reinterpret_borrow<py::dict>(desc);
-  for (const char* key : {"shape", "typestr", "data", "version"})
-    if (!d.contains(key)) throw py::value_error(std::string("__cuda_array_interface__ lacks the '") + key + "' entry");
+  const auto& k = keys();
+  py::handle shape = entry(desc, k.shape), typestr = entry(desc, k.typestr), data = entry(desc, k.data),
+             version = entry(desc, k.version);
+  for (auto [v, key] : {std::pair{shape, "shape"}, {typestr, "typestr"}, {data, "data"}, {version, "version"}})
+    if (!v) throw py::value_error(std::string("__cuda_array_interface__ lacks the '") + key + "' entry");
   interop::array_interface ai;
-  ai.version = static_cast<int>(int_field(d["version"], "'version'"));
-  ai.shape = int_tuple(d["shape"], "shape");
-  if (!py::isinstance<py::str>(d["typestr"]))
-    throw py::type_error("__cuda_array_interface__: 'typestr' must be a str");
-  ai.typestr = py::str(d["typestr"]);
-  py::handle data = d["data"];
-  if (!py::isinstance<py::tuple>(data) || py::len(data) != 2)
+  ai.version = static_cast<int>(int_field(version, "'version'"));
+  ai.shape = int_tuple(shape, "shape");
+  if (!PyUnicode_Check(typestr.ptr())) throw py::type_error("__cuda_array_interface__: 'typestr' must be a str");
+  Py_ssize_t len = 0;
+  const char* ts = PyUnicode_AsUTF8AndSize(typestr.ptr(), &len);
+  if (!ts) throw py::error_already_set();
+  ai.typestr.assign(ts, static_cast<std::size_t>(len));
+  if (!PyTuple_Check(data.ptr()) || PyTuple_GET_SIZE(data.ptr()) != 2)
     throw py::type_error("__cuda_array_interface__: 'data' must be a (pointer, read_only) tuple");
-  auto ptr = int_field(py::reinterpret_borrow<py::tuple>(data)[0], "the data pointer");
+  auto ptr = int_field(PyTuple_GET_ITEM(data.ptr(), 0), "the data pointer");
   if (ptr < 0) throw py::value_error("__cuda_array_interface__: the data pointer is negative");
   ai.data = static_cast<std::uintptr_t>(ptr);
-  ai.read_only = py::reinterpret_borrow<py::tuple>(data)[1].cast<bool>();
-  if (d.contains("strides") && !d["strides"].is_none()) ai.strides = int_tuple(d["strides"], "strides");
-  if (d.contains("mask") && !d["mask"].is_none()) ai.has_mask = true;
-  if (d.contains("stream") && !d["stream"].is_none()) {
-    auto st = int_field(d["stream"], "'stream'");
+  int ro = PyObject_IsTrue(PyTuple_GET_ITEM(data.ptr(), 1));
+  if (ro < 0) throw py::error_already_set();
+  ai.read_only = ro != 0;
+  if (py::handle st = entry(desc, k.strides); st && !st.is_none()) ai.strides = int_tuple(st, "strides");
+  if (py::handle m = entry(desc, k.mask); m && !m.is_none()) ai.has_mask = true;
+  if (py::handle s = entry(desc, k.stream); s && !s.is_none()) {
+    auto st = int_field(s, "'stream'");
     if (st == 0)
       throw py::value_error("__cuda_array_interface__: 'stream' 0 is disallowed by the interface (ambiguous); "
                             "1 is the legacy default stream, 2 the per-thread one");
@@ -107,21 +144,48 @@ interop::array_interface parse_interface(py::handle desc) {
   return ai;
 }
 
-device_ndarray import_interface(py::handle obj, py::handle desc, bool sync) {
+// A stream handle as a stream's identity (0 and 1 both name the legacy
+// default stream).
+std::uintptr_t stream_identity(std::uintptr_t h) { return h == 0 ? stream_view::legacy_handle : h; }
+
+// Makes `consumer` wait for the work queued on `producer` so far, on the
+// device (an event), not in this thread.
+void order_after(stream_view producer, stream_view consumer) {
+  event e(event::options{.timing = false});
+  e.record(producer);
+  consumer.wait(e);
+}
+
+// `launch`, when given: the import is for a kernel launched on that stream.
+// Instead of waiting in this thread for the producer's stream (the rule for
+// an array taken to keep), the launch's stream waits for it on the device;
+// and when the producer's stream is the launch's (None counting as the
+// legacy default one, where v2 producers and Numba's default-stream arrays
+// work), the producer is let go as soon as the launch drops the view: its
+// allocator reuses the memory in that stream's order, after the kernel.
+device_ndarray import_interface(py::handle obj, py::handle desc, bool sync, const stream_view* launch = nullptr) {
   auto ai = parse_interface(desc);
-  if (ai.stream && sync && interface_sync_enabled()) {
+  bool prompt = false;
+  if (launch) {
+    std::uintptr_t producer = ai.stream ? stream_identity(*ai.stream) : stream_view::legacy_handle;
+    if (producer == stream_identity(launch->handle()))
+      prompt = true;
+    else if (ai.stream && interface_sync_enabled())
+      order_after(stream_view::from_handle(*ai.stream), *launch);
+  } else if (ai.stream && sync && interface_sync_enabled()) {
     auto producer = stream_view::from_handle(*ai.stream);
     py::gil_scoped_release nogil;
     producer.synchronize();
   }
-  return interop::import_interface(ai, keep_alive(obj));
+  return interop::import_interface(ai, keep_alive(obj), prompt);
 }
 
 // The producer's interface, or a null object when it has none. Only an
 // AttributeError means "none" (as hasattr): any other error is the
 // producer's to report, not a reason to treat its array as host data.
 py::object interface_of(py::handle obj) {
-  if (PyObject* desc = PyObject_GetAttrString(obj.ptr(), "__cuda_array_interface__"))
+  static PyObject* const name = PyUnicode_InternFromString("__cuda_array_interface__");
+  if (PyObject* desc = PyObject_GetAttr(obj.ptr(), name))
     return py::reinterpret_steal<py::object>(desc);
   if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
   PyErr_Clear();
@@ -164,19 +228,21 @@ device_ndarray consume_capsule(py::handle cap) {
   throw py::type_error("expected a DLPack capsule named 'dltensor' or 'dltensor_versioned'");
 }
 
-py::object consumer_stream_argument(DLDeviceType t) {
+py::object consumer_stream_argument(DLDeviceType t, const stream_view* launch) {
   if (!is_cuda_device(t)) return py::none();
-  return py::int_(default_stream_view().handle());
+  return py::int_(launch ? launch->handle() : default_stream_view().handle());
 }
 
-device_ndarray import_dlpack(py::handle obj) {
+// `launch`, when given: the stream a kernel taking the array is launched
+// on, which the producer is asked to order its work before.
+device_ndarray import_dlpack(py::handle obj, const stream_view* launch = nullptr) {
   if (PyCapsule_CheckExact(obj.ptr())) return consume_capsule(obj);
   if (!py::hasattr(obj, "__dlpack__") || !py::hasattr(obj, "__dlpack_device__"))
     throw py::type_error("from_dlpack needs an object with __dlpack__ and __dlpack_device__ (or a DLPack "
                          "capsule), not " + std::string(py::str(py::type::of(obj).attr("__name__"))));
   py::tuple dev = obj.attr("__dlpack_device__")();
   auto type = static_cast<DLDeviceType>(dev[0].cast<int>());
-  py::object stream = consumer_stream_argument(type);
+  py::object stream = consumer_stream_argument(type, launch);
   // Producers from before max_version raise TypeError for it; remember
   // their types so that each later import costs one call, not a raise and a
   // retry. (A type object's address reused by another type only costs that
@@ -315,13 +381,13 @@ py::object dlpack_export(const py_devarray& self, py::handle stream, py::handle 
 
 }  // namespace
 
-std::optional<device_ndarray> device_array_of(py::handle obj, bool sync) {
-  if (py::isinstance<py_devarray>(obj)) return obj.cast<const py_devarray&>().a;
+std::optional<device_ndarray> device_array_of(py::handle obj, bool sync, const stream_view* launch) {
+  if (is_devarray(obj)) return obj.cast<const py_devarray&>().a;
   if (py::isinstance<py::array>(obj)) return std::nullopt;  // NumPy: host data, even over mapped memory
-  if (py::object d = interface_of(obj)) return import_interface(obj, d, sync);
+  if (py::object d = interface_of(obj)) return import_interface(obj, d, sync, launch);
   if (py::hasattr(obj, "__dlpack_device__") && py::hasattr(obj, "__dlpack__")) {
     py::tuple dev = obj.attr("__dlpack_device__")();
-    if (is_cuda_device(static_cast<DLDeviceType>(dev[0].cast<int>()))) return import_dlpack(obj);
+    if (is_cuda_device(static_cast<DLDeviceType>(dev[0].cast<int>()))) return import_dlpack(obj, launch);
   }
   return std::nullopt;
 }
@@ -341,7 +407,7 @@ void bind_interop(py::module_& m) {
   m.def("from_dlpack", [](py::handle obj) { return py_devarray{import_dlpack(obj), py::none()}; },
         py::arg("obj"), "A device array over a DLPack producer's memory, without a copy.");
   m.def("as_cuda_array", [](py::handle obj, bool sync) -> py::object {
-    if (py::isinstance<py_devarray>(obj)) return py::reinterpret_borrow<py::object>(obj);
+    if (is_devarray(obj)) return py::reinterpret_borrow<py::object>(obj);
     py::object d = interface_of(obj);
     if (!d)
       throw py::type_error("as_cuda_array: " + std::string(py::str(py::type::of(obj).attr("__name__"))) +
@@ -349,7 +415,7 @@ void bind_interop(py::module_& m) {
     return py::cast(py_devarray{import_interface(obj, d, sync), py::none()});
   }, py::arg("obj"), py::arg("sync") = true);
   m.def("is_cuda_array", [](py::handle obj) {
-    if (py::isinstance<py_devarray>(obj)) return true;
+    if (is_devarray(obj)) return true;
     return static_cast<bool>(interface_of(obj));
   }, py::arg("obj"));
 }

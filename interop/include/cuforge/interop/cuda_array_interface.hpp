@@ -42,9 +42,11 @@ CUFORGE_API array_interface export_interface(const device_ndarray& a, std::optio
 /// (negative strides included) that runs out of its allocation when the
 /// backend knows the allocation. `release` runs once, when the last view
 /// goes (it keeps the producer alive until then), or at once when the
-/// import fails.
+/// import fails. The release waits for the work queued by then, unless
+/// `prompt_release` (allocation::adopt's `prompt`).
 /// @throws logic_error / type_error naming the field at fault. `release`
 ///         has run by then.
-CUFORGE_API device_ndarray import_interface(const array_interface& ai, std::function<void()> release);
+CUFORGE_API device_ndarray import_interface(const array_interface& ai, std::function<void()> release,
+                                            bool prompt_release = false);
 
 }  // namespace cuforge::interop

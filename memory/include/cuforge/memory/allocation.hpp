@@ -30,9 +30,13 @@ class CUFORGE_API allocation {
 
   /// @brief Memory owned by someone else (a foreign array, registered host
   /// memory): `release` runs, once, when the last owner goes; an empty
-  /// `release` makes a non-owning view.
+  /// `release` makes a non-owning view. The release waits for the work
+  /// queued so far (the deallocation queue), unless `prompt`: for memory
+  /// whose owner orders its reuse after that work itself (a foreign
+  /// allocator on the stream the work was queued on).
   static std::shared_ptr<allocation> adopt(void* data, std::size_t bytes, memory_kind kind, int device,
-                                           std::function<void()> release, void* host_data = nullptr);
+                                           std::function<void()> release, void* host_data = nullptr,
+                                           bool prompt = false);
 
   /// @brief Page-locks `bytes` at `host` in place for the owner's lifetime
   /// (cuMemHostRegister); `mapped` makes it device-visible too.
@@ -68,6 +72,7 @@ class CUFORGE_API allocation {
   std::shared_ptr<memory_resource> mr_;
   stream_view stream_;
   std::function<void()> release_;
+  bool prompt_release_ = false;
 };
 
 }  // namespace cuforge::memory
