@@ -45,6 +45,7 @@ from cuforge.cuda._api import (
     synchronize,
     to_device,
 )
+from cuforge.cuda._cache import CacheWarning
 from cuforge.cuda._errors import TypingError
 from cuforge.cuda._hostarrays import ManagedNDArray, MappedNDArray
 from cuforge.cuda._jit import Dispatcher, compile_ptx, compile_ptx_for_current_device, jit
@@ -78,6 +79,7 @@ from cuforge.cuda._stubs import (
 from cuforge import types
 
 __all__ = [
+    "CacheWarning",
     "CudaAPIError",
     "CudaOutOfMemoryError",
     "DeviceNDArray",

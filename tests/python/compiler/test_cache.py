@@ -398,7 +398,7 @@ def test_an_unusable_cache_folder_warns_and_compiles(tmp_path, monkeypatch):
     monkeypatch.setenv("CUFORGE_CACHE_DIR", str(blocker / "cache"))  # cannot be made, even by root
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     mod = load(write(tmp_path / "kernels_mod.py", KERNELS))
-    with pytest.warns(_cache.CacheWarning, match="no writable cache folder"):
+    with pytest.warns(cuda.CacheWarning, match="no writable cache folder"):
         out = run_add_n(mod)
     np.testing.assert_array_equal(out, expected_add_n(np.arange(10, dtype=np.float32)))
     assert hits_and_misses(mod.add_n) == (0, 1)
