@@ -1,8 +1,13 @@
 #include "extent.hpp"
 
+#include <cuforge/runtime/backend.hpp>
 #include <cuforge/runtime/error.hpp>
 #include <cuforge/runtime/memory_ops.hpp>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 
 namespace cuforge::interop::detail {
@@ -26,10 +31,31 @@ std::pair<std::int64_t, std::int64_t> element_span(const char* who, const extent
   return {lo, hi};
 }
 
+void check_mapped(const char* who, std::uintptr_t data, std::int64_t lo, std::int64_t hi) {
+  static const std::uintptr_t page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  std::uintptr_t first = data + static_cast<std::uintptr_t>(lo), last = data + static_cast<std::uintptr_t>(hi);
+  std::uintptr_t start = first & ~(page - 1);
+  // msync reports ENOMEM when part of the range is not mapped; MS_ASYNC
+  // schedules nothing for anonymous memory, so it costs one system call.
+  if (last < first || msync(reinterpret_cast<void*>(start), last - start, MS_ASYNC) != 0) {
+    if (last >= first && errno != ENOMEM) return;  // a question msync cannot answer: let it through
+    throw logic_error(std::string(who) + ": the array's elements (bytes [" + std::to_string(lo) + ", " +
+                      std::to_string(hi) + ") around " + hex(data) +
+                      ") are not in memory this process has mapped: a stale or made-up data pointer?");
+  }
+}
+
 int check_inside_allocation(const char* who, std::uintptr_t data, std::int64_t lo, std::int64_t hi) {
   if (hi <= lo) return -1;
   auto range = mem::allocation_of(reinterpret_cast<const void*>(data));
-  if (!range) return -1;
+  if (!range) {
+    // Memory the runtime did not allocate. On the cpu backend kernels run
+    // on the host and read it directly, so an address no mapping covers
+    // would crash the process at launch: refuse it here. (On a GPU the
+    // driver owns that question; host pointers were refused earlier.)
+    if (active_backend() == backend_kind::cpu) check_mapped(who, data, lo, hi);
+    return -1;
+  }
   auto start = reinterpret_cast<std::uintptr_t>(range->start), end = start + range->bytes;
   auto first = static_cast<std::int64_t>(data - start) + lo;
   if (first < 0 || data + static_cast<std::uintptr_t>(hi) > end)

@@ -16,7 +16,13 @@ std::pair<std::int64_t, std::int64_t> element_span(const char* who, const extent
 /// Throws logic_error when the runtime knows the allocation `data` points
 /// into and [data + lo, data + hi) runs outside it. Returns the device that
 /// allocation belongs to (-1: unknown, or host memory every device reaches).
+/// On the cpu backend memory it does not know must at least be mapped in
+/// this process (check_mapped).
 int check_inside_allocation(const char* who, std::uintptr_t data, std::int64_t lo, std::int64_t hi);
+
+/// Throws logic_error when some byte of [data + lo, data + hi) is not in
+/// memory this process has mapped.
+void check_mapped(const char* who, std::uintptr_t data, std::int64_t lo, std::int64_t hi);
 
 std::string hex(std::uintptr_t p);
 

@@ -20,6 +20,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -339,6 +342,37 @@ TEST_F(CaiImport, HostMemoryIsDeviceMemoryOnlyOnTheCpuBackend) {
     expect_throw_exact<logic_error>([&] { (void)interop::import_interface(ai, r.release()); }, "host pointer");
     EXPECT_EQ(r.count(), 1);
   }
+}
+
+TEST_F(CaiImport, PointersToNoMappedMemoryAreRefused) {
+  // Unknown to the runtime and not mapped in the process: the cpu backend
+  // would read it directly at launch, the cuda backend takes it for a host
+  // pointer. Either way a logic_error at import, and the producer let go.
+  long page = sysconf(_SC_PAGESIZE);
+  void* gone = mmap(nullptr, static_cast<std::size_t>(2 * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                    -1, 0);
+  ASSERT_NE(gone, MAP_FAILED);
+  ASSERT_EQ(munmap(static_cast<char*>(gone) + page, static_cast<std::size_t>(page)), 0);  // keep the first page
+  const char* why = active_backend() == backend_kind::cpu ? "not in memory this process has mapped" : "host pointer";
+  auto refused = [&](std::uintptr_t data, extents shape) {
+    auto ai = base();
+    ai.data = data;
+    ai.shape = std::move(shape);
+    release_counter r;
+    expect_throw_exact<logic_error>([&] { (void)interop::import_interface(ai, r.release()); }, why);
+    EXPECT_EQ(r.count(), 1);
+  };
+  refused(4096, {4});                                                     // the zero page's neighbour
+  refused(address(static_cast<char*>(gone) + page), {4});                 // unmapped
+  refused(address(static_cast<char*>(gone) + page - 8), {4});             // runs off the mapped page
+  if (active_backend() == backend_kind::cpu) {
+    auto ai = base();
+    ai.data = address(static_cast<char*>(gone) + page - 8);
+    ai.shape = {2};  // the last two items of the mapped page: fine
+    EXPECT_NO_THROW((void)interop::import_interface(ai, {}));
+    flush();
+  }
+  munmap(gone, static_cast<std::size_t>(page));
 }
 
 // --- export ----------------------------------------------------------------------

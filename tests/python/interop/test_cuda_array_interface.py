@@ -157,6 +157,38 @@ def test_as_cuda_array_shares_numpy_memory_on_the_cpu_backend(layout, sample):
     np.testing.assert_array_equal(x.copy_to_host(), newer)
 
 
+def _unmapped_pages(n):
+    """The address of n pages nothing is mapped at (mapped, then unmapped)."""
+    import mmap
+    m = mmap.mmap(-1, n * mmap.PAGESIZE)
+    address = np.frombuffer(m, np.uint8).ctypes.data
+    m.close()
+    return address
+
+
+@pytest.mark.parametrize("where", ["low", "unmapped", "runs_off_the_end"])
+def test_a_pointer_to_no_memory_is_refused_before_any_kernel_reads_it(where):
+    # On the cpu backend kernels read such a pointer directly; the import
+    # refuses it instead of letting a launch crash the process.
+    if where == "low":
+        desc = dict(shape=(32,), typestr="<f4", data=(4096, False), strides=None, version=3)
+        owner = None
+    elif where == "unmapped":
+        desc = dict(shape=(32,), typestr="<f4", data=(_unmapped_pages(1), False), strides=None, version=3)
+        owner = None
+    else:  # starts in NumPy's memory, ends far beyond any mapping
+        owner = np.zeros(4, np.float64)
+        desc = dict(shape=(2,), typestr="<f8", data=(owner.ctypes.data, False), strides=(1 << 44,), version=3)
+    with pytest.raises(ValueError, match="not in memory this process has mapped|host pointer"):
+        cuda.as_cuda_array(Producer(desc, owner))
+
+    @cuda.jit
+    def read(a, out):
+        out[0] = a[0]
+    with pytest.raises(ValueError, match="not in memory this process has mapped|host pointer"):
+        read[1, 1](Producer(desc, owner), cuda.device_array(1, np.float32))
+
+
 @pytest.mark.gpu
 def test_a_host_pointer_is_refused_on_the_cuda_backend():
     a = np.arange(8.0)
