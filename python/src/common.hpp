@@ -15,6 +15,7 @@
 #include <pybind11/stl.h>
 
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <optional>
 
@@ -54,6 +55,16 @@ struct py_devarray {
   device_ndarray a;
   py::object stream_obj = py::none();
 };
+
+/// Sets the Python error for a cuforge exception (CudaAPIError,
+/// CudaOutOfMemoryError, TypeError, IndexError, ValueError); false when `p`
+/// is none of ours. The one mapping: pybind11's translator uses it too.
+bool set_cuforge_error(std::exception_ptr p);
+
+/// Sets the Python error for any exception, as pybind11 would at a bound
+/// function's boundary: for entry points that bypass pybind11 (call in a
+/// catch block with std::current_exception()).
+void set_error_from(std::exception_ptr p);
 
 /// isinstance(obj, DeviceNDArray) by the type alone: pybind11's isinstance
 /// goes through __instancecheck__, which a launch would pay per argument.

@@ -6,6 +6,8 @@
 // loop once a specialisation exists.
 #include "common.hpp"
 
+#include <structmember.h>
+
 #include <cuforge/frontend/codegen.hpp>
 #include <cuforge/frontend/diagnostics.hpp>
 #include <cuforge/frontend/typer.hpp>
@@ -542,6 +544,11 @@ dim3 to_dim3(py::handle d, const char* what) {
                            " must be a positive int (below 2**32) or a tuple of 1 to 3 of them, not " +
                            std::string(py::repr(d)));
   };
+  if (PyLong_CheckExact(d.ptr())) {  // kernel[blocks, threads]: the common case, without a conversion
+    int overflow = 0;
+    long long n = PyLong_AsLongLongAndOverflow(d.ptr(), &overflow);
+    if (!overflow && n > 0 && n <= 0xffffffffLL) return dim3(static_cast<unsigned>(n), 1, 1);
+  }
   unsigned v[3] = {1, 1, 1};
   auto one = [&](py::handle x) -> unsigned {
     if (PyBool_Check(x.ptr()) || !(PyLong_Check(x.ptr()) || py::hasattr(x, "__index__"))) throw bad();
@@ -611,9 +618,13 @@ class dispatcher {
   void add(std::shared_ptr<compiled_function> cf) {
     specs_[cf->arg_types] = cf;
     order_.push_back(cf);
+    last_.reset();  // an exact signature may now win over a compatible one
   }
 
-  void set_lazy(bool lazy) { lazy_ = lazy; }
+  void set_lazy(bool lazy) {
+    lazy_ = lazy;
+    last_.reset();
+  }
 
   py::dict specializations() const {
     py::dict d;
@@ -630,6 +641,21 @@ class dispatcher {
   // that may compile takes exact matches only, as Numba's: a compatible one
   // would convert (2.5 passed to an int64 specialisation is 2).
   std::shared_ptr<compiled_function> find(const std::vector<argument>& args) {
+    // A loop launches with the same types each time: the last match first,
+    // without building and hashing a key.
+    if (last_ && last_types_.size() == args.size()) {
+      bool same = true;
+      for (std::size_t i = 0; same && i < args.size(); ++i) same = args[i].ty == last_types_[i];
+      if (same) return last_;
+    }
+    auto cf = find_slow(args);
+    last_ = cf;
+    last_types_.clear();
+    for (auto& a : args) last_types_.push_back(a.ty);
+    return cf;
+  }
+
+  std::shared_ptr<compiled_function> find_slow(const std::vector<argument>& args) {
     std::vector<const type*> key;
     key.reserve(args.size());
     for (auto& a : args) key.push_back(a.ty);
@@ -796,6 +822,8 @@ class dispatcher {
   bool lazy_ = true;
   std::unordered_map<std::vector<const type*>, std::shared_ptr<compiled_function>, type_vector_hash> specs_;
   std::vector<std::shared_ptr<compiled_function>> order_;
+  std::shared_ptr<compiled_function> last_;  // find's last answer, for the types in last_types_
+  std::vector<const type*> last_types_;
 };
 
 // The GNU build id of the loaded object holding `address` (hex), read from
@@ -841,6 +869,126 @@ std::string build_id_of(const void* address) {
       },
       &s);
   return s.id;
+}
+
+}  // namespace
+
+// --- configured launches ---------------------------------------------------------
+
+namespace {
+
+// `kernel[grid, block, stream, shared]`: a Python type of its own whose call
+// goes straight to dispatcher::launch, without a Python frame or pybind11's
+// argument matching (together about as much as the rest of a launch's
+// host-side work). _jit._LaunchConfiguration derives from it.
+struct launcher_object {
+  PyObject_HEAD
+  PyObject* native;  // the dispatcher's Python object: keeps `d` alive
+  dispatcher* d;
+  PyObject* grid;
+  PyObject* block;
+  PyObject* stream;
+  PyObject* shared;
+};
+
+int launcher_init(PyObject* self, PyObject* args, PyObject* kwargs) {
+  auto* l = reinterpret_cast<launcher_object*>(self);
+  static const char* names[] = {"native", "grid", "block", "stream", "shared_bytes", nullptr};
+  PyObject *native = nullptr, *grid = nullptr, *block = nullptr, *stream = nullptr, *shared = nullptr;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|OO:Launcher", const_cast<char**>(names), &native, &grid,
+                                   &block, &stream, &shared))
+    return -1;
+  dispatcher* d = nullptr;
+  try {
+    d = py::cast<dispatcher*>(py::handle(native));
+  } catch (...) {
+    PyErr_SetString(PyExc_TypeError, "Launcher: the first argument must be a native Dispatcher");
+    return -1;
+  }
+  if (!stream) stream = Py_None;
+  static PyObject* const zero = PyLong_FromLong(0);
+  if (!shared) shared = zero;
+  PyObject* fresh[] = {native, grid, block, stream, shared};
+  PyObject** slots[] = {&l->native, &l->grid, &l->block, &l->stream, &l->shared};
+  for (int i = 0; i < 5; ++i) Py_XSETREF(*slots[i], Py_NewRef(fresh[i]));
+  l->d = d;
+  return 0;
+}
+
+PyObject* launcher_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+  auto* l = reinterpret_cast<launcher_object*>(self);
+  if (kwargs && PyDict_GET_SIZE(kwargs) != 0) {
+    PyErr_SetString(PyExc_TypeError, "kernel arguments are positional: kernel[grid, block](a, b, ...)");
+    return nullptr;
+  }
+  if (!l->d) {
+    PyErr_SetString(PyExc_RuntimeError, "this Launcher was not initialised");
+    return nullptr;
+  }
+  try {
+    l->d->launch(py::reinterpret_borrow<py::tuple>(args), l->grid, l->block, l->stream, l->shared);
+  } catch (...) {
+    set_error_from(std::current_exception());
+    return nullptr;
+  }
+  Py_RETURN_NONE;
+}
+
+int launcher_traverse(PyObject* self, visitproc visit, void* arg) {
+  auto* l = reinterpret_cast<launcher_object*>(self);
+  Py_VISIT(Py_TYPE(self));  // a heap type's instances own a reference to it
+  Py_VISIT(l->native);
+  Py_VISIT(l->grid);
+  Py_VISIT(l->block);
+  Py_VISIT(l->stream);
+  Py_VISIT(l->shared);
+  return 0;
+}
+
+int launcher_clear(PyObject* self) {
+  auto* l = reinterpret_cast<launcher_object*>(self);
+  l->d = nullptr;
+  Py_CLEAR(l->native);
+  Py_CLEAR(l->grid);
+  Py_CLEAR(l->block);
+  Py_CLEAR(l->stream);
+  Py_CLEAR(l->shared);
+  return 0;
+}
+
+void launcher_dealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  launcher_clear(self);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+PyMemberDef launcher_members[] = {
+    {"_native", T_OBJECT, offsetof(launcher_object, native), READONLY, "The native Dispatcher launched."},
+    {"_griddim", T_OBJECT, offsetof(launcher_object, grid), READONLY, "The grid as given."},
+    {"_blockdim", T_OBJECT, offsetof(launcher_object, block), READONLY, "The block as given."},
+    {"_stream", T_OBJECT, offsetof(launcher_object, stream), READONLY, "The stream as given."},
+    {"_sharedmem", T_OBJECT, offsetof(launcher_object, shared), READONLY, "Dynamic shared memory bytes."},
+    {nullptr, 0, 0, 0, nullptr}};
+
+py::object make_launcher_type() {
+  static PyType_Slot slots[] = {
+      {Py_tp_doc, const_cast<char*>("Launcher(native, grid, block, stream=None, shared_bytes=0): calling it "
+                                    "launches the native Dispatcher's kernel with these arguments.")},
+      {Py_tp_new, reinterpret_cast<void*>(PyType_GenericNew)},
+      {Py_tp_init, reinterpret_cast<void*>(launcher_init)},
+      {Py_tp_call, reinterpret_cast<void*>(launcher_call)},
+      {Py_tp_traverse, reinterpret_cast<void*>(launcher_traverse)},
+      {Py_tp_clear, reinterpret_cast<void*>(launcher_clear)},
+      {Py_tp_dealloc, reinterpret_cast<void*>(launcher_dealloc)},
+      {Py_tp_members, launcher_members},
+      {0, nullptr}};
+  static PyType_Spec spec = {"cuforge._core.Launcher", sizeof(launcher_object), 0,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, slots};
+  PyObject* type = PyType_FromSpec(&spec);
+  if (!type) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(type);
 }
 
 }  // namespace
@@ -912,6 +1060,7 @@ void bind_dispatch(py::module_& m) {
            py::arg("shared_bytes") = 0)
       .def("_raw_launch_loop", &dispatcher::raw_launch_loop, py::arg("args"), py::arg("grid"), py::arg("block"),
            py::arg("n"), "bench/launch's baseline: n raw backend launches from C++ (seconds).");
+  m.attr("Launcher") = make_launcher_type();
 }
 
 }  // namespace cuforge::python

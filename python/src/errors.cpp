@@ -63,21 +63,49 @@ class CudaOutOfMemoryError(CudaAPIError, MemoryError):
   m.attr("CudaOutOfMemoryError") = ns["CudaOutOfMemoryError"];
 
   py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const cuda_error& e) {
-      raise_cuda(e);
-    } catch (const out_of_memory& e) {
-      raise_oom(e);
-    } catch (const type_error& e) {
-      PyErr_SetString(PyExc_TypeError, e.what());
-    } catch (const index_error& e) {
-      PyErr_SetString(PyExc_IndexError, e.what());
-    } catch (const logic_error& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    }
+    if (p && !set_cuforge_error(p)) std::rethrow_exception(p);  // not ours: the next translator's
   });
   (void)runtime_error;
+}
+
+bool set_cuforge_error(std::exception_ptr p) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const cuda_error& e) {
+    raise_cuda(e);
+  } catch (const out_of_memory& e) {
+    raise_oom(e);
+  } catch (const type_error& e) {
+    PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (const index_error& e) {
+    PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const logic_error& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (...) {
+    return false;
+  }
+  return true;
+}
+
+void set_error_from(std::exception_ptr p) {
+  try {
+    std::rethrow_exception(p);
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (...) {
+    if (set_cuforge_error(std::current_exception())) return;
+    try {
+      throw;
+    } catch (const std::bad_alloc&) {
+      PyErr_NoMemory();
+    } catch (const std::exception& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (...) {
+      PyErr_SetString(PyExc_RuntimeError, "an unknown C++ exception escaped from cuforge");
+    }
+  }
 }
 
 }  // namespace cuforge::python

@@ -15,6 +15,7 @@ import sys
 import threading
 import types as pytypes
 import warnings
+import weakref
 from dataclasses import dataclass, fields
 from typing import Optional
 
@@ -132,7 +133,10 @@ class Dispatcher:
     def _native_dispatcher(self):
         with self._lock:
             if self._native is None:
-                self._native = _core.Dispatcher(self._compile_specs, self.py_func.__qualname__)
+                # The native dispatcher calls back through a weak reference:
+                # a strong one would close a cycle through C++ that the
+                # garbage collector cannot see, and no kernel would ever die.
+                self._native = _core.Dispatcher(_weak_compile_specs(weakref.ref(self)), self.py_func.__qualname__)
                 if not self._can_compile:
                     self._native.set_lazy(False)
             return self._native
@@ -316,6 +320,15 @@ class Dispatcher:
         native.launch(args, griddim, blockdim, stream, sharedmem)
 
 
+def _weak_compile_specs(ref):
+    def compile_specs(specs, ret_spec=None):
+        dispatcher = ref()
+        if dispatcher is None:
+            raise ReferenceError("the @cuda.jit function this launcher belonged to no longer exists")
+        return dispatcher._compile_specs(specs, ret_spec)
+    return compile_specs
+
+
 def _normalize_dim(dim, what):
     if isinstance(dim, (tuple, list)):
         dims = list(dim)
@@ -329,18 +342,16 @@ def _normalize_dim(dim, what):
     return tuple(int(v) for v in dims) + (1,) * (3 - len(dims))
 
 
-class _LaunchConfiguration:
-    """``kernel[griddim, blockdim, stream, sharedmem]``: call it with the arguments."""
+class _LaunchConfiguration(_core.Launcher):
+    """``kernel[griddim, blockdim, stream, sharedmem]``: call it with the
+    arguments. Calling goes straight to the C++ launcher (``_core.Launcher``),
+    which checks the dimensions and the stream."""
 
-    __slots__ = ("dispatcher", "_launch", "_griddim", "_blockdim", "_stream", "_sharedmem")
+    __slots__ = ("dispatcher",)
 
     def __init__(self, dispatcher, griddim, blockdim, stream, sharedmem):
+        super().__init__(dispatcher._native_dispatcher(), griddim, blockdim, stream, sharedmem)
         self.dispatcher = dispatcher
-        self._launch = dispatcher._native_dispatcher().launch  # the C++ launcher, bound once
-        self._griddim = griddim
-        self._blockdim = blockdim
-        self._stream = stream
-        self._sharedmem = sharedmem
 
     # Read-only: a configuration may be shared (Dispatcher.__getitem__ keeps them).
     @property
@@ -358,10 +369,6 @@ class _LaunchConfiguration:
     @property
     def blockdim(self):
         return _normalize_dim(self._blockdim, "blockdim")
-
-    def __call__(self, *args):
-        # The C++ launcher checks the dimensions and the stream.
-        self._launch(args, self._griddim, self._blockdim, self._stream, self._sharedmem)
 
 
 class _ForAll:

@@ -2,6 +2,9 @@
 kept per (blocks, threads), argument types looked up from a cache, our
 arrays read in place."""
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
@@ -104,3 +107,69 @@ def test_a_launch_keeps_its_arguments_alive_and_unchanged():
     cuda.synchronize()
     np.testing.assert_array_equal(out.copy_to_host(), np.arange(1000, dtype=np.float32) * 2)
     np.testing.assert_array_equal(a.copy_to_host(), np.arange(1000, dtype=np.float32))
+
+
+class Boom(Exception):
+    pass
+
+
+class MadeUpPointer:
+    __cuda_array_interface__ = {"shape": (32,), "strides": None, "data": (4096, False), "typestr": "<f4",
+                                "version": 3}
+
+
+class FailingProducer:
+    @property
+    def __cuda_array_interface__(self):
+        raise Boom("the producer failed")
+
+
+def test_the_native_launcher_takes_positional_arguments_and_keeps_exception_types():
+    k = cuda.jit(double)
+    a = cuda.to_device(np.arange(32, dtype=np.float32))
+    out = cuda.device_array(32, dtype=np.float32)
+    with pytest.raises(TypeError, match="kernel arguments are positional"):
+        k[1, 32](a, out=out)
+    with pytest.raises(Boom, match="the producer failed"):  # a Python exception raised inside the launch
+        k[1, 32](FailingProducer(), out)
+    with pytest.raises(ValueError, match="not in memory this process has mapped|not memory the device can address"):
+        k[1, 32](MadeUpPointer(), out)  # a C++ logic_error from the interop import, mapped as pybind11 would
+    k[1, 32](a, out)
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(32, dtype=np.float32) * 2)
+
+
+def test_the_native_launcher_refuses_what_is_not_a_dispatcher():
+    with pytest.raises(TypeError, match="must be a native Dispatcher"):
+        _core.Launcher("double", 1, 32)
+    with pytest.raises(TypeError):
+        _core.Launcher()
+    launcher = _core.Launcher(cuda.jit(double)._native_dispatcher(), 2, (32, 1))
+    assert (launcher._griddim, launcher._blockdim, launcher._stream, launcher._sharedmem) == (2, (32, 1), None, 0)
+    with pytest.raises(AttributeError):
+        launcher._griddim = 3
+
+
+def _make_kernel():
+    def scale(a, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = a[i] * 3
+    return cuda.jit(scale)
+
+
+@pytest.mark.parametrize("eager", [False, True])
+def test_kernels_launched_and_dropped_are_collected(eager):
+    a = cuda.to_device(np.arange(32, dtype=np.float32))
+    out = cuda.device_array(32, dtype=np.float32)
+    refs = []
+    for _ in range(3):
+        k = _make_kernel()
+        if eager:
+            k.compile("void(float32[::1], float32[::1])")
+        k[1, 32](a, out)  # makes the native dispatcher and keeps a launcher for (1, 32)
+        launcher = k[1, 32]
+        refs.append(weakref.ref(k))
+        del k, launcher
+    gc.collect()
+    assert all(r() is None for r in refs)  # no cycle through C++ keeps a kernel alive
+    np.testing.assert_array_equal(out.copy_to_host(), np.arange(32, dtype=np.float32) * 3)
