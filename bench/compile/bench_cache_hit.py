@@ -10,6 +10,15 @@ launch: a kernel loaded from disk and launched, ``import cuforge``
 excluded. The same with ``cache=False`` gives the compile it replaces.
 Also prints where a hit goes (key, read and check, link), from the cache's
 own functions. Goal (docs/compiler.md, "Disk cache"): a hit under 2 ms.
+
+Each figure is measured twice: with Python's cyclic collector settled
+(``gc.collect()``) just before the timed region, and with the process as
+it came. The imports before it (NumPy, cuforge) leave thousands of young
+objects; whether a collection of them (about 1 ms here) lands inside the
+timed region depends on allocation counts no cache controls, and it moves
+between runs of the same script for unrelated edits. ``timeit`` turns the
+collector off for the same reason; the goal is judged on the settled run,
+and the other is printed beside it.
 """
 
 import argparse
@@ -40,7 +49,7 @@ def activate(values, out):
 '''
 
 DRIVER = '''
-import json, time
+import gc, json, sys, time
 import numpy as np
 from cuforge import cuda
 from cuforge.cuda import _cache
@@ -69,22 +78,27 @@ timed(_cache.DiskCache, "load", "load")
 a = cuda.to_device(np.linspace(-1, 1, 64, dtype=np.float32))
 b = cuda.device_array(64, dtype=np.float32)
 cuda.synchronize()
+if "settled" in sys.argv:
+    gc.collect()
 t0 = time.perf_counter()
 from kernel_mod import activate
 activate[2, 32](a, b)
 cuda.synchronize()
 t1 = time.perf_counter()
-activate[2, 32](a, b)
-cuda.synchronize()
-t2 = time.perf_counter()
+warm = []
+for _ in range(5):  # the fastest of a few: one slowed by the scheduler would skew the difference
+    t = time.perf_counter()
+    activate[2, 32](a, b)
+    cuda.synchronize()
+    warm.append(time.perf_counter() - t)
 assert abs(float(b.copy_to_host()[0]) - float(np.tanh(np.float32(-1)))) < 1e-5
 s = activate.stats
-print(json.dumps({"first": t1 - t0, "warm": t2 - t1, "hits": sum(s.cache_hits.values()), "phases": phases}))
+print(json.dumps({"first": t1 - t0, "warm": min(warm), "hits": sum(s.cache_hits.values()), "phases": phases}))
 '''
 
 
-def run(folder, env):
-    r = subprocess.run([sys.executable, "driver.py"], cwd=folder, env=env, capture_output=True, text=True)
+def run(folder, env, mode="settled"):
+    r = subprocess.run([sys.executable, "driver.py", mode], cwd=folder, env=env, capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"the driver failed:\n{r.stderr}")
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -98,7 +112,8 @@ def measure(cache, runs):
         env = dict(os.environ, CUFORGE_CACHE_DIR=str(folder / "cache"), PYTHONDONTWRITEBYTECODE="1")
         store = run(folder, env) if cache else None
         rows = [run(folder, env) for _ in range(runs)]
-        return store, rows
+        as_came = [run(folder, env, "as-came") for _ in range(runs)]
+        return store, rows, as_came
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -110,17 +125,20 @@ def main():
 
     import cuforge
 
-    store, hits = measure(True, args.runs)
-    _, colds = measure(False, max(3, args.runs // 3))
-    if store["hits"] != 0 or any(r["hits"] != 1 for r in hits):
+    store, hits, hits_as_came = measure(True, args.runs)
+    _, colds, _ = measure(False, max(3, args.runs // 3))
+    if store["hits"] != 0 or any(r["hits"] != 1 for r in hits + hits_as_came):
         raise SystemExit("expected one miss then hits: the cache did not serve the kernel")
     hit = statistics.median(r["first"] - r["warm"] for r in hits)
     best = min(r["first"] - r["warm"] for r in hits)
+    hit_as_came = statistics.median(r["first"] - r["warm"] for r in hits_as_came)
     cold = statistics.median(r["first"] - r["warm"] for r in colds)
     print(f"bench/compile cache hit: first launch in a fresh process minus a warm launch, ms "
           f"(backend: {cuforge.backend()}, median of {args.runs}, best {best * 1e3:.2f})")
     print(f"  cache=True hit {hit * 1e3:8.2f}   cache=False compile {cold * 1e3:8.2f}   "
-          f"storing {(store['first'] - store['warm']) * 1e3:8.2f}")
+          f"storing {(store['first'] - store['warm']) * 1e3:8.2f}   (collector settled first)")
+    print(f"  cache=True hit {hit_as_came * 1e3:8.2f}   with the process as it came (a collection of the "
+          f"imports' objects may land inside)")
     phases = {k: statistics.median(r["phases"].get(k, 0.0) for r in hits) for k in hits[0]["phases"]}
     inner = " ".join(f"{k} {v * 1e3:.2f}" for k, v in phases.items() if k != "load")
     print(f"  the hit's load {phases.get('load', 0.0) * 1e3:.2f} ms: {inner} (the rest: linking the code)")
