@@ -51,7 +51,10 @@ const named_op* find(const named_op (&table)[N], const std::string& name) {
 }
 
 const char* const builtin_names[] = {"abs", "min", "max", "round", "int", "float", "bool", "complex", "len",
-                                     "range", "enumerate", "zip", "print", "pow", "divmod"};
+                                     "range", "enumerate", "zip", "print", "pow", "divmod",
+                                     // the walker's desugaring of range() inside enumerate() and zip(); no
+                                     // Python name reaches these
+                                     "__range_len__", "__range_item__"};
 const char* const math_special[] = {"floor", "ceil", "trunc", "log", "isnan", "isinf", "isfinite", "ldexp",
                                     "frexp", "modf", "radians", "degrees"};
 const char* const numpy_special[] = {"isnan", "isinf", "isfinite", "ldexp", "frexp", "modf", "radians", "degrees",
@@ -171,6 +174,39 @@ std::optional<value> function_typer::call_builtin(const std::string& name, call_
       return int_constant(static_cast<std::int64_t>(x.ty->elements.size()), tc_.int64(), loc, true);
     }
     no_impl(c, "len() takes an array or a tuple");
+  }
+  if (b == "__range_len__" || b == "__range_item__") {
+    // range(start, stop, step) as a source inside enumerate() or zip(): its
+    // length, and its item at an index, in the type for_range counts in.
+    const bool item = b == "__range_item__";
+    if (c.args.size() != (item ? 4u : 3u) || !c.kwargs.empty()) fail(loc, "malformed IR: " + b);
+    for (const auto& a : c.args)
+      if (!a.runtime()) fail(loc, "range() arguments must be integers, got " + a.ty->str());
+    value start = pure(c.args[0], loc), stop = pure(c.args[1], loc), step = pure(c.args[2], loc);
+    const value* parts[] = {&start, &stop, &step};
+    const location where[3] = {loc, loc, loc};
+    bool weak = false;
+    const type* t = range_type(parts, where, loc, weak);
+    value s0 = cast(start, t, loc), s1 = cast(stop, t, loc), st = cast(step, t, loc);
+    if (item) {
+      value i = cast(c.args[3], t, loc);
+      return cast(binary(binop::add, s0, binary(binop::mul, i, st, loc), loc), t, loc);
+    }
+    value n;
+    if (t->is_signed) {
+      // Python's floor division makes -((start - stop) // step) the ceiling
+      // of (stop - start) / step for either sign of step.
+      n = unary(unop::neg, binary(binop::floordiv, binary(binop::sub, s0, s1, loc), st, loc), loc);
+      n = min_max(false, {pure(n, loc), int_constant(0, t, loc)}, c);
+    } else {
+      // Unsigned: the step is positive (a negative constant made it int64).
+      value span = binary(binop::sub, min_max(false, {s1, s0}, c), s0, loc);
+      n = binary(binop::floordiv, binary(binop::sub, binary(binop::add, span, st, loc), int_constant(1, t, loc), loc),
+                 st, loc);
+    }
+    value r = cast(n, tc_.int64(), loc);
+    r.nonneg = true;
+    return r;
   }
   if (b == "range" || b == "enumerate" || b == "zip")
     fail(loc, "Unsupported: " + b + "() outside the iterable of a for loop");

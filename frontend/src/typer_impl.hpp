@@ -195,6 +195,10 @@ class function_typer {
   void assign(const stmt& s, std::vector<stmt_id>& out);
   void assign_target(expr_id target, const value& v, location loc, std::vector<stmt_id>& out);
   void for_range(const stmt& s, std::vector<stmt_id>& out);
+  /// The integer type a range(start, stop, step) counts in (what for_range
+  /// gives its variable); `where` locates each argument's errors. `weak` is
+  /// set when all three were weak (Python int constants).
+  const type* range_type(const value* const (&parts)[3], const location (&where)[3], location loc, bool& weak);
   void while_(const stmt& s, std::vector<stmt_id>& out);
   void return_(const stmt& s, std::vector<stmt_id>& out);
   /// Runs `f` (a statement's header) reporting whether it typed; while

@@ -187,6 +187,35 @@ void function_typer::assign_target(expr_id target, const value& v, location loc,
   }
 }
 
+const type* function_typer::range_type(const value* const (&parts)[3], const location (&where)[3], location loc,
+                                        bool& weak) {
+  for (int i = 0; i < 3; ++i)
+    if (!parts[i]->ty->is_int() && parts[i]->ty->kind != type_kind::boolean)
+      fail(where[i], "range() arguments must be integers, got " + parts[i]->ty->str());
+  if (auto k = const_int(*parts[2]); k && *k == 0) fail(where[2], "range() arg 3 must not be zero");
+  const value &start = *parts[0], &stop = *parts[1], &step = *parts[2];
+  bool w1 = false;
+  weak = false;
+  const type* t = join(start.ty, start.weak, stop.ty, stop.weak, w1);
+  t = t ? join(t, w1, step.ty, step.weak, weak) : nullptr;
+  if (t && t->kind == type_kind::boolean) t = tc_.int64();
+  if (!t || !t->is_int())
+    fail(loc, "range() arguments " + start.ty->str() + ", " + stop.ty->str() + " and " + step.ty->str() +
+                  " have no common integer type");
+  if (!t->is_signed)
+    for (const value* p : parts)
+      if (auto k = const_int(*p); k && *k < 0 && p->ty->is_signed) {
+        // range(n - 1, -1, -1) with n unsigned: -1 has no unsigned value,
+        // so the loop counts in int64, which holds every value of the
+        // narrower unsigned types but not of uint64.
+        if (t->bits >= 64)
+          fail(loc, "range() arguments " + start.ty->str() + ", " + stop.ty->str() + " and " + step.ty->str() +
+                        " have no common integer type");
+        return tc_.int64();
+      }
+  return t;
+}
+
 void function_typer::for_range(const stmt& s, std::vector<stmt_id>& out) {
   value start, stop, step;
   bool ok = guarded([&] {
@@ -197,36 +226,11 @@ void function_typer::for_range(const stmt& s, std::vector<stmt_id>& out) {
     stop = lower(s.stop);
     step = s.step == no_id ? int_constant(1, tc_.int64(), s.loc, true) : lower(s.step);
     const value* parts[] = {&start, &stop, &step};
+    location where[3];
     expr_id ids[] = {s.start, s.stop, s.step};
-    for (int i = 0; i < 3; ++i) {
-      const value& p = *parts[i];
-      if (!p.ty->is_int() && p.ty->kind != type_kind::boolean) {
-        location l = ids[i] == no_id ? s.loc : sx(ids[i], s.loc).loc;
-        fail(l, "range() arguments must be integers, got " + p.ty->str());
-      }
-    }
-    if (auto k = const_int(step); k && *k == 0)
-      fail(s.step == no_id ? s.loc : sx(s.step, s.loc).loc, "range() arg 3 must not be zero");
-    bool weak = false;
-    const type* t = join(start.ty, start.weak, stop.ty, stop.weak, weak);
+    for (int i = 0; i < 3; ++i) where[i] = ids[i] == no_id ? s.loc : sx(ids[i], s.loc).loc;
     bool w2 = false;
-    t = t ? join(t, weak, step.ty, step.weak, w2) : nullptr;
-    if (t && t->kind == type_kind::boolean) t = tc_.int64();
-    if (!t || !t->is_int())
-      fail(s.loc, "range() arguments " + start.ty->str() + ", " + stop.ty->str() + " and " + step.ty->str() +
-                      " have no common integer type");
-    if (!t->is_signed)
-      for (const value* p : parts)
-        if (auto k = const_int(*p); k && *k < 0 && p->ty->is_signed) {
-          // range(n - 1, -1, -1) with n unsigned: -1 has no unsigned value,
-          // so the loop counts in int64, which holds every value of the
-          // narrower unsigned types but not of uint64.
-          if (t->bits >= 64)
-            fail(s.loc, "range() arguments " + start.ty->str() + ", " + stop.ty->str() + " and " + step.ty->str() +
-                            " have no common integer type");
-          t = tc_.int64();
-          break;
-        }
+    const type* t = range_type(parts, where, s.loc, w2);
     value contribution;
     contribution.ty = t;
     contribution.weak = w2;

@@ -520,8 +520,8 @@ def range_too_many(a, n):
         pass
 
 
-def enumerate_range(a, n):
-    for i, j in enumerate(range(n)):
+def zip_bad_range(a, n):
+    for i, j in zip(a, range(1, n, 1, 2)):
         pass
 
 
@@ -540,7 +540,7 @@ def zip_strict(a, b):
     [
         (range_forms, "range() takes no keyword arguments"),
         (range_too_many, "range expected 1 to 3 arguments, got 4"),
-        (enumerate_range, "range() inside enumerate() or zip()"),
+        (zip_bad_range, "range expected 1 to 3 arguments, got 4"),
         (unpack_mismatch, "cannot unpack 2 values into 3 targets"),
         (zip_strict, "zip() keyword arguments"),
     ],

@@ -94,6 +94,39 @@ def globals_and_branches(a, out):
             out[i] = WEIGHTS[2] + (a[i] if a[i] < LIMIT else LIMIT)
 
 
+def ranges_in_enumerate_and_zip(a, p, out):
+    k = 0
+    for i, r in enumerate(range(p[0], p[1], p[2])):  # run-time bounds, either sign of step
+        out[k] = i * 100 + r
+        k += 1
+    for x, r, s in zip(a, range(len(a) - 1, -1, -1), range(p[3])):  # the shortest source ends it
+        out[k] = x + r * 10 + s
+        k += 1
+    for t in zip(range(5, 1, -2)):  # 1-tuples
+        out[k] = t[0]
+        k += 1
+    for i, r in enumerate(range(p[4], p[5], p[6]), 1):
+        if r > 100:
+            break
+        out[k] = -r * i
+        k += 1
+    else:
+        out[k] = 999  # runs when the range ends, empty or not
+        k += 1
+    out[len(out) - 1] = k
+
+
+def unsigned_ranges(q, out):
+    k = 0
+    for r, s in zip(range(q[0], q[1]), range(q[1], q[0], -1)):  # -1 makes the second count in int64
+        out[k] = r * 10 + s
+        k += 1
+    for i, r in enumerate(range(q[0], q[1], q[2])):  # uint32 throughout
+        out[k] = r + i
+        k += 1
+    out[len(out) - 1] = k
+
+
 CASES = [
     (chains, lambda: (np.array([1.0, 3.0, 7.0, 4.0, 0.5, 9.0]), np.zeros(6))),
     (loops, lambda: (np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0, 6.0, 7.0]), np.zeros(4))),
@@ -102,6 +135,14 @@ CASES = [
     (while_loops, lambda: (np.array([3.0, 1.0, 70.0, -2.0]), np.zeros(4))),
     (while_loops, lambda: (np.array([3.0, 1.0, 7.0, 2.0]), np.zeros(4))),
     (globals_and_branches, lambda: (np.array([-3.0, 0.5, 4.0, 20.0, 80.0]), np.zeros(5))),
+    (ranges_in_enumerate_and_zip, lambda: (np.array([1.0, 2.0, 3.0]), np.array([10, -3, -4, 2, 5, 5, 1]),
+                                           np.zeros(20))),
+    (ranges_in_enumerate_and_zip, lambda: (np.array([1.0, 2.0, 3.0]), np.array([0, 7, 3, 5, 2, 9, 3]),
+                                           np.zeros(20))),
+    (ranges_in_enumerate_and_zip, lambda: (np.array([1.0, 2.0, 3.0]), np.array([0, 7, 3, 0, 99, 200, 2]),
+                                           np.zeros(20))),
+    (unsigned_ranges, lambda: (np.array([2, 6, 2], dtype=np.uint32), np.zeros(12))),
+    (unsigned_ranges, lambda: (np.array([6, 2, 1], dtype=np.uint32), np.zeros(12))),
 ]
 
 
@@ -113,3 +154,14 @@ def test_kernels_compute_what_python_computes(func, make_args):
     cuda.jit(func)[1, 1](*got)
     for w, g in zip(want, got):
         np.testing.assert_array_equal(g, w)
+
+
+def range_of_floats_in_zip(a, out):
+    for x, r in zip(a, range(0, len(a), 0.5)):
+        out[0] += x * r
+
+
+def test_a_range_inside_zip_is_typed_like_a_range_loop():
+    with pytest.raises(cuda.TypingError, match=r"range\(\) arguments must be integers, got float64") as info:
+        cuda.jit(range_of_floats_in_zip)[1, 1](np.ones(3), np.zeros(1))
+    assert "for x, r in zip(a, range(0, len(a), 0.5)):" in str(info.value)

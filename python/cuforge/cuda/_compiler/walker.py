@@ -446,6 +446,17 @@ class _Walker:
         """A reference to a builtin the desugaring uses (len, min)."""
         return self.global_expr(f"builtins.{name}", getattr(builtins, name), node)
 
+    def internal(self, name, node):
+        """A reference to a function only the desugaring calls (the typer's
+        ``builtins.__range_len__``, say): no Python object stands for it."""
+        path = f"builtins.{name}"
+        gid = self.global_by_key.get(path)
+        if gid is None:
+            gid = self.b.global_(_uint64_ints({"kind": "function", "name": path}))
+            self.global_texts.append(f"{path} = internal function")
+            self.global_by_key[path] = gid
+        return self.b.global_ref(gid, *self.at(node))
+
     @staticmethod
     def _cuda_module():
         import cuforge.cuda
@@ -656,7 +667,7 @@ class _Walker:
         if self.is_builtin_call(node, zip):
             return _Zip(self, node)
         if self.is_builtin_call(node, range):
-            self.error(node, "Unsupported: range() inside enumerate() or zip(): loop over range() directly")
+            return _Range(self, node)
         return _Sequence(self, node)
 
     def assign_element(self, target, element):
@@ -895,6 +906,36 @@ class _Sequence:
     def element(self, index):
         w, n = self.w, self.node
         return "expr", lambda: w.b.subscript(self.get(), index(), *w.at(n))
+
+
+class _Range:
+    """range(start, stop, step) inside enumerate() or zip(): its length and
+    items computed (the typer's internal __range_len__ and __range_item__,
+    which count in the type a for-range loop would); arguments evaluated
+    once."""
+
+    def __init__(self, w, node):
+        self.w, self.node = w, node
+        if node.keywords:
+            w.error(node.keywords[0].value, "range() takes no keyword arguments")
+        args = node.args
+        if not 1 <= len(args) <= 3 or any(isinstance(a, ast.Starred) for a in args):
+            w.error(node, f"range expected 1 to 3 arguments, got {len(args)}")
+        if len(args) == 1:
+            self.parts = [lambda: w.constant(0, node), w.reusable(args[0]), lambda: w.constant(1, node)]
+        else:
+            start, stop = w.reusable(args[0]), w.reusable(args[1])
+            step = w.reusable(args[2]) if len(args) == 3 else (lambda: w.constant(1, node))
+            self.parts = [start, stop, step]
+
+    def length(self):
+        w, n = self.w, self.node
+        return w.b.call(w.internal("__range_len__", n), [p() for p in self.parts], [], *w.at(n))
+
+    def element(self, index):
+        w, n = self.w, self.node
+        return "expr", lambda: w.b.call(w.internal("__range_item__", n), [p() for p in self.parts] + [index()], [],
+                                        *w.at(n))
 
 
 class _Enumerate:
