@@ -83,11 +83,14 @@ device_ndarray import_interface(const array_interface& ai, std::function<void()>
   int dev = device::current().ordinal();
   if (n > 0) {
     auto* p = reinterpret_cast<const void*>(ai.data);
-    kind = mem::kind_of(p);
+    // One look-up (one driver call on a GPU) for the kind, the range and
+    // the owner; memory it does not know asks kind_of, as before.
+    auto range = mem::allocation_of(p);
+    kind = range ? range->kind : mem::kind_of(p);
     if (kind == memory_kind::pageable && active_backend() == backend_kind::cuda)
       throw logic_error(std::string(who) + ": the data pointer " + detail::hex(ai.data) +
                         " is not memory the device can address (a host pointer?)");
-    if (int owner = detail::check_inside_allocation(who, ai.data, lo, hi); owner >= 0) dev = owner;
+    if (int owner = detail::check_inside_allocation(who, ai.data, lo, hi, range); owner >= 0) dev = owner;
   }
   auto* base = reinterpret_cast<char*>(ai.data) + lo;
   auto alloc = memory::allocation::adopt(base, static_cast<std::size_t>(hi - lo), kind, dev,

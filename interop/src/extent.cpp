@@ -47,7 +47,12 @@ void check_mapped(const char* who, std::uintptr_t data, std::int64_t lo, std::in
 
 int check_inside_allocation(const char* who, std::uintptr_t data, std::int64_t lo, std::int64_t hi) {
   if (hi <= lo) return -1;
-  auto range = mem::allocation_of(reinterpret_cast<const void*>(data));
+  return check_inside_allocation(who, data, lo, hi, mem::allocation_of(reinterpret_cast<const void*>(data)));
+}
+
+int check_inside_allocation(const char* who, std::uintptr_t data, std::int64_t lo, std::int64_t hi,
+                            const std::optional<mem::allocation_info>& range) {
+  if (hi <= lo) return -1;
   if (!range) {
     // Memory the runtime did not allocate. On the cpu backend kernels run
     // on the host and read it directly, so an address no mapping covers

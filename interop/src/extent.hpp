@@ -2,8 +2,10 @@
 // Shared by both imports: where an array's elements lie, and whether they
 // stay inside the allocation the runtime knows for its pointer.
 #include <cuforge/devicearray/device_ndarray.hpp>
+#include <cuforge/runtime/memory_ops.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace cuforge::interop::detail {
@@ -19,6 +21,9 @@ std::pair<std::int64_t, std::int64_t> element_span(const char* who, const extent
 /// On the cpu backend memory it does not know must at least be mapped in
 /// this process (check_mapped).
 int check_inside_allocation(const char* who, std::uintptr_t data, std::int64_t lo, std::int64_t hi);
+/// The same with the allocation already looked up (mem::allocation_of(data)).
+int check_inside_allocation(const char* who, std::uintptr_t data, std::int64_t lo, std::int64_t hi,
+                            const std::optional<mem::allocation_info>& range);
 
 /// Throws logic_error when some byte of [data + lo, data + hi) is not in
 /// memory this process has mapped.

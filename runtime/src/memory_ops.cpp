@@ -105,7 +105,7 @@ std::optional<allocation_info> allocation_of(const void* p) {
   if (!p) return std::nullopt;
   auto r = active().address_range(p);
   if (!r) return std::nullopt;
-  return allocation_info{reinterpret_cast<const void*>(r->start), r->bytes, r->device};
+  return allocation_info{reinterpret_cast<const void*>(r->start), r->bytes, r->device, r->kind};
 }
 
 }  // namespace mem

@@ -838,6 +838,7 @@ CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t keep) {
 CUresult CUDAAPI cuPointerGetAttributes(unsigned int n, CUpointer_attribute* attrs, void** data,
                                         CUdeviceptr p) {
   lock l(g().mu);
+  g().stats.pointer_attribute_calls++;
   MOCK_TRY(ready());
   bool inside = false;
   auto it = find_allocation(p, 1, inside);

@@ -50,6 +50,7 @@ struct cuforge_mock_stats {
   void* last_stream;
   void** last_params;
   int profiler_active;
+  int pointer_attribute_calls;  // cuPointerGetAttributes
 };
 
 __attribute__((visibility("default"))) void cuforge_mock_get_stats(cuforge_mock_stats* out);

@@ -216,7 +216,7 @@ class cpu_backend final : public backend {
     auto r = memory_.find(p);
     if (!r) return std::nullopt;
     bool device_memory = r->second.kind == memory_kind::device || r->second.kind == memory_kind::managed;
-    return address_info{r->first, r->second.bytes, device_memory ? r->second.device : -1};
+    return address_info{r->first, r->second.bytes, device_memory ? r->second.device : -1, r->second.kind};
   }
 
   // --- streams -------------------------------------------------------------

@@ -382,23 +382,30 @@ class cuda_backend final : public backend {
       auto it = host_ranges_.upper_bound(addr);
       if (it != host_ranges_.begin()) {
         --it;
-        if (addr - it->first < it->second.bytes) return address_info{it->first, it->second.bytes, -1};
+        if (addr - it->first < it->second.bytes)
+          return address_info{it->first, it->second.bytes, -1, it->second.kind};
       }
     }
     make_current(current_device());
     CUdeviceptr start = 0;
     std::size_t bytes = 0;
     int ordinal = -2;
-    unsigned type = 0;
+    unsigned type = 0, managed = 0;  // wide and zeroed: the driver writes a bool for is-managed
     CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
-                                   CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_MEMORY_TYPE};
-    void* data[] = {&start, &bytes, &ordinal, &type};
-    CUresult r = drv().cuPointerGetAttributes(4, attrs, data, as_dptr(p));
+                                   CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                   CU_POINTER_ATTRIBUTE_IS_MANAGED};
+    void* data[] = {&start, &bytes, &ordinal, &type, &managed};
+    CUresult r = drv().cuPointerGetAttributes(5, attrs, data, as_dptr(p));
     if (r != CUDA_SUCCESS || start == 0 || bytes == 0) return std::nullopt;  // not the driver's pointer
     // Page-locked host memory reads as host memory of some ordinal: every
-    // device reaches it.
+    // device reaches it. The kind as kind_of reads it (the records of our
+    // own host memory were looked at above).
     int device = type == CU_MEMORYTYPE_DEVICE && ordinal >= 0 ? ordinal : -1;
-    return address_info{static_cast<std::uintptr_t>(start), bytes, device};
+    memory_kind kind = managed                        ? memory_kind::managed
+                       : type == CU_MEMORYTYPE_DEVICE ? memory_kind::device
+                       : type == CU_MEMORYTYPE_HOST   ? memory_kind::pinned
+                                                      : memory_kind::pageable;
+    return address_info{static_cast<std::uintptr_t>(start), bytes, device, kind};
   }
 
   // ---- Streams -------------------------------------------------------------

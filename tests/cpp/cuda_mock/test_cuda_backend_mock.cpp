@@ -10,6 +10,9 @@
 #include "mock_cuda.hpp"
 #include "status.hpp"
 
+#include <cuforge/devicearray/device_ndarray.hpp>
+#include <cuforge/interop/cuda_array_interface.hpp>
+#include <cuforge/memory/allocation.hpp>
 #include <cuforge/runtime/backend.hpp>
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
@@ -235,41 +238,56 @@ TEST(device, synchronize_and_profiler) {
 // ---- Memory -------------------------------------------------------------------
 
 TEST(memory, every_kind_allocates_and_is_recognised) {
+  // kind_of, and allocation_of's kind read in the same driver call as the
+  // range (what an import asks), agree for every kind.
+  auto kind_everywhere = [](const void* p) {
+    memory_kind k = mem::kind_of(p);
+    auto info = mem::allocation_of(p);
+    if (k == memory_kind::pageable) {
+      EXPECT_FALSE(info.has_value());
+    } else {
+      EXPECT_TRUE(info.has_value());
+      if (info) {
+        EXPECT_EQ(info->kind, k) << to_string(k);
+      }
+    }
+    return k;
+  };
   const int live = stats().live_allocations;
 
   void* d = mem::alloc_device(1024, 0);
-  EXPECT_EQ(mem::kind_of(d), memory_kind::device);
-  EXPECT_EQ(mem::kind_of(static_cast<char*>(d) + 1000), memory_kind::device);
+  EXPECT_EQ(kind_everywhere(d), memory_kind::device);
+  EXPECT_EQ(kind_everywhere(static_cast<char*>(d) + 1000), memory_kind::device);
 
   void* pinned = mem::alloc_pinned(1024, false);
   EXPECT_EQ(stats().last_host_alloc_flags, unsigned{CU_MEMHOSTALLOC_PORTABLE});
-  EXPECT_EQ(mem::kind_of(pinned), memory_kind::pinned);
+  EXPECT_EQ(kind_everywhere(pinned), memory_kind::pinned);
   // Only DEVICEMAP memory has a device address (the driver's rule, kept by the mock).
   expect_cuda_error([&] { mem::device_pointer_of_mapped(pinned); }, CUDA_ERROR_INVALID_VALUE);
 
   void* mapped = mem::alloc_pinned(1024, true);
   EXPECT_EQ(stats().last_host_alloc_flags, unsigned{CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP});
-  EXPECT_EQ(mem::kind_of(mapped), memory_kind::mapped);
+  EXPECT_EQ(kind_everywhere(mapped), memory_kind::mapped);
   EXPECT_EQ(mem::device_pointer_of_mapped(mapped), mapped);
 
   void* managed = mem::alloc_managed(1024, 0);
   EXPECT_EQ(stats().last_managed_flags, unsigned{CU_MEM_ATTACH_GLOBAL});
-  EXPECT_EQ(mem::kind_of(managed), memory_kind::managed);
+  EXPECT_EQ(kind_everywhere(managed), memory_kind::managed);
 
   std::vector<char> buffer(4096);
   mem::host_register(buffer.data(), buffer.size(), true);
   EXPECT_EQ(stats().last_host_register_flags,
             unsigned{CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP});
-  EXPECT_EQ(mem::kind_of(buffer.data() + 100), memory_kind::registered);
+  EXPECT_EQ(kind_everywhere(buffer.data() + 100), memory_kind::registered);
   EXPECT_EQ(mem::device_pointer_of_mapped(buffer.data()), buffer.data());
   cuda_error twice = expect_cuda_error([&] { mem::host_register(buffer.data(), buffer.size(), false); },
                                        CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
   EXPECT_CONTAINS(twice.call(), "cuMemHostRegister(");
   mem::host_unregister(buffer.data());
-  EXPECT_EQ(mem::kind_of(buffer.data()), memory_kind::pageable);
+  EXPECT_EQ(kind_everywhere(buffer.data()), memory_kind::pageable);
 
   int on_stack = 0;
-  EXPECT_EQ(mem::kind_of(&on_stack), memory_kind::pageable);
+  EXPECT_EQ(kind_everywhere(&on_stack), memory_kind::pageable);
   EXPECT_EQ(detail::active().alloc(memory_kind::device, 0, 0), nullptr);
 
   mem::free_device(d, 0);
@@ -278,6 +296,32 @@ TEST(memory, every_kind_allocates_and_is_recognised) {
   mem::free_managed(managed);
   EXPECT_EQ(stats().live_allocations, live);
   EXPECT_EQ(mem::kind_of(pinned), memory_kind::pageable);
+}
+
+TEST(memory, importing_an_array_interface_asks_the_driver_once) {
+  // The kind, the range and the owning device come from one
+  // cuPointerGetAttributes: a foreign kernel argument costs one driver call.
+  void* d = mem::alloc_device(1024, 0);
+  interop::array_interface ai;
+  ai.data = reinterpret_cast<std::uintptr_t>(d) + 64;
+  ai.shape = {16, 4};
+  ai.typestr = "<f4";
+  const int before = stats().pointer_attribute_calls;
+  {
+    device_ndarray a = interop::import_interface(ai, {});
+    EXPECT_EQ(stats().pointer_attribute_calls - before, 1);
+    EXPECT_EQ(a.allocation()->kind(), memory_kind::device);
+    EXPECT_EQ(a.allocation()->device(), 0);
+  }
+  ai.shape = {1024};  // runs past the allocation's end: the same call says so
+  const int again = stats().pointer_attribute_calls;
+  EXPECT_THROW((void)interop::import_interface(ai, {}), logic_error);
+  EXPECT_EQ(stats().pointer_attribute_calls - again, 1);
+  int on_stack = 0;  // not the driver's: a second question (kind_of) before the refusal
+  ai.data = reinterpret_cast<std::uintptr_t>(&on_stack);
+  ai.shape = {1};
+  EXPECT_THROW((void)interop::import_interface(ai, {}), logic_error);
+  mem::free_device(d, 0);
 }
 
 TEST(memory, out_of_memory_is_an_exception_naming_size_and_kind) {

@@ -78,11 +78,13 @@ CUFORGE_API std::optional<std::pair<const void*, std::size_t>> range_of(const vo
 /// does not know it, or for host memory every device can reach.
 CUFORGE_API int device_of(const void* p);
 
-/// @brief range_of and device_of in one look-up (one driver call on a GPU).
+/// @brief range_of, device_of and kind_of in one look-up (one driver call
+/// on a GPU).
 struct allocation_info {
   const void* start;
   std::size_t bytes;
   int device;  ///< -1: host memory every device reaches
+  memory_kind kind;
 };
 CUFORGE_API std::optional<allocation_info> allocation_of(const void* p);
 

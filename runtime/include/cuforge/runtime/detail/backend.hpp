@@ -71,11 +71,13 @@ class backend {
                     handle stream, int dev) = 0;
   virtual memory_kind kind_of(const void* p) = 0;
   /// The allocation containing `p`, when the backend knows it: its start,
-  /// size and device (-1 for host memory every device can reach).
+  /// size, device (-1 for host memory every device can reach) and kind
+  /// (what kind_of(p) says), in one look-up.
   struct address_info {
     std::uintptr_t start = 0;
     std::size_t bytes = 0;
     int device = -1;
+    memory_kind kind = memory_kind::pageable;
   };
   virtual std::optional<address_info> address_range(const void* p) = 0;
 
