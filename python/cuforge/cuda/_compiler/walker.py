@@ -620,18 +620,24 @@ class _Walker:
             return self.variable(target.id, target), None
         return self.temp(target), target
 
-    def for_range(self, node):
-        call = node.iter
+    def range_arguments(self, call):
+        """The (start, stop, step) nodes of a ``range(...)`` call, checked;
+        None where the default (0, 1) applies."""
         if call.keywords:
             self.error(call.keywords[0].value, "range() takes no keyword arguments")
         args = call.args
         if not 1 <= len(args) <= 3 or any(isinstance(a, ast.Starred) for a in args):
             self.error(call, f"range expected 1 to 3 arguments, got {len(args)}")
         if len(args) == 1:
-            start, stop, step = self.constant(0, call), self.visit(args[0]), self.constant(1, call)
-        else:
-            start, stop = self.visit(args[0]), self.visit(args[1])
-            step = self.visit(args[2]) if len(args) == 3 else self.constant(1, call)
+            return None, args[0], None
+        return args[0], args[1], args[2] if len(args) == 3 else None
+
+    def for_range(self, node):
+        call = node.iter
+        start_node, stop_node, step_node = self.range_arguments(call)
+        start = self.constant(0, call) if start_node is None else self.visit(start_node)
+        stop = self.visit(stop_node)
+        step = self.constant(1, call) if step_node is None else self.visit(step_node)
         var, copy_to = self.loop_variable(node.target, node.body)
 
         def body():
@@ -916,17 +922,8 @@ class _Range:
 
     def __init__(self, w, node):
         self.w, self.node = w, node
-        if node.keywords:
-            w.error(node.keywords[0].value, "range() takes no keyword arguments")
-        args = node.args
-        if not 1 <= len(args) <= 3 or any(isinstance(a, ast.Starred) for a in args):
-            w.error(node, f"range expected 1 to 3 arguments, got {len(args)}")
-        if len(args) == 1:
-            self.parts = [lambda: w.constant(0, node), w.reusable(args[0]), lambda: w.constant(1, node)]
-        else:
-            start, stop = w.reusable(args[0]), w.reusable(args[1])
-            step = w.reusable(args[2]) if len(args) == 3 else (lambda: w.constant(1, node))
-            self.parts = [start, stop, step]
+        self.parts = [(lambda v=default: w.constant(v, node)) if arg is None else w.reusable(arg)
+                      for arg, default in zip(w.range_arguments(node), (0, None, 1))]
 
     def length(self):
         w, n = self.w, self.node
