@@ -35,10 +35,11 @@ void check_mapped(const char* who, std::uintptr_t data, std::int64_t lo, std::in
   static const std::uintptr_t page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
   std::uintptr_t first = data + static_cast<std::uintptr_t>(lo), last = data + static_cast<std::uintptr_t>(hi);
   std::uintptr_t start = first & ~(page - 1);
-  // msync reports ENOMEM when part of the range is not mapped; MS_ASYNC
+  // msync reports ENOMEM when part of the range is not mapped (any other
+  // failure is a question it cannot answer: let it through); MS_ASYNC
   // schedules nothing for anonymous memory, so it costs one system call.
-  if (last < first || msync(reinterpret_cast<void*>(start), last - start, MS_ASYNC) != 0) {
-    if (last >= first && errno != ENOMEM) return;  // a question msync cannot answer: let it through
+  bool wraps = last < first;
+  if (wraps || (msync(reinterpret_cast<void*>(start), last - start, MS_ASYNC) != 0 && errno == ENOMEM)) {
     throw logic_error(std::string(who) + ": the array's elements (bytes [" + std::to_string(lo) + ", " +
                       std::to_string(hi) + ") around " + hex(data) +
                       ") are not in memory this process has mapped: a stale or made-up data pointer?");

@@ -367,6 +367,12 @@ class cuda_backend final : public backend {
     CUresult r = drv().cuPointerGetAttributes(2, attrs, data, as_dptr(p));
     if (r == CUDA_ERROR_INVALID_VALUE) return memory_kind::pageable;  // not the driver's pointer
     cuda::check(r, "cuPointerGetAttributes", {{"ptr", p}});
+    return driver_kind(type, managed);
+  }
+
+  // The kind of memory the driver's attributes describe (memory our own
+  // records do not know).
+  static memory_kind driver_kind(unsigned type, unsigned managed) {
     if (managed) return memory_kind::managed;
     if (type == CU_MEMORYTYPE_DEVICE) return memory_kind::device;
     // Page-locked by someone else in the process (the CUDA runtime, say).
@@ -401,11 +407,7 @@ class cuda_backend final : public backend {
     // device reaches it. The kind as kind_of reads it (the records of our
     // own host memory were looked at above).
     int device = type == CU_MEMORYTYPE_DEVICE && ordinal >= 0 ? ordinal : -1;
-    memory_kind kind = managed                        ? memory_kind::managed
-                       : type == CU_MEMORYTYPE_DEVICE ? memory_kind::device
-                       : type == CU_MEMORYTYPE_HOST   ? memory_kind::pinned
-                                                      : memory_kind::pageable;
-    return address_info{static_cast<std::uintptr_t>(start), bytes, device, kind};
+    return address_info{static_cast<std::uintptr_t>(start), bytes, device, driver_kind(type, managed)};
   }
 
   // ---- Streams -------------------------------------------------------------
