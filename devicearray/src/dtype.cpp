@@ -3,8 +3,37 @@
 
 namespace cuforge {
 
+namespace {
+
+// "1, 2, 4 or 8": the sizes the table has for a kind.
+std::string sizes_of(scalar_kind k) {
+  std::string sizes;
+  int count = 0, seen = 0;
+  for (const auto& s : scalar_types) count += s.kind == k;
+  for (const auto& s : scalar_types) {
+    if (s.kind != k) continue;
+    ++seen;
+    if (seen > 1) sizes += seen == count ? " or " : ", ";
+    sizes += std::to_string(s.bytes);
+  }
+  return sizes;
+}
+
+const char* kind_plural(scalar_kind k) {
+  switch (k) {
+    case scalar_kind::boolean: return "booleans";
+    case scalar_kind::signed_int:
+    case scalar_kind::unsigned_int: return "integers";
+    case scalar_kind::floating: return "floats";
+    case scalar_kind::complex: return "complex numbers";
+  }
+  return "values";
+}
+
+}  // namespace
+
 dtype dtype::from_typestr(std::string_view s) {
-  auto bad = [&](const char* why) -> dtype {
+  auto bad = [&](const std::string& why) -> dtype {
     throw type_error("unsupported dtype '" + std::string(s) + "': " + why);
   };
   if (s.size() < 2) return bad("expected a type string such as '<f4'");
@@ -26,33 +55,27 @@ dtype dtype::from_typestr(std::string_view s) {
     if (size > 64) return bad("item size too large");
   }
   if (order == '>' && size > 1) return bad("big-endian data is not supported on devices");
-  if (order != '<' && order != '|' && order != '=' && order != '>')
-    return bad("unknown byte order");
-  dtype d;
-  d.itemsize = static_cast<std::uint8_t>(size);
-  switch (code) {
-    case 'b':
-      if (size != 1) return bad("booleans are one byte");
-      d.k = kind::boolean;
-      return d;
-    case 'i':
-    case 'u':
-      if (size != 1 && size != 2 && size != 4 && size != 8) return bad("integers are 1, 2, 4 or 8 bytes");
-      d.k = code == 'i' ? kind::signed_int : kind::unsigned_int;
-      return d;
-    case 'f':
-      if (size != 2 && size != 4 && size != 8) return bad("floats are 2, 4 or 8 bytes");
-      d.k = kind::floating;
-      return d;
-    case 'c':
-      if (size != 8 && size != 16) return bad("complex numbers are 8 or 16 bytes");
-      d.k = kind::complex;
-      return d;
-    default: return bad("not a numeric type");
-  }
+  if (order != '<' && order != '|' && order != '=' && order != '>') return bad("unknown byte order");
+  const auto k = static_cast<scalar_kind>(code);
+  bool known_kind = false;
+  for (const auto& t : scalar_types) known_kind = known_kind || t.kind == k;
+  if (!known_kind) return bad("not a numeric type");
+  const scalar_type_info* row = find_scalar(k, size);
+  if (row == nullptr)
+    return bad(std::string(kind_plural(k)) + (k == scalar_kind::boolean ? " are one byte" : " are " + sizes_of(k) + " bytes"));
+  return dtype(row->id);
+}
+
+const scalar_type_info& dtype::scalar() const {
+  const scalar_type_info* row = find_scalar(k, itemsize);
+  if (row == nullptr)
+    throw type_error("no scalar type of kind '" + std::string(1, static_cast<char>(k)) + "' and " +
+                     std::to_string(itemsize) + " bytes");
+  return *row;
 }
 
 std::string dtype::typestr() const {
+  if (const scalar_type_info* row = find_scalar(k, itemsize)) return std::string(row->typestr());
   std::string s(1, itemsize == 1 ? '|' : '<');
   s += static_cast<char>(k);
   s += std::to_string(itemsize);
@@ -60,13 +83,7 @@ std::string dtype::typestr() const {
 }
 
 std::string dtype::name() const {
-  switch (k) {
-    case kind::boolean: return "bool";
-    case kind::signed_int: return "int" + std::to_string(itemsize * 8);
-    case kind::unsigned_int: return "uint" + std::to_string(itemsize * 8);
-    case kind::floating: return "float" + std::to_string(itemsize * 8);
-    case kind::complex: return "complex" + std::to_string(itemsize * 8);
-  }
+  if (const scalar_type_info* row = find_scalar(k, itemsize)) return std::string(row->name);
   return "?";
 }
 

@@ -728,24 +728,12 @@ value function_typer::module_attribute(const std::string& module, const std::str
       return constant(cv, tc_.complex128(), loc, true);
     }
     if (module == "numpy") {
-      static const struct {
-        const char* name;
-        const char* typestr;
-      } dtypes[] = {{"bool_", "|b1"},     {"bool", "|b1"},     {"int8", "|i1"},     {"int16", "<i2"},
-                    {"int32", "<i4"},     {"int64", "<i8"},    {"uint8", "|u1"},    {"uint16", "<u2"},
-                    {"uint32", "<u4"},    {"uint64", "<u8"},   {"intp", "<i8"},     {"uintp", "<u8"},
-                    {"float16", "<f2"},   {"float32", "<f4"},  {"float64", "<f8"},  {"half", "<f2"},
-                    {"single", "<f4"},    {"double", "<f8"},   {"complex64", "<c8"}, {"complex128", "<c16"},
-                    {"csingle", "<c8"},   {"cdouble", "<c16"}, {"byte", "|i1"},     {"ubyte", "|u1"},
-                    {"short", "<i2"},     {"ushort", "<u2"},   {"intc", "<i4"},     {"uintc", "<u4"},
-                    {"int_", "<i8"},      {"longlong", "<i8"}, {"ulonglong", "<u8"}};
-      for (const auto& d : dtypes)
-        if (name == d.name) {
-          value v;
-          v.ty = tc_.dtype_value(tc_.from_typestr(d.typestr));
-          v.name = "numpy." + name;
-          return v;
-        }
+      if (const scalar_type_info* row = find_numpy_scalar(name)) {  // np.float32, np.intc...
+        value v;
+        v.ty = tc_.dtype_value(tc_.scalar(*row));
+        v.name = "numpy." + name;
+        return v;
+      }
     }
     std::string full = module + "." + name;
     if (known_function(full)) {

@@ -7,13 +7,27 @@
 
 namespace cuforge::frontend {
 
+const scalar_type_info* type::scalar() const noexcept {
+  switch (kind) {
+    case type_kind::boolean: return &info(scalar_id::bool_);
+    case type_kind::integer:
+      return find_scalar(is_signed ? scalar_kind::signed_int : scalar_kind::unsigned_int, bits / 8);
+    case type_kind::floating: return find_scalar(scalar_kind::floating, bits / 8);
+    case type_kind::complex: return find_scalar(scalar_kind::complex, bits / 8);
+    default: return nullptr;
+  }
+}
+
 std::string type::str() const {
   switch (kind) {
     case type_kind::none: return "none";
-    case type_kind::boolean: return "bool";
-    case type_kind::integer: return std::string(is_signed ? "int" : "uint") + std::to_string(bits);
-    case type_kind::floating: return "float" + std::to_string(bits);
-    case type_kind::complex: return "complex" + std::to_string(bits);
+    case type_kind::boolean:
+    case type_kind::integer:
+    case type_kind::floating:
+    case type_kind::complex: {
+      const scalar_type_info* s = scalar();
+      return s != nullptr ? std::string(s->name) : "?";
+    }
     case type_kind::array: {
       std::string s = "array(" + dtype->str() + ", " + std::to_string(ndim) + "d, " + static_cast<char>(layout);
       if (readonly) s += ", readonly";
@@ -144,28 +158,21 @@ const type* type_context::device_function(const frontend::function* callee) {
   return intern(t);
 }
 
+const type* type_context::scalar(scalar_id id) {
+  const scalar_type_info& s = info(id);
+  switch (s.kind) {
+    case scalar_kind::boolean: return boolean();
+    case scalar_kind::signed_int: return integer(s.bits(), true);
+    case scalar_kind::unsigned_int: return integer(s.bits(), false);
+    case scalar_kind::floating: return floating(s.bits());
+    case scalar_kind::complex: return complex(s.bits());
+  }
+  return nullptr;
+}
+
 const type* type_context::from_typestr(const std::string& s) {
-  if (s.size() < 3) return nullptr;
-  char code = s[1];
-  int size = 0;
-  for (char c : s.substr(2)) {
-    if (c < '0' || c > '9') return nullptr;
-    size = size * 10 + (c - '0');
-  }
-  switch (code) {
-    case 'b': return size == 1 ? boolean() : nullptr;
-    case 'i':
-    case 'u':
-      if (size == 1 || size == 2 || size == 4 || size == 8) return integer(size * 8, code == 'i');
-      return nullptr;
-    case 'f':
-      if (size == 2 || size == 4 || size == 8) return floating(size * 8);
-      return nullptr;
-    case 'c':
-      if (size == 8 || size == 16) return complex(size * 8);
-      return nullptr;
-    default: return nullptr;
-  }
+  const scalar_type_info* row = find_scalar_typestr(s);
+  return row != nullptr ? scalar(row->id) : nullptr;
 }
 
 const type* float_for(type_context& tc, const type* t) {
@@ -226,15 +233,7 @@ class spec_parser {
 
   const type* scalar(const std::string& w) {
     if (w == "none") return tc_.none();
-    if (w == "bool") return tc_.boolean();
-    for (int b : {8, 16, 32, 64}) {
-      if (w == "int" + std::to_string(b)) return tc_.integer(b, true);
-      if (w == "uint" + std::to_string(b)) return tc_.integer(b, false);
-    }
-    for (int b : {16, 32, 64})
-      if (w == "float" + std::to_string(b)) return tc_.floating(b);
-    for (int b : {64, 128})
-      if (w == "complex" + std::to_string(b)) return tc_.complex(b);
+    if (const scalar_type_info* row = find_scalar(w)) return tc_.scalar(row->id);
     fail("unknown type name '" + w + "'");
   }
 

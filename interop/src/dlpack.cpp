@@ -172,16 +172,14 @@ DLDevice dlpack_device_of(const device_ndarray& a) {
   return {kDLCUDA, a.device()};
 }
 
+// The scalar-type table's DLPack codes are DLPack's.
+static_assert(info(scalar_id::bool_).dlpack_code == kDLBool && info(scalar_id::int8).dlpack_code == kDLInt &&
+              info(scalar_id::uint8).dlpack_code == kDLUInt && info(scalar_id::float32).dlpack_code == kDLFloat &&
+              info(scalar_id::complex64).dlpack_code == kDLComplex);
+
 DLDataType to_dlpack_dtype(dtype t) {
-  std::uint8_t bits = static_cast<std::uint8_t>(t.itemsize * 8);
-  switch (t.k) {
-    case dtype::kind::boolean: return {kDLBool, 8, 1};
-    case dtype::kind::signed_int: return {kDLInt, bits, 1};
-    case dtype::kind::unsigned_int: return {kDLUInt, bits, 1};
-    case dtype::kind::floating: return {kDLFloat, bits, 1};
-    case dtype::kind::complex: return {kDLComplex, bits, 1};
-  }
-  throw type_error("dtype " + t.name() + " has no DLPack type");
+  const scalar_type_info& s = t.scalar();  // the table has each type's DLPack code
+  return {static_cast<std::uint8_t>(s.dlpack_code), static_cast<std::uint8_t>(s.bits()), 1};
 }
 
 dtype from_dlpack_dtype(DLDataType t) {
@@ -190,19 +188,16 @@ dtype from_dlpack_dtype(DLDataType t) {
            std::to_string(t.lanes) + " lanes)";
   };
   if (t.lanes != 1) throw type_error(what() + ": vector types are not supported in device arrays");
-  auto sized = [&](dtype::kind k, std::initializer_list<int> allowed) {
-    for (int b : allowed)
-      if (t.bits == b) return dtype{k, static_cast<std::uint8_t>(b / 8)};
-    throw type_error(what() + ": that width is not supported");
-  };
+  // The scalar-type table says which (code, width) pairs are ours.
+  bool known_code = false;
+  for (const auto& s : scalar_types) {
+    if (s.dlpack_code != t.code) continue;
+    known_code = true;
+    if (s.bits() == t.bits) return dtype(s.id);
+  }
+  if (known_code)
+    throw type_error(what() + (t.code == kDLBool ? std::string(": booleans must be 8 bits") : ": that width is not supported"));
   switch (t.code) {
-    case kDLInt: return sized(dtype::kind::signed_int, {8, 16, 32, 64});
-    case kDLUInt: return sized(dtype::kind::unsigned_int, {8, 16, 32, 64});
-    case kDLFloat: return sized(dtype::kind::floating, {16, 32, 64});
-    case kDLComplex: return sized(dtype::kind::complex, {64, 128});
-    case kDLBool:
-      if (t.bits != 8) throw type_error(what() + ": booleans must be 8 bits");
-      return dtypes::bool_;
     case kDLBfloat:
       throw type_error(what() + ": bfloat16 is not supported in device arrays yet (NumPy has no bfloat16 dtype); "
                                 "view the data as uint16 on the producer's side to move it");

@@ -16,9 +16,17 @@ Slicing a scalar type makes an array type the way Numba does: ``float32[:]``
 from __future__ import annotations
 
 import ast
+import builtins
 import numbers
 
 import numpy as np
+
+from cuforge import _core
+
+#: The scalar-type table, by name: {"name", "kind", "bytes", "typestr", "numpy_aliases", "numba_aliases",
+#: "python_type"} per type.
+_TABLE = _core.scalar_types()
+_ROWS = {row["name"]: row for row in _TABLE}
 
 __all__ = [
     "Array",
@@ -86,8 +94,11 @@ class Scalar(Type):
     __slots__ = ("_name", "_dtype")
 
     def __init__(self, name: str):
+        row = _ROWS.get(name)
+        if row is None:
+            raise ValueError(f"unknown scalar type {name!r} (the scalar types are {', '.join(_ROWS)})")
         self._name = name
-        self._dtype = np.dtype("bool" if name == "bool" else name)
+        self._dtype = np.dtype(row["typestr"])
 
     @property
     def name(self) -> str:
@@ -322,29 +333,23 @@ class Signature:
 
 none = NoneType()
 void = none
-bool_ = boolean = b1 = Scalar("bool")
-int8 = i1 = char = Scalar("int8")
-int16 = i2 = short = Scalar("int16")
-int32 = i4 = intc = Scalar("int32")
-int64 = i8 = intp = int_ = long_ = longlong = ssize_t = Scalar("int64")
-uint8 = u1 = byte = uchar = Scalar("uint8")
-uint16 = u2 = ushort = Scalar("uint16")
-uint32 = u4 = uintc = uint = Scalar("uint32")
-uint64 = u8 = uintp = ulong = ulonglong = size_t = Scalar("uint64")
-float16 = f2 = half = Scalar("float16")
-float32 = f4 = float_ = Scalar("float32")  # Numba's float_ is float32
-float64 = f8 = double = Scalar("float64")
-complex64 = c8 = Scalar("complex64")
-complex128 = c16 = Scalar("complex128")
 
-_SCALARS = {t.spec: t for t in (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32,
-                                float64, complex64, complex128)}
+# One Scalar per row of the scalar-type table (cuforge/runtime/scalar_types.hpp),
+# bound under its name and Numba's other names for it (float32, f4, float_...).
+# A name that is also a Python builtin ("bool") is only a signature word.
+_SCALARS = {row["name"]: Scalar(row["name"]) for row in _TABLE}
+for _row in _TABLE:
+    for _name in (_row["name"], *_row["numba_aliases"]):
+        if not hasattr(builtins, _name):
+            globals()[_name] = _SCALARS[_row["name"]]
+del _row, _name
 _BY_TYPESTR = {t.typestr[1:]: t for t in _SCALARS.values()}
 
 # Every name a signature string may use.
 _NAMESPACE = {name: value for name, value in dict(globals()).items()
               if isinstance(value, Type) and not name.startswith("_")}
-_NAMESPACE.update(Array=Array, UniTuple=UniTuple, Tuple=Tuple, bool=bool_)  # "bool": the spec's (and repr's) name
+_NAMESPACE.update(Array=Array, UniTuple=UniTuple, Tuple=Tuple)
+_NAMESPACE.update({name: t for name, t in _SCALARS.items() if name not in _NAMESPACE})  # "bool": the spec's name
 
 __all__ += sorted(name for name in _NAMESPACE if name not in __all__ and name != "bool")
 

@@ -313,13 +313,8 @@ array_layout layout_of(bool c, bool f, int ndim) {
 
 // NumPy's type string of a scalar type ("<f4").
 std::string typestr_of(const type* t) {
-  switch (t->kind) {
-    case type_kind::boolean: return "|b1";
-    case type_kind::integer: return (t->bits == 8 ? "|" : "<") + std::string(t->is_signed ? "i" : "u") + std::to_string(t->bits / 8);
-    case type_kind::floating: return "<f" + std::to_string(t->bits / 8);
-    case type_kind::complex: return "<c" + std::to_string(t->bits / 8);
-    default: throw py::type_error(t->str() + " is not a scalar type");
-  }
+  if (const scalar_type_info* s = t->scalar()) return std::string(s->typestr());
+  throw py::type_error(t->str() + " is not a scalar type");
 }
 
 // The launch path looks types up per argument; interning one builds a
@@ -347,7 +342,7 @@ const type* array_type_of(const device_ndarray& d) {
   static auto* cache = new std::unordered_map<std::uint64_t, const type*>;
   if (auto it = cache->find(key); it != cache->end()) return it->second;
   auto& tc = types();
-  const type* t = tc.array(tc.from_typestr(d.type().typestr()), nd, layout, d.read_only());
+  const type* t = tc.array(tc.scalar(d.type().scalar()), nd, layout, d.read_only());
   cache->emplace(key, t);
   return t;
 }
@@ -397,7 +392,7 @@ argument classify(py::handle v, std::size_t index, const stream_view* launch = n
   if (py::isinstance<py::array>(v)) {
     py::array arr = py::reinterpret_borrow<py::array>(v);
     host_view hv = host_view_of(arr);  // refuses unsupported dtypes with a TypeError
-    const type* dt = tc.from_typestr(hv.type.typestr());
+    const type* dt = tc.scalar(hv.type.scalar());
     bool c = arr.flags() & py::array::c_style, f = arr.flags() & py::array::f_style;
     int nd = static_cast<int>(arr.ndim());
     a.ty = tc.array(dt, nd, layout_of(c, f, nd), !arr.writeable());

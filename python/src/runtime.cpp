@@ -5,6 +5,7 @@
 #include <cuforge/runtime/backend.hpp>
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
+#include <cuforge/runtime/scalar_types.hpp>
 
 #include <cstdlib>
 #include <cstring>
@@ -84,9 +85,36 @@ std::string stream_repr(const py_stream& s) {
          " on device " + dev + ">";
 }
 
+// The words of a space-separated alias list.
+py::tuple words(std::string_view list) {
+  py::list out;
+  while (!list.empty()) {
+    auto space = list.find(' ');
+    out.append(std::string(list.substr(0, space)));
+    if (space == std::string_view::npos) break;
+    list.remove_prefix(space + 1);
+  }
+  return py::tuple(out);
+}
+
 }  // namespace
 
 void bind_runtime(py::module_& m) {
+  m.def("scalar_types", [] {
+    py::list rows;
+    for (const auto& s : scalar_types) {
+      py::dict d;
+      d["name"] = std::string(s.name);
+      d["kind"] = std::string(1, static_cast<char>(s.kind));
+      d["bytes"] = s.bytes;
+      d["typestr"] = std::string(s.typestr());
+      d["numpy_aliases"] = words(s.numpy_aliases);
+      d["numba_aliases"] = words(s.numba_aliases);
+      d["python_type"] = s.python_type.empty() ? py::object(py::none()) : py::object(py::str(std::string(s.python_type)));
+      rows.append(d);
+    }
+    return py::tuple(rows);
+  }, "The scalar-type table (cuforge/runtime/scalar_types.hpp): one dict per type, in its order.");
   m.def("backend", [] { return std::string(to_string(active_backend())); },
         "The active backend: 'cuda' or 'cpu' (CUFORGE_BACKEND=auto|cuda|cpu chooses).");
   m.def("backend_reason", &backend_reason, "Why the active backend was chosen.");

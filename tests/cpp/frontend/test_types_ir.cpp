@@ -58,6 +58,24 @@ TEST(Types, SpecsRoundTrip) {
   EXPECT_THROW(parse_type(tc, "array(float32, 2d, Q)"), cuforge::logic_error);
 }
 
+TEST(Types, EveryRowOfTheScalarTableIsAScalarType) {
+  type_context tc;
+  for (const auto& row : cuforge::scalar_types) {
+    SCOPED_TRACE(std::string(row.name));
+    const type* t = tc.scalar(row.id);
+    ASSERT_TRUE(t->is_scalar());
+    EXPECT_EQ(t->scalar(), &row) << "the type knows its row";
+    EXPECT_EQ(t->str(), row.name) << "specs are the table's names";
+    EXPECT_EQ(parse_type(tc, std::string(row.name)), t);
+    EXPECT_EQ(tc.from_typestr(std::string(row.typestr())), t);
+    EXPECT_EQ(t->itemsize(), row.bytes);
+  }
+  EXPECT_EQ(tc.float32(), tc.scalar(cuforge::scalar_id::float32));
+  EXPECT_EQ(tc.bool_(), tc.boolean());
+  EXPECT_EQ(tc.from_typestr("<f3"), nullptr);
+  EXPECT_EQ(tc.none()->scalar(), nullptr);
+}
+
 TEST(Ir, BuilderAndDump) {
   builder b("f", "f", "f.py", 1);
   location l{2, 4};

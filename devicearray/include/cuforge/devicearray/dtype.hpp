@@ -2,9 +2,11 @@
 
 /// @file
 /// Element types of device arrays: NumPy's numeric dtypes, named by their
-/// array-interface type strings ("<f4", "|b1").
+/// array-interface type strings ("<f4", "|b1"). The types themselves are
+/// the rows of the scalar-type table (cuforge/runtime/scalar_types.hpp).
 
 #include <cuforge/runtime/export.hpp>
+#include <cuforge/runtime/scalar_types.hpp>
 
 #include <complex>
 #include <cstdint>
@@ -14,52 +16,43 @@
 namespace cuforge {
 
 struct CUFORGE_API dtype {
-  enum class kind : char { boolean = 'b', signed_int = 'i', unsigned_int = 'u', floating = 'f', complex = 'c' };
+  using kind = scalar_kind;
 
   kind k = kind::floating;
   std::uint8_t itemsize = 8;
 
+  constexpr dtype() = default;
+  constexpr dtype(kind k_, std::uint8_t size) : k(k_), itemsize(size) {}
+  constexpr explicit dtype(scalar_id id) : k(info(id).kind), itemsize(static_cast<std::uint8_t>(info(id).bytes)) {}
+
   /// @throws type_error naming the string for anything but a little-endian
-  ///         (or byte-sized) bool, integer, float or complex type.
+  ///         (or byte-sized) type of the scalar-type table.
   static dtype from_typestr(std::string_view typestr);
   /// "<f4", "|b1", "|u1", ...
   std::string typestr() const;
   /// NumPy's name: "float32", "bool", "complex128", ...
   std::string name() const;
+  /// Its row of the scalar-type table. @throws type_error when it has none.
+  const scalar_type_info& scalar() const;
 
   friend bool operator==(dtype, dtype) = default;
 };
 
 namespace dtypes {
-inline constexpr dtype bool_{dtype::kind::boolean, 1};
-inline constexpr dtype int8{dtype::kind::signed_int, 1};
-inline constexpr dtype int16{dtype::kind::signed_int, 2};
-inline constexpr dtype int32{dtype::kind::signed_int, 4};
-inline constexpr dtype int64{dtype::kind::signed_int, 8};
-inline constexpr dtype uint8{dtype::kind::unsigned_int, 1};
-inline constexpr dtype uint16{dtype::kind::unsigned_int, 2};
-inline constexpr dtype uint32{dtype::kind::unsigned_int, 4};
-inline constexpr dtype uint64{dtype::kind::unsigned_int, 8};
-inline constexpr dtype float16{dtype::kind::floating, 2};
-inline constexpr dtype float32{dtype::kind::floating, 4};
-inline constexpr dtype float64{dtype::kind::floating, 8};
-inline constexpr dtype complex64{dtype::kind::complex, 8};
-inline constexpr dtype complex128{dtype::kind::complex, 16};
+#define CUFORGE_DTYPE_CONSTANT(id, ...) inline constexpr dtype id{scalar_id::id};
+CUFORGE_SCALAR_TYPES(CUFORGE_DTYPE_CONSTANT)
+#undef CUFORGE_DTYPE_CONSTANT
 }  // namespace dtypes
 
-template <class T> constexpr dtype dtype_of();
-template <> constexpr dtype dtype_of<bool>() { return dtypes::bool_; }
-template <> constexpr dtype dtype_of<std::int8_t>() { return dtypes::int8; }
-template <> constexpr dtype dtype_of<std::int16_t>() { return dtypes::int16; }
-template <> constexpr dtype dtype_of<std::int32_t>() { return dtypes::int32; }
-template <> constexpr dtype dtype_of<std::int64_t>() { return dtypes::int64; }
-template <> constexpr dtype dtype_of<std::uint8_t>() { return dtypes::uint8; }
-template <> constexpr dtype dtype_of<std::uint16_t>() { return dtypes::uint16; }
-template <> constexpr dtype dtype_of<std::uint32_t>() { return dtypes::uint32; }
-template <> constexpr dtype dtype_of<std::uint64_t>() { return dtypes::uint64; }
-template <> constexpr dtype dtype_of<float>() { return dtypes::float32; }
-template <> constexpr dtype dtype_of<double>() { return dtypes::float64; }
-template <> constexpr dtype dtype_of<std::complex<float>>() { return dtypes::complex64; }
-template <> constexpr dtype dtype_of<std::complex<double>>() { return dtypes::complex128; }
+/// The dtype of arrays of C++ type T (float16's storage is float16_bits).
+template <class T>
+constexpr dtype dtype_of();
+#define CUFORGE_DTYPE_OF(id, name, kind, bytes, ctype, ...) \
+  template <>                                               \
+  constexpr dtype dtype_of<ctype>() {                       \
+    return dtypes::id;                                      \
+  }
+CUFORGE_SCALAR_TYPES(CUFORGE_DTYPE_OF)
+#undef CUFORGE_DTYPE_OF
 
 }  // namespace cuforge

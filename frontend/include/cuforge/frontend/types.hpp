@@ -9,6 +9,7 @@
 /// functions.
 
 #include <cuforge/runtime/export.hpp>
+#include <cuforge/runtime/scalar_types.hpp>
 
 #include <cstdint>
 #include <deque>
@@ -77,6 +78,9 @@ class CUFORGE_API type {
   }
   /// Size in bytes of a scalar (bool is 1).
   int itemsize() const noexcept { return kind == type_kind::boolean ? 1 : bits / 8; }
+  /// A scalar's row of the scalar-type table (its name, type string...), or
+  /// null for other types.
+  const scalar_type_info* scalar() const noexcept;
 
   /// Numba's spelling: "float32", "array(float32, 1d, C)",
   /// "UniTuple(int64 x 2)", "Tuple(int64, float32)", "Module(math)",
@@ -105,19 +109,14 @@ class CUFORGE_API type_context {
   const type* dtype_value(const type* scalar);
   const type* device_function(const frontend::function* callee);
 
-  const type* int8() { return integer(8, true); }
-  const type* int16() { return integer(16, true); }
-  const type* int32() { return integer(32, true); }
-  const type* int64() { return integer(64, true); }
-  const type* uint8() { return integer(8, false); }
-  const type* uint16() { return integer(16, false); }
-  const type* uint32() { return integer(32, false); }
-  const type* uint64() { return integer(64, false); }
-  const type* float16() { return floating(16); }
-  const type* float32() { return floating(32); }
-  const type* float64() { return floating(64); }
-  const type* complex64() { return complex(64); }
-  const type* complex128() { return complex(128); }
+  /// The scalar type of a row of the scalar-type table.
+  const type* scalar(scalar_id id);
+  const type* scalar(const scalar_type_info& row) { return scalar(row.id); }
+  // tc.int8(), tc.float32(), ...: one per row of the table.
+#define CUFORGE_TYPE_CONTEXT_SCALAR(id, ...) \
+  const type* id() { return scalar(scalar_id::id); }
+  CUFORGE_SCALAR_TYPES(CUFORGE_TYPE_CONTEXT_SCALAR)
+#undef CUFORGE_TYPE_CONTEXT_SCALAR
 
   /// The scalar type of a NumPy type string ("<f4", "|b1", "<c16"), or null.
   const type* from_typestr(const std::string& typestr);

@@ -56,7 +56,8 @@ _FUNCTION_MODULES = (("math", math), ("cmath", cmath), ("numpy", np), ("operator
 SUPPORTED_BUILTINS = frozenset(
     {"abs", "min", "max", "round", "len", "range", "enumerate", "zip", "print", "pow", "divmod"}
 )
-_PYTHON_DTYPES = {bool: "|b1", int: "<i8", float: "<f8", complex: "<c16"}
+# bool, int, float, complex as dtypes: the scalar-type table's python_type column.
+_PYTHON_DTYPES = {getattr(builtins, row["python_type"]): row["typestr"] for row in cftypes._TABLE if row["python_type"]}
 
 
 @dataclass
