@@ -1,5 +1,6 @@
-// The entry points of code generation (codegen.hpp): lower a typed module
-// for a target, optimise it, then emit PTX or JIT-compile it for the host.
+// The entry points of code generation (codegen.hpp): run the pipeline's
+// stages for the configuration's target (codegen_lower.hpp lists them, one
+// file each), then the emitter the entry point needs.
 #include "codegen_lower.hpp"
 #include "codegen_target.hpp"
 #include "llvm_support.hpp"
@@ -28,60 +29,65 @@ std::size_t slot_count(const type* t) {
 
 namespace detail {
 
-lowered lower_and_optimize(const typed_module& m, const codegen_options& opts, bool gpu) {
+lowered run_pipeline(const typed_module& m, const compile_config& cfg) {
   if (m.functions.empty()) throw logic_error("codegen: empty typed module");
-  detail::initialize_llvm();
+  initialize_llvm();
   lowered r;
   r.entry = m.functions[0].symbol.empty() ? "cuforge_function_0" : m.functions[0].symbol;
   r.ctx = std::make_unique<llvm::LLVMContext>();
-  r.tgt = gpu ? detail::make_nvptx_target(opts) : detail::make_host_target(opts);
+  r.tgt = make_target(cfg);
   r.mod = std::make_unique<llvm::Module>(r.entry, *r.ctx);
   llvm::TargetMachine& tm = r.tgt->machine();
   r.mod->setTargetTriple(tm.getTargetTriple().str());
   r.mod->setDataLayout(tm.createDataLayout());
   {
-    detail::module_state ms(m, opts, *r.tgt, *r.mod);
-    detail::lower_module(ms);
+    module_state ms(m, *r.tgt, *r.mod);
+    lower_module(ms);  // 1. lower
     r.static_shared_bytes = ms.static_shared_bytes;
   }
-  if (gpu) {
-    // libdevice asks NVVMReflect whether denormals flush (__CUDA_FTZ).
-    r.mod->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", opts.fastmath ? 1 : 0);
-    detail::link_libdevice(*r.mod);
-    // The inliner ANDs "unsafe-fp-math" across callee and caller: libdevice's
-    // own attributes would switch fastmath off in every kernel that uses it.
-    for (llvm::Function& f : *r.mod)
-      if (!f.isDeclaration()) r.tgt->set_attributes(f);
-  }
-  detail::optimize(*r.mod, tm, opts.opt);
+  r.tgt->finish_module(*r.mod);  // 2. finish
+  r.tgt->optimize(*r.mod);       // 3. optimize
   return r;
 }
 
+namespace {
+
+void expect_target(const compile_config& cfg, target_kind want, const char* entry_point) {
+  if (cfg.target != want)
+    throw logic_error(std::string("codegen: ") + entry_point + " compiles for the " + std::string(to_string(want)) +
+                      " target, not " + std::string(to_string(cfg.target)));
+}
+
+}  // namespace
+
 }  // namespace detail
 
-using detail::lower_and_optimize;
 using detail::lowered;
+using detail::run_pipeline;
 
-std::string emit_llvm_ir(const typed_module& m, bool for_gpu, const codegen_options& opts) {
-  lowered r = lower_and_optimize(m, opts, for_gpu);
+std::string emit_llvm_ir(const typed_module& m, const compile_config& cfg) {
+  lowered r = run_pipeline(m, cfg);
   return detail::print(*r.mod);
 }
 
-ptx_result compile_ptx(const typed_module& m, const codegen_options& opts) {
-  lowered r = lower_and_optimize(m, opts, true);
+ptx_result compile_ptx(const typed_module& m, const compile_config& cfg) {
+  detail::expect_target(cfg, target_kind::nvptx, "compile_ptx");
+  lowered r = run_pipeline(m, cfg);
   ptx_result out;
-  out.ptx = detail::emit_ptx(*r.mod, r.tgt->machine());
+  out.ptx = detail::emit_ptx(*r.mod, r.tgt->machine());  // 4. emit
   out.entry = r.entry;
   return out;
 }
 
-host_kernel compile_host(const typed_module& m, const codegen_options& opts) {
+host_kernel compile_host(const typed_module& m, const compile_config& cfg) {
+  detail::expect_target(cfg, target_kind::host, "compile_host");
   if (m.functions.empty() || !m.functions[0].is_kernel)
     throw logic_error("codegen: compile_host compiles kernels; a device function runs inside the kernel that calls it");
-  lowered r = lower_and_optimize(m, opts, false);
+  lowered r = run_pipeline(m, cfg);
   std::size_t slots = 0;
   for (auto* t : m.functions[0].arg_types) slots += slot_count(t);
-  detail::jit_result jit = detail::jit_compile(std::move(r.mod), std::move(r.ctx), r.entry, detail::host_symbols(), opts.opt);
+  // 4. emit, into the JIT
+  detail::jit_result jit = detail::jit_compile(std::move(r.mod), std::move(r.ctx), r.entry, detail::host_symbols(), cfg.opt);
   host_kernel k;
   k.name = r.entry;
   k.fn = reinterpret_cast<cpu::kernel_fn>(jit.address);
@@ -90,6 +96,20 @@ host_kernel compile_host(const typed_module& m, const codegen_options& opts) {
   k.param_sizes.assign(slots, 8);
   k.session = std::move(jit.session);
   return k;
+}
+
+host_object compile_host_object(const typed_module& m, const compile_config& cfg) {
+  detail::expect_target(cfg, target_kind::host, "compile_host_object");
+  if (m.functions.empty() || !m.functions[0].is_kernel)
+    throw logic_error("codegen: compile_host_object compiles kernels, not device functions");
+  lowered r = run_pipeline(m, cfg);
+  host_object obj;
+  obj.static_shared_bytes = r.static_shared_bytes;
+  obj.object = detail::emit_object(*r.mod, r.tgt->machine());  // 4. emit, as an object file
+  obj.name = r.entry;
+  obj.uses_barrier = m.functions[0].uses_barrier;
+  for (auto* t : m.functions[0].arg_types) obj.slots += slot_count(t);
+  return obj;
 }
 
 }  // namespace cuforge::frontend

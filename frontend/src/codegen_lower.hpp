@@ -41,12 +41,12 @@ struct scalar_info {
 scalar_info scalar_of(const type* t);
 
 struct module_state {
-  module_state(const typed_module& m, const codegen_options& o, target& t, llvm::Module& mod);
+  module_state(const typed_module& m, target& t, llvm::Module& mod);
   module_state(const module_state&) = delete;
   module_state& operator=(const module_state&) = delete;
 
   const typed_module& tm;
-  const codegen_options& opts;
+  const compile_config& opts;  ///< the target's configuration
   target& tgt;
   llvm::Module& mod;
   llvm::LLVMContext& ctx;
@@ -191,9 +191,13 @@ class function_lowering {
 /// entry that is not a kernel, debug info when asked. Verifies the result.
 void lower_module(module_state& ms);
 
-// A typed module lowered for one target and optimised (O3, or O0 with
-// opt=false); for the GPU with libdevice linked. What compile_ptx,
-// compile_host, emit_llvm_ir and compile_host_object start from.
+// The pipeline, one file per stage (docs/compiler.md, "Pipeline"):
+//   1. lower     codegen_module.cpp, with codegen_{stmt,expr,ops,arrays}.cpp: typed IR -> LLVM IR for the
+//                target the configuration names (the target's check_module first)
+//   2. finish    the target's finish_module (target_<name>.cpp): what the module links (NVPTX: libdevice)
+//   3. optimize  the target's optimize (optimize.cpp has the pass pipeline)
+//   4. emit      emit.cpp: PTX text, an object file, or code in the host JIT
+// codegen.cpp runs 1-3 (run_pipeline) and hands the result to the emitter its entry point needs.
 struct lowered {
   std::unique_ptr<llvm::LLVMContext> ctx;  // first: outlives the module
   std::unique_ptr<llvm::Module> mod;
@@ -202,6 +206,7 @@ struct lowered {
   std::string entry;  ///< the entry's symbol
 };
 
-lowered lower_and_optimize(const typed_module& m, const codegen_options& opts, bool gpu);
+/// Stages 1 to 3 for `cfg`'s target.
+lowered run_pipeline(const typed_module& m, const compile_config& cfg);
 
 }  // namespace cuforge::frontend::detail

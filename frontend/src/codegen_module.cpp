@@ -32,8 +32,8 @@ scalar_info scalar_of(const type* t) {
 
 // --- module_state -------------------------------------------------------------------
 
-module_state::module_state(const typed_module& m, const codegen_options& o, target& t, llvm::Module& module)
-    : tm(m), opts(o), tgt(t), mod(module), ctx(module.getContext()) {}
+module_state::module_state(const typed_module& m, target& t, llvm::Module& module)
+    : tm(m), opts(t.config()), tgt(t), mod(module), ctx(module.getContext()) {}
 
 llvm::Type* module_state::float_type(int bits) {
   switch (bits) {
@@ -139,48 +139,16 @@ void lay_out_shared(module_state& ms) {
   ms.static_shared_bytes = offset;
 }
 
-// The cpu backend runs the threads of a kernel with barriers as fibers, on
-// stacks of CUFORGE_CPU_STACK_KB KiB (256 by default: runtime/src/cpu/exec.cpp);
-// local arrays bigger than what such a stack holds (less room for the
-// kernel's own frames) would overflow it, so they are refused here rather
-// than crash the process. Kernels without barriers run on the workers' stacks.
-void check_fiber_stack(const typed_module& m) {
-  if (!m.functions[0].uses_barrier) return;
-  std::uint64_t kib = 256;
-  if (const char* env = std::getenv("CUFORGE_CPU_STACK_KB"); env != nullptr && *env != '\0') {
-    char* end = nullptr;
-    unsigned long long v = std::strtoull(env, &end, 10);
-    if (end != env && *end == '\0' && v != 0) kib = std::clamp<std::uint64_t>(v, 16, std::uint64_t{1} << 20);
-  }
-  const std::uint64_t budget = kib * 1024 > 64 * 1024 ? kib * 1024 - 64 * 1024 : 0;
-  std::uint64_t total = 0;
-  for (const auto& tf : m.functions)
-    for (const expr& e : tf.ir->exprs) {
-      if (e.kind != expr_kind::op || e.op != op_id::local_array || !e.ty || !e.ty->is_array()) continue;
-      std::uint64_t bytes = static_cast<std::uint64_t>(e.ty->dtype->itemsize());
-      for (auto d : e.attrs) bytes *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
-      total += bytes;
-      if (total > budget)
-        throw compile_error("local arrays of " + std::to_string(total) + " bytes per thread do not fit the cpu backend's " +
-                                std::to_string(kib) + " KiB fiber stacks of a kernel with barriers (set CUFORGE_CPU_STACK_KB "
-                                "to at least " + std::to_string((total + 64 * 1024 + 1023) / 1024) + ")",
-                            *tf.ir, e.loc);
-    }
-}
-
 void set_up_debug_info(module_state& ms) {
-  if (!ms.opts.debug && !ms.opts.lineinfo) return;
+  if (!ms.opts.line_tables()) return;
   const function& entry = *ms.tm.functions[0].ir;
   std::filesystem::path path(entry.filename.empty() ? std::string("<kernel>") : entry.filename);
   ms.dib = std::make_unique<llvm::DIBuilder>(ms.mod);
   llvm::DIFile* file = ms.dib->createFile(path.filename().string(), path.parent_path().string());
-  bool gpu = ms.tgt.address_space(address_space::shared) != 0;
-  // NVPTX: line directives only, as clang's -gline-directives-only does, unless full debug info.
-  auto kind = ms.opts.debug ? llvm::DICompileUnit::FullDebug
-                            : (gpu ? llvm::DICompileUnit::DebugDirectivesOnly : llvm::DICompileUnit::LineTablesOnly);
+  auto kind = ms.opts.debug() ? llvm::DICompileUnit::FullDebug : ms.tgt.line_table_kind();
   ms.cu = ms.dib->createCompileUnit(llvm::dwarf::DW_LANG_Python, file, "cuforge", ms.opts.opt, "", 0, "", kind);
   ms.mod.addModuleFlag(llvm::Module::Warning, "Debug Info Version", llvm::DEBUG_METADATA_VERSION);
-  ms.mod.addModuleFlag(llvm::Module::Warning, "Dwarf Version", gpu ? 2 : 4);
+  ms.mod.addModuleFlag(llvm::Module::Warning, "Dwarf Version", ms.tgt.dwarf_version());
 }
 
 std::string symbol_of(const typed_function& tf, std::size_t index) {
@@ -290,7 +258,7 @@ void lower_module(module_state& ms) {
       if (t == nullptr || !t->is_runtime()) fail(tf.ir->name + " has an argument without a run-time type");
     if (i > 0 && tf.is_kernel) fail("a kernel (" + tf.ir->name + ") cannot be called as a device function");
   }
-  if (ms.tgt.takes_context() && m.functions[0].is_kernel) check_fiber_stack(m);  // the host target: fibers
+  ms.tgt.check_module(m);
   lay_out_shared(ms);
   set_up_debug_info(ms);
 

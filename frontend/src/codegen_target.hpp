@@ -1,16 +1,19 @@
 #pragma once
 
 // What differs between the targets codegen emits for (NVPTX, the host):
-// a target is a value with a few hooks; everything else in codegen*.cpp is
-// shared. Adding a target means one target_<name>.cpp implementing this
-// interface and a branch in codegen.cpp (docs/compiler.md, "Targets").
+// a target is a value made from the compile configuration, with a few
+// hooks; everything else in codegen*.cpp is shared. Adding a target means
+// one target_<name>.cpp implementing this interface and a row in
+// make_target's table (targets.cpp; docs/compiler.md, "How to add a target").
 
 #include <cuforge/frontend/codegen.hpp>
+#include <cuforge/frontend/compile_config.hpp>
 #include <cuforge/frontend/ops.hpp>
 #include <cuforge/frontend/types.hpp>
 
 #include "llvm_support.hpp"
 
+#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Value.h>
@@ -35,10 +38,32 @@ enum class fence_scope : std::uint8_t { block, device, system };
 
 class target {
  public:
+  explicit target(const compile_config& cfg) : cfg_(cfg) {}
   virtual ~target() = default;
+  target(const target&) = delete;
+  target& operator=(const target&) = delete;
+
+  const compile_config& config() const noexcept { return cfg_; }
 
   /// The triple, data layout and cost model the module is built and optimised for.
   virtual llvm::TargetMachine& machine() = 0;
+
+  // --- the pipeline's target stages (codegen.cpp runs them in order) ---
+  /// What the target refuses before anything is lowered (the host: local arrays its fiber stacks
+  /// cannot hold). Default: nothing.
+  virtual void check_module(const typed_module& m) const;
+  /// After lowering, before optimisation: what the module needs from outside itself (NVPTX links the
+  /// libdevice functions it calls). Default: nothing.
+  virtual void finish_module(llvm::Module& m);
+  /// The optimisation pipeline. Default: O3 (O0 with opt=false) through the new pass manager with
+  /// machine()'s cost model.
+  virtual void optimize(llvm::Module& m);
+
+  // --- what lowering asks of the target ---
+  /// How much debug information line tables get: NVPTX takes line directives only (as clang's
+  /// -gline-directives-only), the host real line tables; and the DWARF version its tools read.
+  virtual llvm::DICompileUnit::DebugEmissionKind line_table_kind() const = 0;
+  virtual unsigned dwarf_version() const = 0;
   /// Arrays in shared, local and constant memory live in address spaces of their own on the GPU.
   virtual unsigned address_space(frontend::address_space s) const = 0;
   /// Host code reaches the thread coordinates and shared memory through the thread context, so every
@@ -83,10 +108,15 @@ class target {
   virtual void raise(function_lowering& fl, const std::string& message) = 0;
   /// Attributes the target's code generator reads per function (denormal mode, unwind tables).
   virtual void set_attributes(llvm::Function& fn) const = 0;
+
+ protected:
+  compile_config cfg_;
 };
 
-std::unique_ptr<target> make_nvptx_target(const codegen_options& opts);
-std::unique_ptr<target> make_host_target(const codegen_options& opts);
+/// The target object the configuration names (targets.cpp holds the table).
+std::unique_ptr<target> make_target(const compile_config& cfg);
+std::unique_ptr<target> make_nvptx_target(const compile_config& cfg);
+std::unique_ptr<target> make_host_target(const compile_config& cfg);
 /// The addresses the host JIT binds before looking in the process (target_host.cpp).
 std::vector<host_symbol> host_symbols();
 

@@ -1,5 +1,5 @@
-// Host code as bytes (codegen.hpp host_object): a kernel compiled to a
-// relocatable object file, and such a file linked into this process.
+// Host code as bytes (codegen.hpp host_object): such a file (compile_host_object,
+// codegen.cpp) linked into this process, and the identity of the CPU it is for.
 // The disk cache (cache=True) stores the first and loads it with the second,
 // so a cache hit links machine code instead of lowering and optimising.
 #include "codegen_lower.hpp"
@@ -174,28 +174,6 @@ const std::string& host_target_id() {
 #endif
   }();
   return id;
-}
-
-host_object compile_host_object(const typed_module& m, const codegen_options& opts) {
-  if (m.functions.empty() || !m.functions[0].is_kernel)
-    throw logic_error("codegen: compile_host_object compiles kernels, not device functions");
-  detail::lowered r = detail::lower_and_optimize(m, opts, false);
-  llvm::TargetMachine& tm = r.tgt->machine();
-  host_object obj;
-  obj.static_shared_bytes = r.static_shared_bytes;
-
-  llvm::SmallString<0> bytes;
-  llvm::raw_svector_ostream os(bytes);
-  llvm::legacy::PassManager pm;
-  if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
-    throw logic_error("codegen: the host target cannot emit object files");
-  pm.run(*r.mod);
-
-  obj.name = r.entry;
-  obj.object.assign(bytes.begin(), bytes.end());
-  obj.uses_barrier = m.functions[0].uses_barrier;
-  for (auto* t : m.functions[0].arg_types) obj.slots += slot_count(t);
-  return obj;
 }
 
 host_kernel load_host_object(const host_object& obj) {

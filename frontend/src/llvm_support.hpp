@@ -1,8 +1,9 @@
 #pragma once
 
 // The LLVM machinery codegen drives: target initialisation (once per
-// process), target machines, the O3 pipeline, libdevice, PTX emission and
-// the ORC JIT. Nothing here knows the typed IR.
+// process), target machines (llvm_support.cpp), the O3 pipeline
+// (optimize.cpp), libdevice (libdevice.cpp), and emission: PTX, object
+// files, the ORC JIT (emit.cpp). Nothing here knows the typed IR.
 
 #include <cuforge/runtime/device.hpp>
 
@@ -19,6 +20,12 @@ namespace cuforge::frontend::detail {
 
 /// Registers the NVPTX and native targets, once per process.
 void initialize_llvm();
+
+/// This process's triple, CPU name and CPU features, as LLVM reads them (once).
+struct host_description {
+  std::string triple, cpu, features;
+};
+const host_description& host_cpu();
 
 /// The sm_XY LLVM 19 compiles for when asked for `cc` (the newest it knows that
 /// the device runs: PTX for sm_90 is JIT-compiled by the driver on newer GPUs),
@@ -42,6 +49,8 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, bool opt);
 void link_libdevice(llvm::Module& m);
 
 std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm);
+/// A relocatable object file for `tm` (the host target), as bytes.
+std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm);
 std::string print(const llvm::Module& m);
 
 /// A symbol the JIT must resolve to an address of this process.

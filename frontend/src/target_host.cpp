@@ -6,12 +6,15 @@
 #include "codegen_target.hpp"
 #include "llvm_support.hpp"
 
+#include <cuforge/frontend/diagnostics.hpp>
 #include <cuforge/runtime/cpu_kernel.hpp>
 #include <cuforge/runtime/error.hpp>
 
 #include <llvm/IR/Constants.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
@@ -46,11 +49,47 @@ namespace cuforge::frontend::detail {
 
 namespace {
 
+// The cpu backend runs the threads of a kernel with barriers as fibers, on
+// stacks of CUFORGE_CPU_STACK_KB KiB (256 by default: runtime/src/cpu/exec.cpp);
+// local arrays bigger than what such a stack holds (less room for the
+// kernel's own frames) would overflow it, so they are refused here rather
+// than crash the process. Kernels without barriers run on the workers' stacks.
+void check_fiber_stack(const typed_module& m) {
+  if (!m.functions[0].uses_barrier) return;
+  std::uint64_t kib = 256;
+  if (const char* env = std::getenv("CUFORGE_CPU_STACK_KB"); env != nullptr && *env != '\0') {
+    char* end = nullptr;
+    unsigned long long v = std::strtoull(env, &end, 10);
+    if (end != env && *end == '\0' && v != 0) kib = std::clamp<std::uint64_t>(v, 16, std::uint64_t{1} << 20);
+  }
+  const std::uint64_t budget = kib * 1024 > 64 * 1024 ? kib * 1024 - 64 * 1024 : 0;
+  std::uint64_t total = 0;
+  for (const auto& tf : m.functions)
+    for (const expr& e : tf.ir->exprs) {
+      if (e.kind != expr_kind::op || e.op != op_id::local_array || !e.ty || !e.ty->is_array()) continue;
+      std::uint64_t bytes = static_cast<std::uint64_t>(e.ty->dtype->itemsize());
+      for (auto d : e.attrs) bytes *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
+      total += bytes;
+      if (total > budget)
+        throw compile_error("local arrays of " + std::to_string(total) + " bytes per thread do not fit the cpu backend's " +
+                                std::to_string(kib) + " KiB fiber stacks of a kernel with barriers (set CUFORGE_CPU_STACK_KB "
+                                "to at least " + std::to_string((total + 64 * 1024 + 1023) / 1024) + ")",
+                            *tf.ir, e.loc);
+    }
+}
+
 class host_target final : public target {
  public:
-  explicit host_target(const codegen_options& o) : opts_(o), tm_(make_host_machine(o.opt)) {}
+  explicit host_target(const compile_config& c) : target(c), tm_(make_host_machine(c.opt)) {}
 
   llvm::TargetMachine& machine() override { return *tm_; }
+
+  void check_module(const typed_module& m) const override {
+    if (m.functions[0].is_kernel) check_fiber_stack(m);
+  }
+
+  llvm::DICompileUnit::DebugEmissionKind line_table_kind() const override { return llvm::DICompileUnit::LineTablesOnly; }
+  unsigned dwarf_version() const override { return 4; }
   unsigned address_space(frontend::address_space) const override { return 0; }
   bool takes_context() const noexcept override { return true; }
 
@@ -200,13 +239,12 @@ class host_target final : public target {
 
   static llvm::Value* shared_base(function_lowering& fl) { return field(fl, fl.b.getPtrTy(), off_shared); }
 
-  codegen_options opts_;
   std::unique_ptr<llvm::TargetMachine> tm_;
 };
 
 }  // namespace
 
-std::unique_ptr<target> make_host_target(const codegen_options& opts) { return std::make_unique<host_target>(opts); }
+std::unique_ptr<target> make_host_target(const compile_config& cfg) { return std::make_unique<host_target>(cfg); }
 
 // The addresses the JIT binds first: the scheduler's entry points (libcuforge
 // exports them, but a test executable linking the objects need not), the

@@ -17,9 +17,25 @@ namespace {
 
 class nvptx_target final : public target {
  public:
-  explicit nvptx_target(const codegen_options& o) : opts_(o), tm_(make_nvptx_machine(o.cc, o.fastmath, o.opt)) {}
+  explicit nvptx_target(const compile_config& c) : target(c), tm_(make_nvptx_machine(c.cc, c.fastmath, c.opt)) {}
 
   llvm::TargetMachine& machine() override { return *tm_; }
+
+  void finish_module(llvm::Module& m) override {
+    // libdevice asks NVVMReflect whether denormals flush (__CUDA_FTZ).
+    m.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", cfg_.fastmath ? 1 : 0);
+    link_libdevice(m);
+    // The inliner ANDs "unsafe-fp-math" across callee and caller: libdevice's
+    // own attributes would switch fastmath off in every kernel that uses it.
+    for (llvm::Function& f : m)
+      if (!f.isDeclaration()) set_attributes(f);
+  }
+
+  // NVPTX: line directives only, as clang's -gline-directives-only does; ptxas reads DWARF 2.
+  llvm::DICompileUnit::DebugEmissionKind line_table_kind() const override {
+    return llvm::DICompileUnit::DebugDirectivesOnly;
+  }
+  unsigned dwarf_version() const override { return 2; }
 
   unsigned address_space(frontend::address_space s) const override {
     switch (s) {
@@ -38,9 +54,10 @@ class nvptx_target final : public target {
     auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(ms.ctx), params, false);
     auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, ms.mod);
     fn->setCallingConv(llvm::CallingConv::PTX_Kernel);
-    llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ms.ctx, "kernel"),
-                            llvm::ValueAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ms.ctx), 1))};
-    ms.mod.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ms.ctx, md));
+    annotate(ms, fn, "kernel", 1);
+    // max_registers: the NVPTX printer writes `.maxnreg N` on the entry, so
+    // the limit holds for ptxas and for the driver's JIT alike.
+    if (cfg_.max_registers > 0) annotate(ms, fn, "maxnreg", cfg_.max_registers);
     return fn;
   }
 
@@ -172,19 +189,25 @@ class nvptx_target final : public target {
 
   void set_attributes(llvm::Function& fn) const override {
     fn.addFnAttr(llvm::Attribute::NoUnwind);
-    if (opts_.fastmath) {
+    if (cfg_.fastmath) {
       fn.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
       fn.addFnAttr("unsafe-fp-math", "true");
     }
   }
 
  private:
-  codegen_options opts_;
+  // One entry of nvvm.annotations: (function, key, i32 value).
+  static void annotate(module_state& ms, llvm::Function* fn, const char* key, int value) {
+    llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ms.ctx, key),
+                            llvm::ValueAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ms.ctx), value))};
+    ms.mod.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ms.ctx, md));
+  }
+
   std::unique_ptr<llvm::TargetMachine> tm_;
 };
 
 }  // namespace
 
-std::unique_ptr<target> make_nvptx_target(const codegen_options& opts) { return std::make_unique<nvptx_target>(opts); }
+std::unique_ptr<target> make_nvptx_target(const compile_config& cfg) { return std::make_unique<nvptx_target>(cfg); }
 
 }  // namespace cuforge::frontend::detail

@@ -17,7 +17,7 @@ namespace cuforge::interop {
 
 
 array_interface export_interface(const device_ndarray& a, std::optional<std::uintptr_t> stream) {
-  if (active_backend() == backend_kind::cpu)
+  if (active_traits().device_memory_is_host)
     throw logic_error("__cuda_array_interface__ is not offered on the cpu backend: its device memory is host memory, "
                       "which CUDA consumers must not be handed (use __dlpack__, which says kDLCPU, or copy_to_host())");
   array_interface ai;
@@ -87,7 +87,7 @@ device_ndarray import_interface(const array_interface& ai, std::function<void()>
     // the owner; memory it does not know asks kind_of, as before.
     auto range = mem::allocation_of(p);
     kind = range ? range->kind : mem::kind_of(p);
-    if (kind == memory_kind::pageable && active_backend() == backend_kind::cuda)
+    if (kind == memory_kind::pageable && !active_traits().device_memory_is_host)
       throw logic_error(std::string(who) + ": the data pointer " + detail::hex(ai.data) +
                         " is not memory the device can address (a host pointer?)");
     if (int owner = detail::check_inside_allocation(who, ai.data, lo, hi, range); owner >= 0) dev = owner;

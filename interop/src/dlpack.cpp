@@ -90,7 +90,7 @@ class deleter_once {
 };
 
 device_ndarray import_tensor(const DLTensor& t, std::uint64_t flags, const std::shared_ptr<deleter_once>& release) {
-  bool cpu = active_backend() == backend_kind::cpu;
+  const bool cpu = active_traits().device_memory_is_host;
   memory_kind kind;
   int dev = 0;
   switch (t.device.device_type) {
@@ -159,7 +159,7 @@ device_ndarray import_managed(Managed* t, std::uint64_t flags) {
 }  // namespace
 
 DLDevice dlpack_device_of(const device_ndarray& a) {
-  if (active_backend() == backend_kind::cpu) return {kDLCPU, 0};
+  if (active_traits().device_memory_is_host) return {kDLCPU, 0};
   memory_kind k = a.allocation() ? a.allocation()->kind() : memory_kind::device;
   switch (k) {
     case memory_kind::managed: return {kDLCUDAManaged, a.device()};

@@ -59,7 +59,7 @@ int check_inside_allocation(const char* who, std::uintptr_t data, std::int64_t l
     // on the host and read it directly, so an address no mapping covers
     // would crash the process at launch: refuse it here. (On a GPU the
     // driver owns that question; host pointers were refused earlier.)
-    if (active_backend() == backend_kind::cpu) check_mapped(who, data, lo, hi);
+    if (active_traits().device_memory_is_host) check_mapped(who, data, lo, hi);
     return -1;
   }
   auto start = reinterpret_cast<std::uintptr_t>(range->start), end = start + range->bytes;

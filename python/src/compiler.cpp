@@ -1,6 +1,8 @@
 // The compiler for Python: the IR builder the walker drives, type specs.
 #include "common.hpp"
 
+#include <cuforge/frontend/compile_config.hpp>
+
 #include <cuforge/frontend/diagnostics.hpp>
 #include <cuforge/frontend/ir.hpp>
 #include <cuforge/frontend/types.hpp>
@@ -181,6 +183,46 @@ void bind_compiler(py::module_& m) {
       .def("finish", &builder::finish);
 
   m.attr("NO_ID") = no_id;
+
+  py::class_<compile_config>(m, "CompileConfig",
+                             "What one compilation is for (frontend/compile_config.hpp): target, compute capability "
+                             "and the options that change the code. Hashable; `key` is the disk cache's.")
+      .def(py::init([](const std::string& target, std::optional<std::pair<int, int>> cc, bool fastmath, int debug_level,
+                       bool lineinfo, bool opt, int max_registers) {
+             compile_config c;
+             if (target == "nvptx")
+               c.target = target_kind::nvptx;
+             else if (target == "host")
+               c.target = target_kind::host;
+             else
+               throw py::value_error("CompileConfig: target must be 'nvptx' or 'host', not '" + target + "'");
+             if (cc) c.cc = {cc->first, cc->second};
+             c.fastmath = fastmath;
+             c.debug_level = debug_level;
+             c.lineinfo = lineinfo;
+             c.opt = opt;
+             c.max_registers = max_registers;
+             c.validate();
+             return c;
+           }),
+           py::kw_only(), py::arg("target") = "nvptx", py::arg("cc") = py::none(), py::arg("fastmath") = false,
+           py::arg("debug_level") = 0, py::arg("lineinfo") = false, py::arg("opt") = true, py::arg("max_registers") = 0)
+      .def_property_readonly("target", [](const compile_config& c) { return std::string(to_string(c.target)); })
+      .def_property_readonly("cc", [](const compile_config& c) { return py::make_tuple(c.cc.major, c.cc.minor); })
+      .def_readonly("fastmath", &compile_config::fastmath)
+      .def_readonly("debug_level", &compile_config::debug_level)
+      .def_readonly("lineinfo", &compile_config::lineinfo)
+      .def_readonly("opt", &compile_config::opt)
+      .def_readonly("max_registers", &compile_config::max_registers)
+      .def_property_readonly("key", &compile_config::key)
+      .def("for_active_backend", &compile_config::for_active_backend,
+           "These options for the active backend's kernels: its target, and on a GPU the current device's "
+           "compute capability.")
+      .def("__eq__", [](const compile_config& a, py::handle b) {
+        return py::isinstance<compile_config>(b) && a == b.cast<const compile_config&>();
+      })
+      .def("__hash__", &compile_config::hash)
+      .def("__repr__", [](const compile_config& c) { return "<CompileConfig " + c.key() + ">"; });
 }
 
 }  // namespace cuforge::python

@@ -9,6 +9,7 @@
 #include <structmember.h>
 
 #include <cuforge/frontend/codegen.hpp>
+#include <cuforge/frontend/compile_config.hpp>
 #include <cuforge/frontend/diagnostics.hpp>
 #include <cuforge/frontend/typer.hpp>
 #include <cuforge/frontend/types.hpp>
@@ -47,8 +48,7 @@ type_context& types() {
 
 struct compiled_function {
   typed_module module;  // empty for one loaded from the disk cache (until rebuilt)
-  codegen_options options;
-  int max_registers = 0;
+  compile_config config;  // the target is the active backend's (nvptx for device functions)
   bool device = false;
   std::vector<const type*> arg_types;
 
@@ -100,19 +100,11 @@ struct compiled_function {
     module = fresh->module;
   }
 
+  // PTX whatever the backend (inspect_asm() on the cpu backend shows it too).
   const std::string& get_ptx() {
     if (!ptx) ensure_module();
     std::lock_guard lock(compile_lock());
-    if (!ptx) {
-      std::string text = frontend::compile_ptx(module, options).ptx;
-      // max_registers as the entry's own `.maxnreg` too, so that the limit is
-      // in inspect_asm()'s text and holds for ptxas as for the driver's JIT.
-      auto entry_at = text.find(".entry " + symbol + "(");
-      auto body_at = entry_at == std::string::npos ? entry_at : text.find("\n{", entry_at);
-      if (max_registers > 0 && body_at != std::string::npos)
-        text.insert(body_at, "\n.maxnreg " + std::to_string(max_registers));
-      ptx = std::move(text);
-    }
+    if (!ptx) ptx = frontend::compile_ptx(module, config.with_target(target_kind::nvptx)).ptx;
     return *ptx;
   }
 
@@ -122,9 +114,9 @@ struct compiled_function {
         per_device[dev].generation == context_generation())
       return *per_device[dev].k;
     module_image image = [&] {
-      if (active_backend() == backend_kind::cuda) return module_image::from_ptx(get_ptx());
+      if (config.target == target_kind::nvptx) return module_image::from_ptx(get_ptx());
       std::lock_guard lock(compile_lock());
-      if (!host) host = host_obj ? load_host_object(*host_obj) : compile_host(module, options);
+      if (!host) host = host_obj ? load_host_object(*host_obj) : compile_host(module, config);
       cpu_kernel_symbol sym;
       sym.name = host->name;
       sym.fn = host->fn;
@@ -134,11 +126,11 @@ struct compiled_function {
       return module_image::from_host({sym});
     }();
     module_options mo;
-    mo.max_registers = max_registers;
-    mo.generate_line_info = options.lineinfo;
+    mo.max_registers = config.max_registers;
+    mo.generate_line_info = config.line_tables();
     auto mod = module::load(image, mo, dev);
     if (per_device.size() <= static_cast<std::size_t>(dev)) per_device.resize(dev + 1);
-    per_device[dev].k = mod.get_kernel(active_backend() == backend_kind::cuda ? symbol : host->name);
+    per_device[dev].k = mod.get_kernel(config.target == target_kind::nvptx ? symbol : host->name);
     auto attrs = per_device[dev].k->attributes();
     per_device[dev].static_shared = attrs.static_shared_bytes;
     per_device[dev].dynamic_allowed = static_cast<std::size_t>(std::max(attrs.max_dynamic_shared_bytes, 0));
@@ -163,10 +155,10 @@ struct compiled_function {
     facts["uses_barrier"] = uses_barrier;
     facts["return_spec"] = return_type->str();
     facts["types_dump"] = get_types_dump();
-    if (active_backend() == backend_kind::cuda) return py::make_tuple("ptx", facts, py::bytes(get_ptx()));
+    if (config.target == target_kind::nvptx) return py::make_tuple("ptx", facts, py::bytes(get_ptx()));
     ensure_module();
     std::lock_guard lock(compile_lock());
-    if (!host_obj) host_obj = compile_host_object(module, options);
+    if (!host_obj) host_obj = compile_host_object(module, config);
     if (!host) host = load_host_object(*host_obj);
     facts["host_name"] = host_obj->name;
     facts["static_shared_bytes"] = host_obj->static_shared_bytes;
@@ -183,22 +175,6 @@ struct compiled_function {
     return *types_dump;
   }
 };
-
-codegen_options options_from(py::dict o, int& max_registers, typer_options& topts) {
-  codegen_options c;
-  auto flag = [&](const char* k, bool dflt) { return o.contains(k) && !o[k].is_none() ? o[k].cast<bool>() : dflt; };
-  c.debug = flag("debug", false);
-  c.lineinfo = flag("lineinfo", false) || c.debug;
-  c.fastmath = flag("fastmath", false);
-  c.opt = flag("opt", true);
-  topts.debug = c.debug;
-  if (o.contains("cc") && !o["cc"].is_none()) {
-    auto cc = o["cc"].cast<std::pair<int, int>>();
-    c.cc = {cc.first, cc.second};
-  }
-  max_registers = o.contains("max_registers") && !o["max_registers"].is_none() ? o["max_registers"].cast<int>() : 0;
-  return c;
-}
 
 // Turns the compiler's typing_error into Python's TypingError (a TypeError
 // defined by the package and registered here).
@@ -219,10 +195,12 @@ py::object& typing_error_class() {
 }
 
 std::shared_ptr<compiled_function> compile(std::shared_ptr<function> fn, const std::vector<std::string>& specs,
-                                           py::dict opts, bool device, py::object ret_spec) {
+                                           const compile_config& config, bool device, py::object ret_spec) {
+  config.validate();
   auto cf = std::make_shared<compiled_function>();
   typer_options topts;
-  cf->options = options_from(opts, cf->max_registers, topts);
+  topts.debug = config.debug();
+  cf->config = config;
   cf->device = device;
   try {
     std::lock_guard lock(compile_lock());
@@ -242,11 +220,11 @@ std::shared_ptr<compiled_function> compile(std::shared_ptr<function> fn, const s
 // checked as far as it can be without running it; anything malformed is a
 // ValueError, which the cache treats as a miss.
 std::shared_ptr<compiled_function> load_compiled(const std::string& kind, py::dict facts, py::bytes code,
-                                                 const std::vector<std::string>& specs, py::dict opts, bool device) {
+                                                 const std::vector<std::string>& specs, const compile_config& config,
+                                                 bool device) {
   if (device) throw py::value_error("device functions are not stored in the disk cache");
   auto cf = std::make_shared<compiled_function>();
-  typer_options topts;
-  cf->options = options_from(opts, cf->max_registers, topts);
+  cf->config = config;
   try {
     std::lock_guard lock(compile_lock());
     for (const auto& s : specs) cf->arg_types.push_back(parse_type(types(), s));
@@ -995,17 +973,20 @@ void bind_dispatch(py::module_& m) {
       .def_property_readonly("llvm", [](compiled_function& cf) {
         cf.ensure_module();
         std::lock_guard lock(compile_lock());
-        bool gpu = active_backend() == backend_kind::cuda || cf.device;
-        auto& slot = gpu ? cf.llvm_gpu : cf.llvm_host;
-        if (!slot) slot = emit_llvm_ir(cf.module, gpu, cf.options);
+        // A device function's IR is its GPU IR: it never runs on its own.
+        const target_kind t = cf.device ? target_kind::nvptx : cf.config.target;
+        auto& slot = t == target_kind::nvptx ? cf.llvm_gpu : cf.llvm_host;
+        if (!slot) slot = emit_llvm_ir(cf.module, cf.config.with_target(t));
         return *slot;
       })
       .def_property_readonly("llvm_gpu", [](compiled_function& cf) {
         cf.ensure_module();
         std::lock_guard lock(compile_lock());
-        if (!cf.llvm_gpu) cf.llvm_gpu = emit_llvm_ir(cf.module, true, cf.options);
+        if (!cf.llvm_gpu) cf.llvm_gpu = emit_llvm_ir(cf.module, cf.config.with_target(target_kind::nvptx));
         return *cf.llvm_gpu;
       })
+      .def_property_readonly("config", [](const compiled_function& cf) { return cf.config; },
+                             "The CompileConfig it was compiled with.")
       .def_property_readonly("types_dump", [](compiled_function& cf) { return cf.get_types_dump(); })
       .def_property_readonly("return_spec", [](const compiled_function& cf) { return cf.return_type->str(); })
       .def_property_readonly("arg_specs", [](const compiled_function& cf) {
@@ -1028,12 +1009,12 @@ void bind_dispatch(py::module_& m) {
         cf.kernel_for(device::current().ordinal());
       }, "Compiles and loads the kernel for the active backend on the current device.");
 
-  m.def("compile", &compile, py::arg("function_ir"), py::arg("arg_specs"), py::arg("options"),
+  m.def("compile", &compile, py::arg("function_ir"), py::arg("arg_specs"), py::arg("config"),
         py::arg("device") = false, py::arg("return_spec") = py::none(),
         "Types and prepares one specialisation (codegen runs on demand); return_spec fixes a device "
         "function's return type.");
   m.def("load_compiled", &load_compiled, py::arg("kind"), py::arg("facts"), py::arg("code"), py::arg("arg_specs"),
-        py::arg("options"), py::arg("device") = false,
+        py::arg("config"), py::arg("device") = false,
         "A specialisation from what CompiledFunction.cache_payload gave; ValueError when malformed.");
   m.def("build_id", [] {
     static const std::string id = build_id_of(reinterpret_cast<const void*>(&frontend::compile_host_object)) + " " +

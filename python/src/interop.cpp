@@ -273,7 +273,7 @@ py::object interface_stream(const py_devarray& self) {
 }
 
 py::dict cuda_array_interface(const py_devarray& self) {
-  if (active_backend() == backend_kind::cpu)
+  if (active_traits().device_memory_is_host)
     throw py::attribute_error(
         "__cuda_array_interface__ is not offered on the cpu backend: its device memory is host memory, which CUDA "
         "consumers must not be handed (use __dlpack__, which says kDLCPU, or copy_to_host())");

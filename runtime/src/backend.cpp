@@ -54,6 +54,8 @@ std::string_view to_string(backend_kind kind) noexcept {
 
 backend_kind active_backend() { return detail::active().kind(); }
 
+const backend_traits& active_traits() { return detail::active().traits(); }
+
 std::string backend_reason() {
   detail::active();
   return detail::chosen().reason;

@@ -4,8 +4,9 @@
 One file per (kernel, specialisation). Its name comes from the hash of a
 *key* computed without running the walker: the function's source text (the
 lines of its definition), its file and first line, the argument types, the
-options, the target (``cuda``, or ``cpu`` with the host triple and CPU),
-the compiler's stamp (cuforge's version, the libraries' build ids, the
+compile configuration's key (the target: the GPU's sm_XY, or this CPU's
+triple and features; and the options that change the code), the compiler's
+stamp (cuforge's version, the libraries' build ids, the
 compiler's Python modules) and the Python version. The file holds the key again, the *manifest* of what the walker
 resolved at compile time (every global and attribute path with the value
 it resolved to, each device function called with its own source and
@@ -126,19 +127,6 @@ def _compiler_stamp():
             parts += [_file_stamp(_core.__file__), _file_stamp(lib)]
         _stamp = "; ".join(parts)
     return _stamp
-
-
-_target = None
-
-
-def _target_id():
-    """What the code is for: on a GPU PTX whose architecture is in the
-    options; on the cpu backend machine code for this host."""
-    global _target
-    if _target is None:
-        backend = _core.backend()
-        _target = "cuda" if backend == "cuda" else f"{backend} {_core.host_target_id()}"
-    return _target
 
 
 # --- the source and what it resolved to ------------------------------------------------------------
@@ -472,7 +460,7 @@ class DiskCache:
 
     # --- keys ---
 
-    def key(self, specs, ret_spec, options):
+    def key(self, specs, ret_spec, config):
         """The entry's key (a JSON-able dict), or None when the function's
         source cannot be read."""
         identity = _source_identity(self.pyfunc)
@@ -488,8 +476,9 @@ class DiskCache:
             "args": list(specs),
             "return": ret_spec,
             "device": self.device,
-            "options": {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(options.items())},
-            "target": _target_id(),
+            # The compile configuration's key: the target (the GPU's sm_XY, or
+            # this CPU) and every option that changes the code.
+            "config": config.key,
             "compiler": _compiler_stamp(),
             "python": sys.implementation.cache_tag,
         }
@@ -518,14 +507,14 @@ class DiskCache:
                 continue
         return None
 
-    def load(self, specs, ret_spec, options, rebuild):
+    def load(self, specs, ret_spec, config, rebuild):
         """The cached specialisation, loaded and ready to launch; None on a
         miss (counted). ``rebuild()`` compiles it afresh: what .ptx and
         .llvm of a cpu entry use."""
         counted = tuple(specs)
         cf = None
         try:
-            key = self.key(specs, ret_spec, options)
+            key = self.key(specs, ret_spec, config)
             blob = None if key is None else self._read(self.file_name(key))
             if blob is not None:
                 header, code = _decode(blob)
@@ -533,7 +522,7 @@ class DiskCache:
                     raise ValueError("a different key under the same name")
                 if not _manifest_holds(self.pyfunc, header["manifest"]):
                     raise ValueError("a global or a called device function changed")
-                cf = _core.load_compiled(header["kind"], header["facts"], code, list(specs), options, self.device)
+                cf = _core.load_compiled(header["kind"], header["facts"], code, list(specs), config, self.device)
                 cf._set_rebuild(rebuild)
                 cf.load()  # links the code now: an entry that will not load is a miss, not a failed launch
         except Exception:  # noqa: BLE001 - stale, corrupted or unloadable: compile instead
@@ -542,9 +531,9 @@ class DiskCache:
             (self.hits if cf is not None else self.misses)[counted] += 1
         return cf
 
-    def save(self, specs, ret_spec, options, cf):
+    def save(self, specs, ret_spec, config, cf):
         """Stores ``cf`` (just compiled) atomically; warns once if it cannot."""
-        key = self.key(specs, ret_spec, options)
+        key = self.key(specs, ret_spec, config)
         if key is None or self.folder is None:
             return
         try:
@@ -575,7 +564,7 @@ class DiskCache:
 
     def _prune(self, path, key):
         """Removes the entries this one supersedes: the same specialisation
-        (file, function, types, options, target, compiler, Python) of an
+        (file, function, types, configuration, compiler, Python) of an
         earlier source or line. Entries of other compilers stay (two
         installations may share a folder)."""
         folder, name = os.path.split(path)

@@ -38,7 +38,8 @@ FORALL_THREADS_PER_BLOCK = 256
 
 @dataclass(frozen=True)
 class CompileOptions:
-    """What ``_core.compile`` takes besides the IR and argument types."""
+    """The user's compile options (``cuda.jit``'s and ``compile_ptx``'s);
+    ``config()`` makes the C++ compile configuration from them."""
 
     debug: bool = False
     lineinfo: bool = False
@@ -47,29 +48,27 @@ class CompileOptions:
     max_registers: Optional[int] = None
     cc: Optional[tuple] = None
 
-    def as_dict(self, cc=None):
+    def as_dict(self):
         # Not dataclasses.asdict: its deep copy costs more than a disk-cache hit should.
         d = {f.name: getattr(self, f.name) for f in fields(self)}
-        d = {k: v for k, v in d.items() if v is not None}
-        if cc is not None and "cc" not in d:
-            d["cc"] = tuple(cc)
-        return d
+        return {k: v for k, v in d.items() if v is not None}
+
+    def config(self, target=None):
+        """The ``_core.CompileConfig`` for these options: for the active
+        backend's kernels (its target, and on a GPU the current device's
+        compute capability) when ``target`` is None, else for ``target``
+        ("nvptx", at ``cc``, sm_90 when not given)."""
+        kw = dict(fastmath=self.fastmath, debug_level=1 if self.debug else 0, lineinfo=self.lineinfo, opt=self.opt,
+                  max_registers=self.max_registers or 0)
+        if target is None:
+            return _core.CompileConfig(**kw).for_active_backend()
+        return _core.CompileConfig(target=target, cc=self.cc, **kw)
 
 
-def _compile(pyfunc, specs, options: dict, device: bool, ret_spec=None):
+def _compile(pyfunc, specs, config, device: bool, ret_spec=None):
     """One specialisation through the C++ compiler; `ret_spec` fixes a
     device function's return type (an eager signature's)."""
-    return _core.compile(build_ir(pyfunc), list(specs), options, device, ret_spec)
-
-
-def _current_cc():
-    """The current device's compute capability on a GPU; None on the cpu
-    backend (its code does not depend on one)."""
-    if _core.backend() != "cuda":
-        return None
-    from cuforge.cuda._api import get_current_device
-
-    return get_current_device().compute_capability
+    return _core.compile(build_ir(pyfunc), list(specs), config, device, ret_spec)
 
 
 def _spec_of(value) -> str:
@@ -145,15 +144,15 @@ class Dispatcher:
         """The C++ launcher's callback for argument types it has not seen
         (and compile()'s): from the disk cache when it has them, else compiled
         (and stored there with cache=True)."""
-        options = self._options.as_dict(_current_cc())
+        config = self._options.config()
         cache = self._disk_cache
         if cache is None:
-            return _compile(self.py_func, specs, options, self.device, ret_spec)
+            return _compile(self.py_func, specs, config, self.device, ret_spec)
         pyfunc, device = self.py_func, self.device
-        cf = cache.load(specs, ret_spec, options, lambda: _compile(pyfunc, specs, options, device, ret_spec))
+        cf = cache.load(specs, ret_spec, config, lambda: _compile(pyfunc, specs, config, device, ret_spec))
         if cf is None:
-            cf = _compile(pyfunc, specs, options, device, ret_spec)
-            cache.save(specs, ret_spec, options, cf)
+            cf = _compile(pyfunc, specs, config, device, ret_spec)
+            cache.save(specs, ret_spec, config, cf)
         return cf
 
     @property
@@ -498,7 +497,7 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     options = CompileOptions(debug=bool(debug), lineinfo=bool(lineinfo), fastmath=bool(fastmath), opt=bool(opt),
                              cc=None if cc is None else tuple(cc))
     ret_spec = ret.spec if (device and ret is not None) else None
-    cf = _compile(pyfunc, [a.spec for a in args], options.as_dict(), bool(device), ret_spec)
+    cf = _compile(pyfunc, [a.spec for a in args], options.config("nvptx"), bool(device), ret_spec)
     return cf.ptx, cftypes.from_spec(cf.return_spec)
 
 

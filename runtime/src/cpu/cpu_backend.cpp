@@ -48,6 +48,10 @@ class cpu_backend final : public backend {
   }
 
   backend_kind kind() const noexcept override { return backend_kind::cpu; }
+  const backend_traits& traits() const noexcept override {
+    static constexpr backend_traits t{module_image::format::host, true};
+    return t;
+  }
   int driver_version() const noexcept override { return 0; }
   bool close_frees_memory() const noexcept override { return false; }
 

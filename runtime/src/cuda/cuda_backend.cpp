@@ -100,6 +100,10 @@ class cuda_backend final : public backend {
   }
 
   backend_kind kind() const noexcept override { return backend_kind::cuda; }
+  const backend_traits& traits() const noexcept override {
+    static constexpr backend_traits t{module_image::format::ptx, false};
+    return t;
+  }
   int driver_version() const noexcept override { return version_; }
 
   // ---- Devices and contexts ------------------------------------------------

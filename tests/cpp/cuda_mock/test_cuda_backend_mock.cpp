@@ -147,6 +147,11 @@ TEST(selection, the_cuda_backend_runs_on_the_mock) {
   EXPECT_EQ(p.device_count, 1);
 }
 
+TEST(selection, the_cuda_backend_runs_ptx_on_device_memory) {
+  EXPECT_EQ(active_traits().kernel_format, module_image::format::ptx);
+  EXPECT_FALSE(active_traits().device_memory_is_host);
+}
+
 TEST(selection, entry_points_come_from_cuGetProcAddress_at_our_abi_for_the_legacy_stream) {
   detail::active();
   const auto& r = detail::cuda::load();

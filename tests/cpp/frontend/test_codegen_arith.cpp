@@ -402,7 +402,7 @@ TEST(CodegenArith, ComplexArithmeticAndFunctions) {
 
 TEST(CodegenArith, MathFunctions) {
   type_context tc;
-  auto run_case = [&](auto zero, const type* t, double tol, codegen_options opts) {
+  auto run_case = [&](auto zero, const type* t, double tol, compile_config opts) {
     using F = decltype(zero);
     SCOPED_TRACE(t->str() + (opts.fastmath ? " fastmath" : ""));
     const F inf = std::numeric_limits<F>::infinity(), nan = std::numeric_limits<F>::quiet_NaN();
@@ -517,7 +517,7 @@ TEST(CodegenArith, MathFunctions) {
   };
   run_case(0.0, tc.float64(), 1e-13, {});
   run_case(0.0f, tc.float32(), 2e-6, {});
-  codegen_options fast;
+  compile_config fast;
   fast.fastmath = true;
   run_case(0.0f, tc.float32(), 2e-3, fast);
 }

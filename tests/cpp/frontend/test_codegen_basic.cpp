@@ -252,7 +252,7 @@ TEST(CodegenKernels, DeviceFunctionAbiForPtx) {
   EXPECT_NE(p.ptx.find("st.f32"), std::string::npos) << p.ptx;  // the result through ret
   EXPECT_EQ(p.ptx.find(".entry"), std::string::npos);
   expect_valid_ir(m, true);
-  EXPECT_THROW(compile_host(m, {}), cuforge::logic_error);
+  EXPECT_THROW(compile_host(m, host_config()), cuforge::logic_error);
 }
 
 // Tuples: made, stored in variables, swapped (a, b = b, a through a

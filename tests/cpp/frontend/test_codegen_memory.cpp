@@ -71,7 +71,7 @@ TEST(CodegenMemory, SharedMemoryBlockSumWithBarriers) {
     for (std::size_t j = b * 256; j < std::min(n, (b + 1) * 256); ++j) want += xs[j];
     EXPECT_EQ(o[b], want) << "block " << b;
   }
-  host_kernel hk = compile_host(m, {});
+  host_kernel hk = compile_host(m, host_config());
   EXPECT_EQ(hk.static_shared_bytes, 1024u);
   EXPECT_TRUE(hk.uses_barrier);
   EXPECT_EQ(hk.param_sizes, std::vector<std::size_t>(6, 8));
@@ -585,7 +585,7 @@ TEST(CodegenMemory, LocalArraysBeyondAFiberStackAreRefused) {
     expect_ptx_assembles(m);  // 320 KB of local memory is within a GPU thread's 512 KiB
     if (barrier) {
       try {
-        compile_host(m, {});
+        compile_host(m, host_config());
         ADD_FAILURE() << "compile_host took 320 KB of local arrays in a kernel with barriers";
       } catch (const compile_error& e) {
         EXPECT_NE(std::string(e.what()).find("do not fit the cpu backend's 256 KiB fiber stacks"), std::string::npos) << e.what();

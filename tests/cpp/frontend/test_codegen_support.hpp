@@ -326,9 +326,12 @@ class slots {
   std::vector<std::uint64_t> v_;
 };
 
+/// The default configuration for the host target (the cpu backend's).
+inline compile_config host_config() { return compile_config::for_target(target_kind::host); }
+
 /// Compiles `m` for the active backend and launches it once, waiting for it.
 inline void run(const typed_module& m, dim3 grid, dim3 block, const slots& args, std::size_t shared_bytes = 0,
-                codegen_options opts = {}) {
+                compile_config opts = {}) {
   std::vector<std::uint64_t> values = args.values();
   std::vector<void*> params;
   for (auto& v : values) params.push_back(&v);
@@ -341,7 +344,7 @@ inline void run(const typed_module& m, dim3 grid, dim3 block, const slots& args,
     cuforge::synchronize();
     return;
   }
-  host_kernel hk = compile_host(m, opts);
+  host_kernel hk = compile_host(m, opts.with_target(target_kind::host));
   cpu_kernel_symbol sym;
   sym.name = hk.name;
   sym.fn = hk.fn;
@@ -400,7 +403,7 @@ inline typed_module elementwise(type_context& tc, const std::string& name, std::
 }
 
 /// Runs an elementwise kernel over columns of n elements (the outputs' bytes are replaced).
-inline void run_columns(const typed_module& m, std::vector<column>& cols, std::size_t n, codegen_options opts = {}) {
+inline void run_columns(const typed_module& m, std::vector<column>& cols, std::size_t n, compile_config opts = {}) {
   std::vector<std::unique_ptr<device_buffer<unsigned char>>> bufs;
   slots s;
   for (auto& c : cols) {
@@ -436,7 +439,7 @@ inline std::string temp_file(const std::string& suffix, const std::string& text)
 }
 
 /// compile_ptx, then ptxas for sm_90 on the result (no GPU needed).
-inline ptx_result expect_ptx_assembles(const typed_module& m, codegen_options opts = {}) {
+inline ptx_result expect_ptx_assembles(const typed_module& m, compile_config opts = {}) {
   ptx_result r = compile_ptx(m, opts);
   EXPECT_NE(r.ptx.find(".target sm_"), std::string::npos);
   std::string path = temp_file(".ptx", r.ptx);
@@ -447,8 +450,8 @@ inline ptx_result expect_ptx_assembles(const typed_module& m, codegen_options op
 }
 
 /// emit_llvm_ir for a target, then llvm-as on it (which runs the verifier).
-inline std::string expect_valid_ir(const typed_module& m, bool gpu, codegen_options opts = {}) {
-  std::string ir = emit_llvm_ir(m, gpu, opts);
+inline std::string expect_valid_ir(const typed_module& m, bool gpu, compile_config opts = {}) {
+  std::string ir = emit_llvm_ir(m, opts.with_target(gpu ? target_kind::nvptx : target_kind::host));
   std::string path = temp_file(".ll", ir);
   auto [rc, out] = shell(std::string(CUFORGE_TEST_LLVM_AS) + " " + path + " -o /dev/null");
   EXPECT_EQ(rc, 0) << "llvm-as rejected the IR:\n" << out << "\n" << ir;
@@ -457,7 +460,7 @@ inline std::string expect_valid_ir(const typed_module& m, bool gpu, codegen_opti
 }
 
 /// Both targets: the PTX assembles and the IR of each is valid.
-inline void expect_compiles(const typed_module& m, codegen_options opts = {}) {
+inline void expect_compiles(const typed_module& m, compile_config opts = {}) {
   expect_ptx_assembles(m, opts);
   expect_valid_ir(m, true, opts);
   expect_valid_ir(m, false, opts);

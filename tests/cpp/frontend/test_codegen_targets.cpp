@@ -43,7 +43,7 @@ TEST(CodegenTargets, PtxLinksOnlyTheLibdeviceItUses) {
   EXPECT_EQ(ir.find("define internal float @__nv_cosf"), std::string::npos);
   EXPECT_NE(ir.find("target triple = \"nvptx64-nvidia-cuda\""), std::string::npos);
   // O0 still links libdevice and resolves NVVMReflect.
-  codegen_options o0;
+  compile_config o0;
   o0.opt = false;
   ptx_result p0 = expect_ptx_assembles(math_kernel(tc, tc.float64()), o0);
   EXPECT_EQ(p0.ptx.find("__nvvm_reflect"), std::string::npos);
@@ -52,7 +52,7 @@ TEST(CodegenTargets, PtxLinksOnlyTheLibdeviceItUses) {
 
 TEST(CodegenTargets, FastmathApproximatesAndFlushes) {
   type_context tc;
-  codegen_options fast;
+  compile_config fast;
   fast.fastmath = true;
   ptx_result p = expect_ptx_assembles(math_kernel(tc, tc.float32()), fast);
   EXPECT_NE(p.ptx.find("sin.approx.ftz.f32"), std::string::npos) << p.ptx;
@@ -65,21 +65,21 @@ TEST(CodegenTargets, FastmathApproximatesAndFlushes) {
 
 TEST(CodegenTargets, LineInfoAndDebugInfo) {
   type_context tc;
-  codegen_options li;
+  compile_config li;
   li.lineinfo = true;
   ptx_result p = expect_ptx_assembles(math_kernel(tc, tc.float32()), li);
   EXPECT_NE(p.ptx.find(".loc"), std::string::npos) << p.ptx;
   EXPECT_NE(p.ptx.find(".file"), std::string::npos);
   EXPECT_NE(p.ptx.find("test_kernels.py"), std::string::npos);
   expect_valid_ir(math_kernel(tc, tc.float32()), false, li);
-  codegen_options dbg;
-  dbg.debug = true;
+  compile_config dbg;
+  dbg.debug_level = 1;
   dbg.opt = false;
   ptx_result d = expect_ptx_assembles(math_kernel(tc, tc.float32()), dbg);
   EXPECT_NE(d.ptx.find(".loc"), std::string::npos);
   std::string ir = expect_valid_ir(math_kernel(tc, tc.float32()), false, dbg);
   EXPECT_NE(ir.find("DICompileUnit"), std::string::npos);
-  codegen_options dbg_opt = dbg;  // what the dispatcher does for debug=True: optimised, with line info
+  compile_config dbg_opt = dbg;  // what the dispatcher does for debug=True: optimised, with line info
   dbg_opt.opt = true;
   dbg_opt.lineinfo = true;
   expect_ptx_assembles(math_kernel(tc, tc.float32()), dbg_opt);
@@ -96,7 +96,7 @@ TEST(CodegenTargets, ProcessorAndPtxVersionFollowTheComputeCapability) {
   type_context tc;
   typed_module m = math_kernel(tc, tc.float32());
   auto target_of = [&](int major, int minor) {
-    codegen_options o;
+    compile_config o;
     o.cc = {major, minor};
     return compile_ptx(m, o).ptx;
   };
@@ -195,7 +195,7 @@ TEST(CodegenTargets, DeviceFunctionWithSharedMemoryAndBarriers) {
   std::reverse(ys.begin(), ys.end());
   EXPECT_EQ(dx.download(), xs);
   EXPECT_EQ(dy.download(), ys);
-  EXPECT_EQ(compile_host(m, {}).static_shared_bytes, 256u);
+  EXPECT_EQ(compile_host(m, host_config()).static_shared_bytes, 256u);
 }
 
 // Errors that leave host kernels unwind through the JIT's frames into the
@@ -248,8 +248,8 @@ TEST(CodegenTargets, MalformedTypedIrThrowsLogicError) {
     mutate(k, body);
     typed_module m = module_of({k.finish(body)});
     EXPECT_THROW(compile_ptx(m, {}), cuforge::logic_error);
-    EXPECT_THROW(compile_host(m, {}), cuforge::logic_error);
-    EXPECT_THROW(emit_llvm_ir(m, false, {}), cuforge::logic_error);
+    EXPECT_THROW(compile_host(m, host_config()), cuforge::logic_error);
+    EXPECT_THROW(emit_llvm_ir(m, host_config()), cuforge::logic_error);
   };
   expect_logic_error("untyped expression", [](typed_builder& k, std::vector<stmt_id>& b) {
     b.push_back(k.eval(k.i64(3)));
@@ -319,7 +319,7 @@ TEST(CodegenTargets, ConcurrentCompilesAreIndependent) {
         for (int r = 0; r < 3; ++r) {
           ptx_result p = compile_ptx(m, {});
           if (p.ptx.find(".entry concurrent" + std::to_string(t)) == std::string::npos) errors[static_cast<std::size_t>(t)] = "bad PTX";
-          host_kernel h = compile_host(m, {});
+          host_kernel h = compile_host(m, host_config());
           if (h.fn == nullptr) errors[static_cast<std::size_t>(t)] = "no host function";
         }
       } catch (const std::exception& e) {
@@ -328,4 +328,93 @@ TEST(CodegenTargets, ConcurrentCompilesAreIndependent) {
     });
   for (auto& th : threads) th.join();
   for (const auto& e : errors) EXPECT_EQ(e, "");
+}
+
+// --- the compile configuration -----------------------------------------------------------------
+
+TEST(CompileConfig, IsAValueWhoseKeyNamesEverythingThatChangesTheCode) {
+  compile_config a;
+  EXPECT_EQ(a.target, target_kind::nvptx);
+  EXPECT_EQ(a.key(), "nvptx sm_90 fastmath=0 debug=0 lineinfo=0 opt=1 maxnreg=0");
+  compile_config b = a;
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.hash(), b.hash());
+  EXPECT_EQ(std::hash<compile_config>{}(a), a.hash());
+  // Each field changes equality and the key.
+  std::vector<compile_config> variants;
+  for (int i = 0; i < 7; ++i) {
+    compile_config c = a;
+    switch (i) {
+      case 0: c.target = target_kind::host; break;
+      case 1: c.cc = {8, 0}; break;
+      case 2: c.fastmath = true; break;
+      case 3: c.debug_level = 1; break;
+      case 4: c.lineinfo = true; break;
+      case 5: c.opt = false; break;
+      case 6: c.max_registers = 32; break;
+    }
+    EXPECT_NE(c, a) << i;
+    EXPECT_NE(c.key(), a.key()) << i;
+    variants.push_back(c);
+  }
+  for (std::size_t i = 0; i < variants.size(); ++i)
+    for (std::size_t j = i + 1; j < variants.size(); ++j) EXPECT_NE(variants[i].key(), variants[j].key());
+  // Host code is keyed on this CPU, not on a compute capability.
+  compile_config h = compile_config::for_target(target_kind::host);
+  EXPECT_NE(h.key().find(host_target_id()), std::string::npos) << h.key();
+  EXPECT_EQ(h.key().find("sm_"), std::string::npos);
+  EXPECT_EQ(h.with_target(target_kind::nvptx), a);
+  EXPECT_TRUE(a.with_target(target_kind::nvptx).line_tables() == false);
+  compile_config d = a;
+  d.debug_level = 1;
+  EXPECT_TRUE(d.debug() && d.line_tables());
+}
+
+TEST(CompileConfig, OutOfRangeFieldsAreRefusedByName) {
+  compile_config c;
+  c.debug_level = 3;
+  EXPECT_THROW(c.validate(), cuforge::logic_error);
+  c = {};
+  c.max_registers = 300;
+  try {
+    c.validate();
+    ADD_FAILURE() << "accepted";
+  } catch (const cuforge::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("max_registers"), std::string::npos) << e.what();
+  }
+  c = {};
+  c.target = static_cast<target_kind>(7);
+  EXPECT_THROW(c.validate(), cuforge::logic_error);
+  type_context tc;
+  EXPECT_THROW(emit_llvm_ir(math_kernel(tc, tc.float32()), c), cuforge::logic_error) << "no target is made from it";
+}
+
+TEST(CompileConfig, ChoosesTheTargetAndEachEntryPointChecksIt) {
+  type_context tc;
+  typed_module m = math_kernel(tc, tc.float32());
+  compile_config ptx;
+  compile_config host = compile_config::for_target(target_kind::host);
+  EXPECT_NE(emit_llvm_ir(m, ptx).find("target triple = \"nvptx64-nvidia-cuda\""), std::string::npos);
+  std::string host_ir = emit_llvm_ir(m, host);
+  EXPECT_EQ(host_ir.find("nvptx64"), std::string::npos);
+  EXPECT_NE(host_ir.find("void @" + m.functions[0].symbol + "(ptr"), std::string::npos) << "the host's kernel ABI";
+  EXPECT_THROW(compile_ptx(m, host), cuforge::logic_error);
+  EXPECT_THROW(compile_host(m, ptx), cuforge::logic_error);
+  EXPECT_THROW(compile_host_object(m, ptx), cuforge::logic_error);
+}
+
+TEST(CompileConfig, MaxRegistersIsTheEntrysMaxnregFromTheNvptxTarget) {
+  type_context tc;
+  typed_module m = math_kernel(tc, tc.float32());
+  compile_config c;
+  EXPECT_EQ(expect_ptx_assembles(m, c).ptx.find(".maxnreg"), std::string::npos);
+  c.max_registers = 24;
+  std::string ptx = expect_ptx_assembles(m, c).ptx;
+  auto entry = ptx.find(".entry " + m.functions[0].symbol);
+  ASSERT_NE(entry, std::string::npos) << ptx;
+  auto at = ptx.find(".maxnreg 24", entry);
+  EXPECT_NE(at, std::string::npos) << ptx;
+  EXPECT_LT(at, ptx.find('{', entry)) << "a directive of the entry, before its body:\n" << ptx;
+  // The host has no registers to cap: the same configuration compiles there.
+  EXPECT_NO_THROW(compile_host(m, c.with_target(target_kind::host)));
 }

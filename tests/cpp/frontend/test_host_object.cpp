@@ -53,7 +53,7 @@ TEST(HostObject, RoundTripRunsWhatCompileHostRuns) {
   CUFORGE_REQUIRE_CPU("host code");
   type_context tc;
   typed_module m = libm_kernel(tc);
-  host_object obj = compile_host_object(m, {});
+  host_object obj = compile_host_object(m, host_config());
   ASSERT_GT(obj.object.size(), 4u);
   EXPECT_EQ(obj.object.substr(0, 4), std::string("\x7f" "ELF"));
   EXPECT_EQ(obj.name, m.functions[0].symbol);
@@ -68,7 +68,7 @@ TEST(HostObject, RoundTripRunsWhatCompileHostRuns) {
   read_back.uses_barrier = obj.uses_barrier;
   read_back.slots = obj.slots;
   host_kernel loaded = load_host_object(read_back);
-  host_kernel jitted = compile_host(m, {});
+  host_kernel jitted = compile_host(m, host_config());
   EXPECT_EQ(loaded.name, jitted.name);
   EXPECT_EQ(loaded.param_sizes, jitted.param_sizes);
   EXPECT_EQ(loaded.uses_barrier, jitted.uses_barrier);
@@ -97,7 +97,7 @@ TEST(HostObject, SharedMemoryAndBarriersSurviveTheRoundTrip) {
                             k.eval(k.sync()),
                             k.eval(k.store(k.v(out), k.load(k.v(s), {k.bin(op_id::sub, k.i64(63), k.v(t))}), {k.v(t)}))};
   typed_module m = module_of({k.finish(body, nullptr, true)});
-  host_object obj = compile_host_object(m, {});
+  host_object obj = compile_host_object(m, host_config());
   EXPECT_EQ(obj.static_shared_bytes, 512u);
   EXPECT_TRUE(obj.uses_barrier);
   host_kernel hk = load_host_object(obj);
@@ -120,7 +120,7 @@ TEST(HostObject, ExceptionsUnwindThroughLoadedCode) {
   var_id x = k.param("x", tc.array(tc.int64(), 1, array_layout::c));
   auto ok = k.cmp(op_id::lt, k.load(k.v(x), {k.cast(k.tid(0), tc.int64())}), k.i64(3));
   typed_module m = module_of({k.finish({k.assert_(ok, "value too large")})});
-  host_kernel hk = load_host_object(compile_host_object(m, {}));
+  host_kernel hk = load_host_object(compile_host_object(m, host_config()));
   device_buffer<std::int64_t> dx(4);
   dx.upload({0, 1, 2, 3});
   CUFORGE_EXPECT_THROW_WITH(cuforge::cuda_error, "AssertionError: value too large",
@@ -131,7 +131,7 @@ TEST(HostObject, ExceptionsUnwindThroughLoadedCode) {
 
 TEST(HostObject, BadBytesAreErrorsNotCrashes) {
   type_context tc;
-  host_object good = compile_host_object(libm_kernel(tc), {});
+  host_object good = compile_host_object(libm_kernel(tc), host_config());
   auto with_bytes = [&](std::string bytes) {
     host_object o = good;
     o.object = std::move(bytes);
@@ -153,13 +153,13 @@ TEST(HostObject, DeviceFunctionsAreRefused) {
   typed_builder d(tc, "helper", false);
   var_id a = d.param("a", tc.int64());
   typed_module m = module_of({d.finish({d.ret(d.v(a))}, tc.int64())});
-  EXPECT_THROW(compile_host_object(m, {}), cuforge::logic_error);
+  EXPECT_THROW(compile_host_object(m, host_config()), cuforge::logic_error);
 }
 
 TEST(HostObject, LoadsAreIndependentConcurrentAndReleased) {
   CUFORGE_REQUIRE_CPU("host code");
   type_context tc;
-  host_object obj = compile_host_object(libm_kernel(tc, "shared_name"), {});
+  host_object obj = compile_host_object(libm_kernel(tc, "shared_name"), host_config());
   // The same symbol loaded many times at once: each load is its own library.
   std::vector<std::string> errors(4);
   std::vector<std::thread> threads;

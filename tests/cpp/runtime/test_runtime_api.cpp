@@ -68,6 +68,18 @@ TEST(Backend, SelectionIsConsistentWithTheEnvironmentAndDriver) {
   }
 }
 
+TEST(Backend, TraitsSayWhatCodeAboveTheRuntimeNeedsToKnow) {
+  const backend_traits& t = active_traits();
+  EXPECT_EQ(&t, &active_traits()) << "one value per process";
+  if (active_backend() == backend_kind::cpu) {
+    EXPECT_EQ(t.kernel_format, module_image::format::host);
+    EXPECT_TRUE(t.device_memory_is_host);
+  } else {
+    EXPECT_EQ(t.kernel_format, module_image::format::ptx);
+    EXPECT_FALSE(t.device_memory_is_host);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Devices
 

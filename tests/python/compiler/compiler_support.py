@@ -88,7 +88,7 @@ def _stage_ready(stage):
     if compile_fn is None:
         return False
     try:
-        cf = compile_fn(build_ir(_probe_kernel), ["array(float64, 1d, C)"], {}, False)
+        cf = compile_fn(build_ir(_probe_kernel), ["array(float64, 1d, C)"], _core.CompileConfig(), False)
         if stage == "codegen":
             cf.llvm  # noqa: B018
     except Exception as e:  # noqa: BLE001

@@ -21,6 +21,7 @@ import warnings
 import numpy as np
 import pytest
 
+import cuforge
 from cuforge import _core, cuda
 from cuforge.cuda import _cache
 
@@ -339,12 +340,17 @@ def test_the_key_follows_options_and_types(cache_dir, tmp_path):
 def test_the_key_covers_what_decides_the_code(cache_dir, tmp_path):
     mod = load(write(tmp_path / "kernels_mod.py", KERNELS))
     cache = mod.add_n._disk_cache
-    key = cache.key(["array(float32, 1d, C)"] * 2, None, {"fastmath": False, "opt": True})
-    assert set(key) >= {"source", "file", "line", "args", "options", "target", "compiler", "python"}
-    assert key["target"].startswith(("cuda", "cpu "))
+    config = _core.CompileConfig().for_active_backend()
+    key = cache.key(["array(float32, 1d, C)"] * 2, None, config)
+    assert set(key) >= {"source", "file", "line", "args", "config", "compiler", "python"}
+    # The configuration's key names the target: the GPU, or this CPU.
+    assert key["config"] == config.key
+    assert key["config"].startswith("nvptx sm_" if cuforge.backend() == "cuda" else "host ")
+    if cuforge.backend() != "cuda":
+        assert _core.host_target_id() in key["config"]
     assert "build" in key["compiler"] and "walker.py" in key["compiler"]
     assert key["python"] == sys.implementation.cache_tag
-    other = cache.key(["array(float32, 1d, C)"] * 2, None, {"fastmath": True, "opt": True})
+    other = cache.key(["array(float32, 1d, C)"] * 2, None, _core.CompileConfig(fastmath=True).for_active_backend())
     assert cache.file_name(key) != cache.file_name(other)
 
 
@@ -455,7 +461,7 @@ def test_a_ptx_entry_carries_the_gpu_code_and_the_launcher_facts(cache_dir, tmp_
     facts = {"symbol": compiled.symbol, "writes_arg": compiled.writes_arg, "uses_barrier": compiled.uses_barrier,
              "return_spec": compiled.return_spec, "types_dump": compiled.types_dump}
     ptx = compiled.ptx
-    cf = _core.load_compiled("ptx", facts, ptx.encode(), specs, {"opt": True}, False)
+    cf = _core.load_compiled("ptx", facts, ptx.encode(), specs, _core.CompileConfig(target="nvptx"), False)
     assert cf.from_cache and cf.ptx == ptx and cf.symbol == compiled.symbol
     assert cf.writes_arg == [True, False] and cf.arg_specs == specs and cf.types_dump == compiled.types_dump
     for kind, bad_facts, code in [("ptx", facts, b""), ("cubin", facts, ptx.encode()),
@@ -463,4 +469,4 @@ def test_a_ptx_entry_carries_the_gpu_code_and_the_launcher_facts(cache_dir, tmp_
                                   ("ptx", {k: v for k, v in facts.items() if k != "symbol"}, ptx.encode()),
                                   ("ptx", {**facts, "return_spec": "no such type"}, ptx.encode())]:
         with pytest.raises((ValueError, KeyError)):
-            _core.load_compiled(kind, bad_facts, code, specs, {"opt": True}, False)
+            _core.load_compiled(kind, bad_facts, code, specs, _core.CompileConfig(target="nvptx"), False)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from compiler_support import CODEGEN_READY, TYPER_READY, needs_codegen, needs_typer
+import cuforge
 from cuforge import _core, cuda
 from cuforge import types as t
 from cuforge.cuda import _jit
@@ -54,6 +55,14 @@ def test_decorator_with_parentheses_and_options():
                                     "max_registers": 32}
     assert cuda.jit(add_kernel)._options.as_dict() == {"debug": False, "lineinfo": False, "fastmath": False,
                                                         "opt": True}
+    # The C++ configuration they make: the active backend's target, every option.
+    config = k._options.config()
+    assert (config.fastmath, config.debug_level, config.lineinfo, config.opt, config.max_registers) == (
+        True, 1, True, False, 32)
+    assert config.target == ("nvptx" if cuforge.backend() == "cuda" else "host")
+    assert k._options.config("nvptx").key.startswith("nvptx sm_90 ")
+    assert config == k._options.config() and hash(config) == hash(k._options.config())
+    assert config != cuda.jit(add_kernel)._options.config()
 
 
 def test_device_functions():
@@ -168,7 +177,7 @@ def test_compile_returns_the_existing_definition():
 def test_cpp_typing_errors_are_cuda_typing_errors():
     ir = _jit.build_ir(kernel_with_typing_error)
     with pytest.raises(cuda.TypingError) as info:
-        _core.compile(ir, ["array(float32, 1d, C)"], {}, False)
+        _core.compile(ir, ["array(float32, 1d, C)"], _core.CompileConfig(), False)
     e = info.value
     assert isinstance(e, TypeError)
     assert e.filename == __file__ and isinstance(e.lineno, int) and e.msg
@@ -263,8 +272,9 @@ def test_launches_compile_through_the_callback(monkeypatch):
     ((name, specs, options, device),) = seen
     assert name == "add_kernel" and device is False
     assert specs == ["array(float32, 1d, C)", "array(float32, 1d, C)", "array(float64, 1d, C)"]
-    assert options["fastmath"] is True and options["opt"] is True
-    assert ("cc" in options) == (cuda.backend() == "cuda")
+    assert options.fastmath is True and options.opt is True
+    # The active backend's target: PTX for the current GPU, or this CPU's code.
+    assert options.target == ("nvptx" if cuda.backend() == "cuda" else "host")
 
 
 def test_specialize_compiles_for_the_arguments_types(monkeypatch):
@@ -295,8 +305,8 @@ def test_compile_ptx_checks_before_compiling(monkeypatch):
     with pytest.raises(AttributeError):  # None has no .ptx: the stand-in returns nothing
         cuda.compile_ptx(scale_device, "float32(float32, int64)", device=True, cc=(8, 0), fastmath=True,
                          lineinfo=True)
-    assert seen == [(["float32", "int64"], {"debug": False, "lineinfo": True, "fastmath": True, "opt": True,
-                                            "cc": (8, 0)}, True)]
+    assert seen == [(["float32", "int64"], _core.CompileConfig(target="nvptx", cc=(8, 0), lineinfo=True, fastmath=True),
+                     True)]
 
 
 @needs_codegen

@@ -17,6 +17,7 @@
 /// kernel is `void k(cuforge::cpu::thread_context*, void** params)` with
 /// params[i] pointing at slot i.
 
+#include <cuforge/frontend/compile_config.hpp>
 #include <cuforge/frontend/typer.hpp>
 #include <cuforge/runtime/cpu_kernel.hpp>
 #include <cuforge/runtime/device.hpp>
@@ -29,19 +30,12 @@
 
 namespace cuforge::frontend {
 
-struct codegen_options {
-  compute_capability cc{9, 0};  ///< the GPU to compile for (sm_XY)
-  bool fastmath = false;  ///< ftz, approximate division and sqrt, contraction (Numba's fastmath)
-  bool debug = false;     ///< debug info
-  bool lineinfo = false;  ///< line tables only
-  bool opt = true;        ///< O3 (false: O0)
-};
-
 /// The number of 8-byte slots a value of type `t` takes (see the ABI above).
 CUFORGE_API std::size_t slot_count(const type* t);
 
-/// The LLVM IR of the module for a target, as text (inspect_llvm()).
-CUFORGE_API std::string emit_llvm_ir(const typed_module& m, bool for_gpu, const codegen_options& opts);
+/// The LLVM IR of the module for the config's target, optimised as its code
+/// would be, as text (inspect_llvm()).
+CUFORGE_API std::string emit_llvm_ir(const typed_module& m, const compile_config& cfg);
 
 struct ptx_result {
   std::string ptx;
@@ -50,7 +44,8 @@ struct ptx_result {
 
 /// PTX for `m` (a kernel: a .entry; a device function: a .func with
 /// Numba's device ABI: `int name(T* ret, args...)` returning 0).
-CUFORGE_API ptx_result compile_ptx(const typed_module& m, const codegen_options& opts);
+/// `cfg.target` must be nvptx.
+CUFORGE_API ptx_result compile_ptx(const typed_module& m, const compile_config& cfg);
 
 /// A kernel compiled to host code for the cpu backend. Holds the JIT
 /// session the code lives in: keep it alive as long as `fn` may run.
@@ -63,7 +58,8 @@ struct host_kernel {
   std::shared_ptr<void> session;
 };
 
-CUFORGE_API host_kernel compile_host(const typed_module& m, const codegen_options& opts);
+/// `cfg.target` must be host.
+CUFORGE_API host_kernel compile_host(const typed_module& m, const compile_config& cfg);
 
 /// A kernel's host code as a relocatable object file for this machine
 /// (host_target_id()), with what loading it needs: what the disk cache
@@ -77,8 +73,9 @@ struct host_object {
 };
 
 /// The code compile_host makes, as an object file instead of in a JIT.
+/// `cfg.target` must be host.
 /// @throws logic_error for a device function or a codegen failure.
-CUFORGE_API host_object compile_host_object(const typed_module& m, const codegen_options& opts);
+CUFORGE_API host_object compile_host_object(const typed_module& m, const compile_config& cfg);
 
 /// Links `obj` into this process (JITLink, in a library of its own that the
 /// returned kernel's `session` releases), binding the names compile_host

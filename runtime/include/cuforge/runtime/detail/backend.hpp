@@ -38,6 +38,8 @@ class backend {
  public:
   virtual ~backend() = default;
   virtual backend_kind kind() const noexcept = 0;
+  /// What code above the runtime asks of it (backend.hpp): its kernel format, whether its memory is the host's.
+  virtual const backend_traits& traits() const noexcept = 0;
   virtual int driver_version() const noexcept = 0;
 
   // Devices and contexts.

@@ -1,0 +1,79 @@
+#pragma once
+
+/// @file
+/// What one compilation is for: the target and the options that change the
+/// code. A value: equal configurations compile a typed module to the same
+/// code, so it is hashable, its key() is the options part of the disk
+/// cache's key, and codegen picks the target object from it
+/// (docs/compiler.md, "Targets").
+
+#include <cuforge/runtime/device.hpp>
+#include <cuforge/runtime/export.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace cuforge::frontend {
+
+/// The code generators codegen has: one file frontend/src/target_<name>.cpp each.
+enum class target_kind : std::uint8_t {
+  nvptx,  ///< PTX for NVIDIA GPUs (the cuda backend loads it; the driver compiles it)
+  host,   ///< machine code for this process (the cpu backend runs it)
+};
+
+/// "nvptx", "host".
+CUFORGE_API std::string_view to_string(target_kind t) noexcept;
+
+struct CUFORGE_API compile_config {
+  target_kind target = target_kind::nvptx;
+  /// The GPU compiled for (sm_XY); nvptx only: host code does not depend on it.
+  compute_capability cc{9, 0};
+  /// Numba's fastmath: flush denormals, approximate division, sqrt and some
+  /// functions, contract into fma, reassociate.
+  bool fastmath = false;
+  /// 0: none. 1: debug=True: full debug information, and the run-time checks
+  /// debug kernels make (assert statements).
+  int debug_level = 0;
+  /// Line tables without the rest of the debug information.
+  bool lineinfo = false;
+  /// O3 (false: O0).
+  bool opt = true;
+  /// The most registers a thread of a kernel may use (`.maxnreg`; nvptx
+  /// only); 0 leaves it to ptxas.
+  int max_registers = 0;
+
+  /// The configuration for `t` with `cc` (nvptx) and default options.
+  static compile_config for_target(target_kind t, compute_capability cc = {9, 0});
+
+  bool debug() const noexcept { return debug_level > 0; }
+  /// Line tables are emitted: asked for, or implied by full debug info.
+  bool line_tables() const noexcept { return lineinfo || debug(); }
+
+  /// This configuration for another target (the same options).
+  compile_config with_target(target_kind t) const;
+
+  /// These options for the active backend's kernels: the target its kernel
+  /// format names (backend_traits), and on a GPU the current device's
+  /// compute capability. Selects the backend on first call.
+  compile_config for_active_backend() const;
+
+  /// @throws logic_error naming the field that is out of range.
+  void validate() const;
+
+  /// Canonical text naming everything that changes the code, the target's
+  /// identity included ("nvptx sm_90 ..." or "host <host_target_id()> ..."):
+  /// what the disk cache keys on. Equal keys mean equal configurations.
+  std::string key() const;
+  std::size_t hash() const noexcept;
+
+  friend bool operator==(const compile_config&, const compile_config&) = default;
+};
+
+}  // namespace cuforge::frontend
+
+template <>
+struct std::hash<cuforge::frontend::compile_config> {
+  std::size_t operator()(const cuforge::frontend::compile_config& c) const noexcept { return c.hash(); }
+};

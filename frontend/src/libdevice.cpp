@@ -1,0 +1,63 @@
+// libdevice, the CUDA math library as LLVM bitcode: read once per process
+// and linked into NVPTX modules by the NVPTX target's finish stage.
+#include "llvm_support.hpp"
+
+#include <cuforge/runtime/error.hpp>
+
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Transforms/IPO/Internalize.h>
+
+#include <cstdlib>
+#include <mutex>
+
+#ifndef CUFORGE_LIBDEVICE_PATH
+#define CUFORGE_LIBDEVICE_PATH "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc"
+#endif
+
+namespace cuforge::frontend::detail {
+
+namespace {
+
+std::string message_of(llvm::Error e) { return llvm::toString(std::move(e)); }
+
+const llvm::MemoryBuffer& libdevice() {
+  static std::once_flag once;
+  static std::unique_ptr<llvm::MemoryBuffer> buffer;
+  static std::string error;
+  std::call_once(once, [] {
+    const char* env = std::getenv("CUFORGE_LIBDEVICE_PATH");
+    std::string path = env != nullptr && *env != '\0' ? env : CUFORGE_LIBDEVICE_PATH;
+    auto r = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!r)
+      error = "codegen: cannot read libdevice at " + path + " (" + r.getError().message() +
+              "); set CUFORGE_LIBDEVICE_PATH to the toolkit's nvvm/libdevice/libdevice.10.bc";
+    else
+      buffer = std::move(*r);
+  });
+  if (!buffer) throw logic_error(error);
+  return *buffer;
+}
+
+}  // namespace
+
+void link_libdevice(llvm::Module& m) {
+  bool needed = false;
+  for (const llvm::Function& f : m)
+    if (f.isDeclaration() && f.getName().starts_with("__nv_")) needed = true;
+  if (!needed) return;
+  auto lib = llvm::getLazyBitcodeModule(libdevice().getMemBufferRef(), m.getContext());
+  if (!lib) throw logic_error("codegen: cannot parse libdevice: " + message_of(lib.takeError()));
+  (*lib)->setTargetTriple(m.getTargetTriple());
+  (*lib)->setDataLayout(m.getDataLayout());
+  bool failed = llvm::Linker::linkModules(
+      m, std::move(*lib), llvm::Linker::Flags::LinkOnlyNeeded, [](llvm::Module& dst, const llvm::StringSet<>& linked) {
+        llvm::internalizeModule(dst, [&](const llvm::GlobalValue& gv) {
+          return !gv.hasName() || linked.count(gv.getName()) == 0;
+        });
+      });
+  if (failed) throw logic_error("codegen: linking libdevice failed");
+}
+
+}  // namespace cuforge::frontend::detail

@@ -1,0 +1,39 @@
+// The targets codegen has, chosen from the compile configuration, and the
+// defaults of the target hooks.
+#include "codegen_lower.hpp"
+#include "codegen_target.hpp"
+#include "llvm_support.hpp"
+
+#include <cuforge/runtime/error.hpp>
+
+namespace cuforge::frontend::detail {
+
+namespace {
+
+struct target_row {
+  target_kind kind;
+  std::unique_ptr<target> (*make)(const compile_config&);
+};
+
+// One row per target: adding a target is a file target_<name>.cpp and a row here.
+constexpr target_row targets[] = {
+    {target_kind::nvptx, &make_nvptx_target},
+    {target_kind::host, &make_host_target},
+};
+
+}  // namespace
+
+std::unique_ptr<target> make_target(const compile_config& cfg) {
+  cfg.validate();
+  for (const auto& row : targets)
+    if (row.kind == cfg.target) return row.make(cfg);
+  throw logic_error("codegen: no target " + std::string(to_string(cfg.target)));
+}
+
+void target::check_module(const typed_module&) const {}
+
+void target::finish_module(llvm::Module&) {}
+
+void target::optimize(llvm::Module& m) { detail::optimize(m, machine(), cfg_.opt); }
+
+}  // namespace cuforge::frontend::detail
