@@ -58,8 +58,8 @@ struct module_state {
   /// (the GPU uses its own globals but the same sites).
   std::map<std::pair<std::size_t, expr_id>, std::uint64_t> shared_offsets;
   std::uint64_t static_shared_bytes = 0;
-  /// Host scratch for syncthreads_count/_and/_or: two i32 accumulators and a generation (-1: none).
-  std::int64_t reduce_offset = -1;
+  /// Scratch areas in the block's shared memory that lowering asked for by name (block_scratch).
+  std::map<std::string, std::uint64_t> scratch_offsets;
   /// Shared and constant arrays already made, per op site.
   std::map<std::pair<std::size_t, expr_id>, llvm::Value*> site_globals;
   /// Helper functions (integer power, complex power...), made once per module.
@@ -79,6 +79,10 @@ struct module_state {
   llvm::Value* none_value();
   /// The function `name` when already made, else null.
   llvm::Function* helper(const std::string& name) const;
+  /// The offset in the block's shared memory of the scratch area `name` of `bytes` bytes (16-byte
+  /// aligned, after the kernel's shared arrays, zeroed when the block starts), made on first request.
+  /// For lowerings that need memory a block's threads share (the host's barrier reductions).
+  std::uint64_t block_scratch(const std::string& name, std::uint64_t bytes);
   const llvm::DataLayout& layout() const { return mod.getDataLayout(); }
 };
 
@@ -142,8 +146,9 @@ class function_lowering {
   llvm::Value* im(llvm::Value* z) { return b.CreateExtractValue(z, 1); }
   llvm::Value* cmul(llvm::Value* x, llvm::Value* y);
   llvm::Value* cdiv(llvm::Value* x, llvm::Value* y);
-  llvm::Value* atomic(const frontend::expr& e);
   llvm::Value* call_device(const frontend::expr& e);
+  /// a ** n for a float and an integer exponent (powi).
+  llvm::Value* powi(llvm::Value* a, llvm::Value* n);
 
   // --- arrays (codegen_arrays.cpp) ---
   struct array_parts {
@@ -182,9 +187,7 @@ class function_lowering {
   llvm::Value* float_divmod(op_id op, llvm::Value* a, llvm::Value* b, int bits);
   llvm::Value* shift(op_id op, llvm::Value* a, llvm::Value* b, bool is_signed);
   llvm::Value* ipow(llvm::Value* a, llvm::Value* b, bool is_signed);
-  llvm::Value* powi(llvm::Value* a, llvm::Value* n);
   llvm::Value* cpow(llvm::Value* a, llvm::Value* b, int bits);
-  llvm::Value* execution(const frontend::expr& e);
 };
 
 /// Lowers `m` into `mod` for target `t`: every function, the kernel's slot ABI or the device ABI of an

@@ -106,18 +106,15 @@ std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / 
 bool is_dynamic_shared(const expr& e) { return e.attrs.size() == 1 && e.attrs[0] == 0; }
 
 // Every static shared array of the module at a fixed offset of the block's
-// buffer, 16-byte aligned, in the order of (function, op site); the host's
-// scratch for barrier reductions after them.
+// buffer, 16-byte aligned, in the order of (function, op site); scratch
+// areas lowering asks for (block_scratch) go after them.
 void lay_out_shared(module_state& ms) {
   std::uint64_t offset = 0;
-  bool reduces = false;
   for (std::size_t fi = 0; fi < ms.tm.functions.size(); ++fi) {
     const function& f = *ms.tm.functions[fi].ir;
     for (std::size_t ei = 0; ei < f.exprs.size(); ++ei) {
       const expr& e = f.exprs[ei];
       if (e.kind != expr_kind::op) continue;
-      if (e.op == op_id::syncthreads_count || e.op == op_id::syncthreads_and || e.op == op_id::syncthreads_or)
-        reduces = true;
       if (e.op != op_id::shared_array || is_dynamic_shared(e)) continue;
       if (e.ty == nullptr || !e.ty->is_array()) fail("shared_array without an array type in " + f.name);
       std::uint64_t count = 1;
@@ -131,13 +128,20 @@ void lay_out_shared(module_state& ms) {
       offset += count * itemsize;
     }
   }
-  if (reduces && ms.tgt.takes_context()) {
-    offset = align_up(offset, 16);
-    ms.reduce_offset = static_cast<std::int64_t>(offset);
-    offset += 12;
-  }
   ms.static_shared_bytes = offset;
 }
+
+}  // namespace
+
+std::uint64_t module_state::block_scratch(const std::string& name, std::uint64_t bytes) {
+  if (auto it = scratch_offsets.find(name); it != scratch_offsets.end()) return it->second;
+  std::uint64_t offset = align_up(static_shared_bytes, 16);
+  scratch_offsets.emplace(name, offset);
+  static_shared_bytes = offset + bytes;
+  return offset;
+}
+
+namespace {
 
 void set_up_debug_info(module_state& ms) {
   if (!ms.opts.line_tables()) return;

@@ -1,7 +1,9 @@
-// The operations of ops.hpp that are not about arrays: arithmetic with
-// Python's semantics, comparisons, math, complex numbers, bit intrinsics,
-// tuples, the CUDA execution model, atomics and device calls.
+// The operations of ops.hpp that are not about arrays: a lowering function
+// per group of ops (ops.hpp's second column), arithmetic with Python's
+// semantics, comparisons, math, complex numbers, tuples, device calls, and
+// the dispatch of `intrinsic` ops to their registry rows.
 #include "codegen_lower.hpp"
+#include "intrinsic_registry.hpp"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
@@ -14,36 +16,6 @@ namespace cuforge::frontend::detail {
 namespace {
 
 using k = scalar_info::kind;
-
-bool is_math1(op_id op) {
-  switch (op) {
-    case op_id::sqrt: case op_id::cbrt: case op_id::exp: case op_id::exp2: case op_id::expm1: case op_id::log:
-    case op_id::log2: case op_id::log10: case op_id::log1p: case op_id::sin: case op_id::cos: case op_id::tan:
-    case op_id::asin: case op_id::acos: case op_id::atan: case op_id::sinh: case op_id::cosh: case op_id::tanh:
-    case op_id::asinh: case op_id::acosh: case op_id::atanh: case op_id::erf: case op_id::erfc: case op_id::lgamma:
-    case op_id::tgamma: case op_id::floor: case op_id::ceil: case op_id::trunc: case op_id::rint: case op_id::fabs:
-      return true;
-    default: return false;
-  }
-}
-
-bool is_math2(op_id op) {
-  switch (op) {
-    case op_id::atan2: case op_id::hypot: case op_id::copysign: case op_id::fmod: case op_id::fpow: case op_id::fmin:
-    case op_id::fmax: case op_id::nextafter: case op_id::remainder:
-      return true;
-    default: return false;
-  }
-}
-
-bool is_complex_fn(op_id op) {
-  switch (op) {
-    case op_id::conj: case op_id::cexp: case op_id::clog: case op_id::csqrt: case op_id::csin: case op_id::ccos:
-    case op_id::ctan: case op_id::csinh: case op_id::ccosh: case op_id::ctanh:
-      return true;
-    default: return false;
-  }
-}
 
 // Emits a helper function's body with the lowering's own builder and
 // methods, then puts the builder back where it was. Helpers carry no debug
@@ -105,251 +77,297 @@ llvm::Value* function_lowering::call_math(const std::string& symbol, llvm::Type*
   return call;
 }
 
-// --- the dispatcher ------------------------------------------------------------------------
+// --- the dispatcher: one lowering function per group of ops.hpp ---------------------------
+
+namespace {
+
+// What every group's function needs of the op: its operand count checked, operands converted to
+// the type the contract says they have (lenient), float widths.
+struct op_site {
+  function_lowering& fl;
+  const frontend::expr& e;
+
+  [[noreturn]] void bad(const std::string& what) const { fl.fail_at(std::string(to_string(e.op)) + " " + what, e.loc); }
+  void need(std::size_t count) const {
+    if (e.operands.size() != count)
+      bad("takes " + std::to_string(count) + " operands, got " + std::to_string(e.operands.size()));
+  }
+  llvm::Value* operand(std::size_t i, const type* want) const {
+    llvm::Value* v = fl.expr(e.operands[i]);
+    return want != nullptr ? fl.cast(v, fl.type_of(e.operands[i]), want) : v;
+  }
+  int float_bits(const type* ft) const {
+    if (!ft->is_float()) bad("on " + ft->str());
+    return ft->bits;
+  }
+};
+
+using op_lowering = llvm::Value* (*)(const op_site& s);
+
+llvm::Value* lower_invalid(const op_site& s) { s.fl.fail_at("op 'none' in typed IR", s.e.loc); }
+
+llvm::Value* lower_arith(const op_site& s) {
+  const type* t = s.e.ty;
+  s.need(2);
+  if (!t->is_scalar()) s.bad("on " + t->str());
+  return s.fl.arith(s.e.op, s.operand(0, t), s.operand(1, t), scalar_of(t));
+}
+
+llvm::Value* lower_neg(const op_site& s) {
+  const type* t = s.e.ty;
+  auto& b = s.fl.b;
+  s.need(1);
+  llvm::Value* a = s.operand(0, t);
+  switch (scalar_of(t).k) {
+    case k::integer: return b.CreateNeg(a);
+    case k::boolean: return a;
+    case k::floating: return b.CreateFNeg(a);
+    case k::complex: return s.fl.cmake(b.CreateFNeg(s.fl.re(a)), b.CreateFNeg(s.fl.im(a)));
+  }
+  s.bad("on " + t->str());
+}
+
+llvm::Value* lower_invert(const op_site& s) {
+  const type* t = s.e.ty;
+  s.need(1);
+  llvm::Value* a = s.operand(0, t);
+  if (!t->is_int() && t->kind != type_kind::boolean) s.bad("on " + t->str());
+  return s.fl.b.CreateNot(a);
+}
+
+llvm::Value* lower_not_(const op_site& s) {
+  s.need(1);
+  return s.fl.b.CreateNot(s.fl.truth(s.fl.expr(s.e.operands[0]), s.fl.type_of(s.e.operands[0])));
+}
+
+llvm::Value* lower_abs(const op_site& s) {
+  function_lowering& fl = s.fl;
+  const type* t = s.e.ty;
+  s.need(1);
+  const type* at = fl.type_of(s.e.operands[0]);
+  llvm::Value* a = fl.expr(s.e.operands[0]);
+  if (at->is_complex()) {
+    llvm::Value* h = fl.math(op_id::hypot, {fl.re(a), fl.im(a)}, at->bits / 2);
+    return fl.scalar_cast(h, scalar_info{k::floating, at->bits / 2, true}, scalar_of(t));
+  }
+  a = fl.cast(a, at, t);
+  switch (scalar_of(t).k) {
+    case k::integer:
+      return t->is_signed ? fl.intrinsic(llvm::Intrinsic::abs, {a->getType()}, {a, fl.b.getFalse()}) : a;
+    case k::boolean: return a;
+    case k::floating: return fl.math(op_id::fabs, {a}, t->bits);
+    case k::complex: break;
+  }
+  s.bad("of " + t->str());
+}
+
+llvm::Value* lower_powi(const op_site& s) {
+  function_lowering& fl = s.fl;
+  const type* t = s.e.ty;
+  s.need(2);
+  llvm::Value* a = s.operand(0, t);
+  llvm::Value* p = fl.to_index(fl.expr(s.e.operands[1]), fl.type_of(s.e.operands[1]));
+  s.float_bits(t);
+  if (t->bits == 16) return fl.float_resize(fl.powi(fl.float_resize(a, 32), p), 16);
+  return fl.powi(a, p);
+}
+
+llvm::Value* lower_compare(const op_site& s) {
+  function_lowering& fl = s.fl;
+  const type* t = s.e.ty;
+  s.need(2);
+  const type* at = fl.type_of(s.e.operands[0]);
+  const type* bt = fl.type_of(s.e.operands[1]);
+  if (at != bt) s.bad("of " + at->str() + " and " + bt->str());
+  llvm::Value* r = fl.compare(s.e.op, fl.expr(s.e.operands[0]), fl.expr(s.e.operands[1]), at);
+  return t->kind == type_kind::boolean ? r : fl.scalar_cast(r, scalar_info{k::boolean, 1, false}, scalar_of(t));
+}
+
+llvm::Value* lower_math1(const op_site& s) {
+  s.need(1);
+  return s.fl.math(s.e.op, {s.operand(0, s.e.ty)}, s.float_bits(s.e.ty));
+}
+
+llvm::Value* lower_math2(const op_site& s) {
+  s.need(2);
+  return s.fl.math(s.e.op, {s.operand(0, s.e.ty), s.operand(1, s.e.ty)}, s.float_bits(s.e.ty));
+}
+
+llvm::Value* lower_ldexp(const op_site& s) {
+  function_lowering& fl = s.fl;
+  s.need(2);
+  int bits = s.float_bits(s.e.ty);
+  llvm::Value* a = s.operand(0, s.e.ty);
+  llvm::Value* x = fl.scalar_cast(fl.expr(s.e.operands[1]), scalar_of(fl.type_of(s.e.operands[1])),
+                                  scalar_info{k::integer, 32, true});
+  return fl.math(op_id::ldexp, {a, x}, bits);
+}
+
+llvm::Value* lower_fma(const op_site& s) {
+  s.need(3);
+  const type* t = s.e.ty;
+  int bits = s.float_bits(t);
+  return s.fl.math(op_id::fma, {s.operand(0, t), s.operand(1, t), s.operand(2, t)}, bits);
+}
+
+llvm::Value* lower_fclass(const op_site& s) {
+  function_lowering& fl = s.fl;
+  auto& b = fl.b;
+  const frontend::expr& e = s.e;
+  s.need(1);
+  const type* at = fl.type_of(e.operands[0]);
+  llvm::Value* a = fl.expr(e.operands[0]);
+  llvm::Value* r = nullptr;
+  if (at->is_int() || at->kind == type_kind::boolean) {
+    r = b.getInt1(e.op == op_id::isfinite);
+  } else if (at->is_float() || at->is_complex()) {
+    auto test = [&](llvm::Value* x) -> llvm::Value* {
+      if (x->getType()->isHalfTy()) x = fl.float_resize(x, 32);
+      llvm::Value* inf = llvm::ConstantFP::getInfinity(x->getType());
+      switch (e.op) {
+        case op_id::isnan: return b.CreateFCmpUNO(x, x);
+        case op_id::isinf: return b.CreateFCmpOEQ(fl.intrinsic(llvm::Intrinsic::fabs, {x->getType()}, {x}), inf);
+        default: return b.CreateFCmpOLT(fl.intrinsic(llvm::Intrinsic::fabs, {x->getType()}, {x}), inf);
+      }
+    };
+    if (at->is_float()) {
+      r = test(a);
+    } else if (e.op == op_id::isfinite) {
+      r = b.CreateAnd(test(fl.re(a)), test(fl.im(a)));
+    } else {
+      r = b.CreateOr(test(fl.re(a)), test(fl.im(a)));
+    }
+  } else {
+    s.bad("of " + at->str());
+  }
+  return e.ty->kind == type_kind::boolean ? r : fl.scalar_cast(r, scalar_info{k::boolean, 1, false}, scalar_of(e.ty));
+}
+
+llvm::Value* lower_frexp_modf(const op_site& s) {
+  function_lowering& fl = s.fl;
+  auto& b = fl.b;
+  const type* t = s.e.ty;
+  s.need(1);
+  if (!t->is_tuple() || t->elements.size() != 2) s.bad("typed " + t->str());
+  const type* ft = t->elements[0];
+  int bits = s.float_bits(ft);
+  llvm::Value* a = s.operand(0, ft);
+  int cb = bits == 16 ? 32 : bits;
+  if (bits == 16) a = fl.float_resize(a, 32);
+  llvm::Value* first = nullptr;
+  llvm::Value* second = nullptr;
+  if (s.e.op == op_id::frexp) {
+    llvm::AllocaInst* ex = fl.entry_alloca(b.getInt32Ty(), "frexp.exp");
+    b.CreateStore(b.getInt32(0), ex);
+    first = fl.call_math(fl.ms.tgt.math_symbol(op_id::frexp, cb, false), a->getType(), {a, ex}, false);
+    llvm::Value* x = b.CreateLoad(b.getInt32Ty(), ex);
+    // Python: frexp of 0, inf and nan is (x, 0).
+    llvm::Value* regular = b.CreateAnd(
+        b.CreateFCmpOLT(fl.intrinsic(llvm::Intrinsic::fabs, {a->getType()}, {a}), llvm::ConstantFP::getInfinity(a->getType())),
+        b.CreateFCmpUNE(a, llvm::ConstantFP::get(a->getType(), 0.0)));
+    first = b.CreateSelect(regular, first, a);
+    second = b.CreateSelect(regular, x, b.getInt32(0));
+    second = fl.scalar_cast(second, scalar_info{k::integer, 32, true}, scalar_of(t->elements[1]));
+    first = fl.float_resize(first, bits);
+  } else {
+    llvm::AllocaInst* ip = fl.entry_alloca(a->getType(), "modf.int");
+    b.CreateStore(llvm::ConstantFP::get(a->getType(), 0.0), ip);
+    first = fl.call_math(fl.ms.tgt.math_symbol(op_id::modf, cb, false), a->getType(), {a, ip}, false);
+    second = b.CreateLoad(a->getType(), ip);
+    first = fl.float_resize(first, bits);
+    second = fl.cast(fl.float_resize(second, bits), ft, t->elements[1]);
+  }
+  llvm::Value* r = llvm::PoisonValue::get(fl.ms.value_type(t));
+  r = b.CreateInsertValue(r, first, 0);
+  return b.CreateInsertValue(r, second, 1);
+}
+
+llvm::Value* lower_complex_make(const op_site& s) {
+  function_lowering& fl = s.fl;
+  const type* t = s.e.ty;
+  s.need(2);
+  if (!t->is_complex()) s.bad("typed " + t->str());
+  scalar_info part{k::floating, t->bits / 2, true};
+  llvm::Value* r = fl.scalar_cast(fl.expr(s.e.operands[0]), scalar_of(fl.type_of(s.e.operands[0])), part);
+  llvm::Value* i = fl.scalar_cast(fl.expr(s.e.operands[1]), scalar_of(fl.type_of(s.e.operands[1])), part);
+  return fl.cmake(r, i);
+}
+
+llvm::Value* lower_complex_part(const op_site& s) {
+  function_lowering& fl = s.fl;
+  const frontend::expr& e = s.e;
+  const type* t = e.ty;
+  s.need(1);
+  const type* at = fl.type_of(e.operands[0]);
+  llvm::Value* a = fl.expr(e.operands[0]);
+  llvm::Value* r = nullptr;
+  int bits = at->is_complex() ? at->bits / 2 : 0;
+  if (at->is_complex()) {
+    r = e.op == op_id::real   ? fl.re(a)
+        : e.op == op_id::imag ? fl.im(a)
+                              : fl.math(op_id::atan2, {fl.im(a), fl.re(a)}, bits);
+  } else if (at->is_scalar()) {
+    // A real number's real part is itself, its imaginary part 0, its phase atan2(0, x).
+    llvm::Value* x = fl.scalar_cast(a, scalar_of(at), scalar_of(t));
+    if (e.op == op_id::real) return x;
+    llvm::Value* zero = llvm::Constant::getNullValue(x->getType());
+    if (e.op == op_id::imag) return zero;
+    bits = s.float_bits(t);
+    return fl.math(op_id::atan2, {zero, x}, bits);
+  } else {
+    s.bad("of " + at->str());
+  }
+  return fl.scalar_cast(r, scalar_info{k::floating, bits, true}, scalar_of(t));
+}
+
+llvm::Value* lower_complex_fn(const op_site& s) {
+  const type* t = s.e.ty;
+  s.need(1);
+  if (!t->is_complex()) s.bad("typed " + t->str());
+  return s.fl.complex_op(s.e.op, s.operand(0, t), t->bits / 2);
+}
+
+llvm::Value* lower_array(const op_site& s) { return s.fl.array_op(s.e); }
+
+llvm::Value* lower_tuple_get(const op_site& s) {
+  function_lowering& fl = s.fl;
+  const frontend::expr& e = s.e;
+  s.need(1);
+  const type* at = fl.type_of(e.operands[0]);
+  if (!at->is_tuple() || e.attrs.empty() || e.attrs[0] < 0 || static_cast<std::size_t>(e.attrs[0]) >= at->elements.size())
+    s.bad("of element " + (e.attrs.empty() ? std::string("?") : std::to_string(e.attrs[0])) + " of " + at->str());
+  auto i = static_cast<unsigned>(e.attrs[0]);
+  return fl.cast(fl.b.CreateExtractValue(fl.expr(e.operands[0]), i), at->elements[i], e.ty);
+}
+
+llvm::Value* lower_call_device(const op_site& s) { return s.fl.call_device(s.e); }
+
+// A kernel-side function of the intrinsic registry: its row lowers it, for
+// every target or for this one.
+llvm::Value* lower_intrinsic(const op_site& s) {
+  const intrinsic& in = entry_of(s.e);
+  const auto target = static_cast<std::size_t>(s.fl.ms.opts.target);
+  intrinsic_lowering lower = in.lower != nullptr ? in.lower : in.lower_on[target];
+  if (lower == nullptr)
+    s.fl.fail_at(std::string(in.info.name) + " has no lowering for the " +
+                     std::string(to_string(s.fl.ms.opts.target)) + " target",
+                 s.e.loc);
+  return lower(s.fl, in, s.e);
+}
+
+// Indexed by op_id: each op's group function (ops.hpp's second column).
+constexpr op_lowering op_lowerings[] = {
+#define CUFORGE_OP_LOWERING(name, group) &lower_##group,
+    CUFORGE_FRONTEND_OPS(CUFORGE_OP_LOWERING)
+#undef CUFORGE_OP_LOWERING
+};
+
+}  // namespace
 
 llvm::Value* function_lowering::op(const frontend::expr& e) {
-  const type* t = e.ty;
-  const std::size_t n = e.operands.size();
-  auto need = [&](std::size_t count) {
-    if (n != count)
-      fail_at(std::string(to_string(e.op)) + " takes " + std::to_string(count) + " operands, got " + std::to_string(n), e.loc);
-  };
-  // Operand i converted to `want` (the contract says operands already have it; be lenient).
-  auto operand = [&](std::size_t i, const type* want) {
-    llvm::Value* v = expr(e.operands[i]);
-    return want != nullptr ? cast(v, type_of(e.operands[i]), want) : v;
-  };
-  auto float_bits = [&](const type* ft) {
-    if (!ft->is_float()) fail_at(std::string(to_string(e.op)) + " on " + ft->str(), e.loc);
-    return ft->bits;
-  };
-
-  switch (e.op) {
-    case op_id::add: case op_id::sub: case op_id::mul: case op_id::div: case op_id::floordiv: case op_id::mod:
-    case op_id::pow: case op_id::bit_and: case op_id::bit_or: case op_id::bit_xor: case op_id::shl: case op_id::shr:
-    case op_id::min: case op_id::max:
-      need(2);
-      if (!t->is_scalar()) fail_at(std::string(to_string(e.op)) + " on " + t->str(), e.loc);
-      return arith(e.op, operand(0, t), operand(1, t), scalar_of(t));
-    case op_id::neg: {
-      need(1);
-      llvm::Value* a = operand(0, t);
-      switch (scalar_of(t).k) {
-        case k::integer: return b.CreateNeg(a);
-        case k::boolean: return a;
-        case k::floating: return b.CreateFNeg(a);
-        case k::complex: return cmake(b.CreateFNeg(re(a)), b.CreateFNeg(im(a)));
-      }
-      break;
-    }
-    case op_id::invert: {
-      need(1);
-      llvm::Value* a = operand(0, t);
-      if (!t->is_int() && t->kind != type_kind::boolean) fail_at("invert on " + t->str(), e.loc);
-      return b.CreateNot(a);
-    }
-    case op_id::not_: need(1); return b.CreateNot(truth(expr(e.operands[0]), type_of(e.operands[0])));
-    case op_id::abs: {
-      need(1);
-      const type* at = type_of(e.operands[0]);
-      llvm::Value* a = expr(e.operands[0]);
-      if (at->is_complex()) {
-        llvm::Value* h = math(op_id::hypot, {re(a), im(a)}, at->bits / 2);
-        return scalar_cast(h, scalar_info{k::floating, at->bits / 2, true}, scalar_of(t));
-      }
-      a = cast(a, at, t);
-      switch (scalar_of(t).k) {
-        case k::integer: return t->is_signed ? intrinsic(llvm::Intrinsic::abs, {a->getType()}, {a, b.getFalse()}) : a;
-        case k::boolean: return a;
-        case k::floating: return math(op_id::fabs, {a}, t->bits);
-        case k::complex: break;
-      }
-      fail_at("abs of " + t->str(), e.loc);
-    }
-    case op_id::powi: {
-      need(2);
-      llvm::Value* a = operand(0, t);
-      llvm::Value* p = to_index(expr(e.operands[1]), type_of(e.operands[1]));
-      float_bits(t);
-      if (t->bits == 16) return float_resize(powi(float_resize(a, 32), p), 16);
-      return powi(a, p);
-    }
-    case op_id::eq: case op_id::ne: case op_id::lt: case op_id::le: case op_id::gt: case op_id::ge: {
-      need(2);
-      const type* at = type_of(e.operands[0]);
-      const type* bt = type_of(e.operands[1]);
-      if (at != bt) fail_at(std::string(to_string(e.op)) + " of " + at->str() + " and " + bt->str(), e.loc);
-      llvm::Value* r = compare(e.op, expr(e.operands[0]), expr(e.operands[1]), at);
-      return t->kind == type_kind::boolean ? r : scalar_cast(r, scalar_info{k::boolean, 1, false}, scalar_of(t));
-    }
-    case op_id::ldexp: {
-      need(2);
-      int bits = float_bits(t);
-      llvm::Value* a = operand(0, t);
-      llvm::Value* x = scalar_cast(expr(e.operands[1]), scalar_of(type_of(e.operands[1])), scalar_info{k::integer, 32, true});
-      return math(op_id::ldexp, {a, x}, bits);
-    }
-    case op_id::fma: {
-      need(3);
-      int bits = float_bits(t);
-      return math(op_id::fma, {operand(0, t), operand(1, t), operand(2, t)}, bits);
-    }
-    case op_id::isnan: case op_id::isinf: case op_id::isfinite: {
-      need(1);
-      const type* at = type_of(e.operands[0]);
-      llvm::Value* a = expr(e.operands[0]);
-      llvm::Value* r = nullptr;
-      if (at->is_int() || at->kind == type_kind::boolean) {
-        r = b.getInt1(e.op == op_id::isfinite);
-      } else if (at->is_float() || at->is_complex()) {
-        auto test = [&](llvm::Value* x) -> llvm::Value* {
-          if (x->getType()->isHalfTy()) x = float_resize(x, 32);
-          llvm::Value* inf = llvm::ConstantFP::getInfinity(x->getType());
-          switch (e.op) {
-            case op_id::isnan: return b.CreateFCmpUNO(x, x);
-            case op_id::isinf: return b.CreateFCmpOEQ(intrinsic(llvm::Intrinsic::fabs, {x->getType()}, {x}), inf);
-            default: return b.CreateFCmpOLT(intrinsic(llvm::Intrinsic::fabs, {x->getType()}, {x}), inf);
-          }
-        };
-        if (at->is_float()) {
-          r = test(a);
-        } else if (e.op == op_id::isfinite) {
-          r = b.CreateAnd(test(re(a)), test(im(a)));
-        } else {
-          r = b.CreateOr(test(re(a)), test(im(a)));
-        }
-      } else {
-        fail_at(std::string(to_string(e.op)) + " of " + at->str(), e.loc);
-      }
-      return t->kind == type_kind::boolean ? r : scalar_cast(r, scalar_info{k::boolean, 1, false}, scalar_of(t));
-    }
-    case op_id::frexp: case op_id::modf: {
-      need(1);
-      if (!t->is_tuple() || t->elements.size() != 2) fail_at(std::string(to_string(e.op)) + " typed " + t->str(), e.loc);
-      const type* ft = t->elements[0];
-      int bits = float_bits(ft);
-      llvm::Value* a = operand(0, ft);
-      int cb = bits == 16 ? 32 : bits;
-      if (bits == 16) a = float_resize(a, 32);
-      llvm::Value* first = nullptr;
-      llvm::Value* second = nullptr;
-      if (e.op == op_id::frexp) {
-        llvm::AllocaInst* ex = entry_alloca(b.getInt32Ty(), "frexp.exp");
-        b.CreateStore(b.getInt32(0), ex);
-        first = call_math(ms.tgt.math_symbol(op_id::frexp, cb, false), a->getType(), {a, ex}, false);
-        llvm::Value* x = b.CreateLoad(b.getInt32Ty(), ex);
-        // Python: frexp of 0, inf and nan is (x, 0).
-        llvm::Value* regular = b.CreateAnd(
-            b.CreateFCmpOLT(intrinsic(llvm::Intrinsic::fabs, {a->getType()}, {a}), llvm::ConstantFP::getInfinity(a->getType())),
-            b.CreateFCmpUNE(a, llvm::ConstantFP::get(a->getType(), 0.0)));
-        first = b.CreateSelect(regular, first, a);
-        second = b.CreateSelect(regular, x, b.getInt32(0));
-        second = scalar_cast(second, scalar_info{k::integer, 32, true}, scalar_of(t->elements[1]));
-        first = float_resize(first, bits);
-      } else {
-        llvm::AllocaInst* ip = entry_alloca(a->getType(), "modf.int");
-        b.CreateStore(llvm::ConstantFP::get(a->getType(), 0.0), ip);
-        first = call_math(ms.tgt.math_symbol(op_id::modf, cb, false), a->getType(), {a, ip}, false);
-        second = b.CreateLoad(a->getType(), ip);
-        first = float_resize(first, bits);
-        second = cast(float_resize(second, bits), ft, t->elements[1]);
-      }
-      llvm::Value* r = llvm::PoisonValue::get(ms.value_type(t));
-      r = b.CreateInsertValue(r, first, 0);
-      return b.CreateInsertValue(r, second, 1);
-    }
-    case op_id::complex_make: {
-      need(2);
-      if (!t->is_complex()) fail_at("complex_make typed " + t->str(), e.loc);
-      scalar_info part{k::floating, t->bits / 2, true};
-      llvm::Value* r = scalar_cast(expr(e.operands[0]), scalar_of(type_of(e.operands[0])), part);
-      llvm::Value* i = scalar_cast(expr(e.operands[1]), scalar_of(type_of(e.operands[1])), part);
-      return cmake(r, i);
-    }
-    case op_id::real: case op_id::imag: case op_id::phase: {
-      need(1);
-      const type* at = type_of(e.operands[0]);
-      llvm::Value* a = expr(e.operands[0]);
-      llvm::Value* r = nullptr;
-      int bits = at->is_complex() ? at->bits / 2 : 0;
-      if (at->is_complex()) {
-        r = e.op == op_id::real ? re(a) : e.op == op_id::imag ? im(a) : math(op_id::atan2, {im(a), re(a)}, bits);
-      } else if (at->is_scalar()) {
-        // A real number's real part is itself, its imaginary part 0, its phase atan2(0, x).
-        llvm::Value* x = scalar_cast(a, scalar_of(at), scalar_of(t));
-        if (e.op == op_id::real) return x;
-        llvm::Value* zero = llvm::Constant::getNullValue(x->getType());
-        if (e.op == op_id::imag) return zero;
-        bits = float_bits(t);
-        return math(op_id::atan2, {zero, x}, bits);
-      } else {
-        fail_at(std::string(to_string(e.op)) + " of " + at->str(), e.loc);
-      }
-      return scalar_cast(r, scalar_info{k::floating, bits, true}, scalar_of(t));
-    }
-    case op_id::popc: case op_id::brev: case op_id::clz: case op_id::ffs: {
-      need(1);
-      const type* at = type_of(e.operands[0]);
-      if (!at->is_int()) fail_at(std::string(to_string(e.op)) + " of " + at->str(), e.loc);
-      llvm::Value* a = expr(e.operands[0]);
-      llvm::Type* ty = a->getType();
-      llvm::Value* r = nullptr;
-      scalar_info from = scalar_of(at);
-      switch (e.op) {
-        case op_id::popc: r = intrinsic(llvm::Intrinsic::ctpop, {ty}, {a}); break;
-        case op_id::brev: r = intrinsic(llvm::Intrinsic::bitreverse, {ty}, {a}); break;
-        case op_id::clz: r = intrinsic(llvm::Intrinsic::ctlz, {ty}, {a, b.getFalse()}); break;
-        default: {
-          llvm::Value* tz = intrinsic(llvm::Intrinsic::cttz, {ty}, {a, b.getFalse()});
-          r = b.CreateSelect(b.CreateICmpEQ(a, llvm::ConstantInt::get(ty, 0)), llvm::ConstantInt::get(ty, 0),
-                             b.CreateAdd(tz, llvm::ConstantInt::get(ty, 1)));
-        }
-      }
-      from.is_signed = false;  // counts are never negative
-      return scalar_cast(r, from, scalar_of(t));
-    }
-    case op_id::tuple_get: {
-      need(1);
-      const type* at = type_of(e.operands[0]);
-      if (!at->is_tuple() || e.attrs.empty() || e.attrs[0] < 0 ||
-          static_cast<std::size_t>(e.attrs[0]) >= at->elements.size())
-        fail_at("tuple_get of element " + (e.attrs.empty() ? std::string("?") : std::to_string(e.attrs[0])) + " of " + at->str(),
-                e.loc);
-      auto i = static_cast<unsigned>(e.attrs[0]);
-      return cast(b.CreateExtractValue(expr(e.operands[0]), i), at->elements[i], t);
-    }
-    case op_id::array_load: case op_id::array_store: case op_id::array_shape: case op_id::array_stride:
-    case op_id::array_size: case op_id::array_view: case op_id::shared_array: case op_id::local_array:
-    case op_id::const_array:
-      return array_op(e);
-    case op_id::thread_idx: case op_id::block_idx: case op_id::block_dim: case op_id::grid_dim: case op_id::laneid:
-    case op_id::syncthreads: case op_id::syncthreads_count: case op_id::syncthreads_and: case op_id::syncthreads_or:
-    case op_id::syncwarp: case op_id::threadfence_block: case op_id::threadfence: case op_id::threadfence_system:
-      return execution(e);
-    case op_id::atomic_add: case op_id::atomic_sub: case op_id::atomic_and: case op_id::atomic_or:
-    case op_id::atomic_xor: case op_id::atomic_max: case op_id::atomic_min: case op_id::atomic_exch:
-    case op_id::atomic_inc: case op_id::atomic_dec: case op_id::atomic_cas:
-      return atomic(e);
-    case op_id::call_device: return call_device(e);
-    case op_id::none: fail_at("op 'none' in typed IR", e.loc);
-    default: break;
-  }
-  if (is_math1(e.op)) {
-    need(1);
-    int bits = float_bits(t);
-    return math(e.op, {operand(0, t)}, bits);
-  }
-  if (is_math2(e.op)) {
-    need(2);
-    int bits = float_bits(t);
-    return math(e.op, {operand(0, t), operand(1, t)}, bits);
-  }
-  if (is_complex_fn(e.op)) {
-    need(1);
-    if (!t->is_complex()) fail_at(std::string(to_string(e.op)) + " typed " + t->str(), e.loc);
-    return complex_op(e.op, operand(0, t), t->bits / 2);
-  }
-  fail_at(std::string("unsupported op ") + to_string(e.op), e.loc);
+  const auto i = static_cast<std::size_t>(e.op);
+  if (i >= std::size(op_lowerings)) fail_at("unknown op " + std::to_string(i), e.loc);
+  return op_lowerings[i](op_site{*this, e});
 }
 
 // --- arithmetic --------------------------------------------------------------------------
@@ -837,149 +855,6 @@ llvm::Value* function_lowering::complex_op(op_id op, llvm::Value* z, int bits) {
     default: break;
   }
   fail(std::string("complex ") + to_string(op) + " (in " + f.name + ")");
-}
-
-// --- the execution model -------------------------------------------------------------------
-
-llvm::Value* function_lowering::execution(const frontend::expr& e) {
-  const scalar_info i32{k::integer, 32, true};
-  auto dim = [&]() {
-    if (e.attrs.empty() || e.attrs[0] < 0 || e.attrs[0] > 2) fail_at(std::string(to_string(e.op)) + " without a dimension 0-2", e.loc);
-    return static_cast<int>(e.attrs[0]);
-  };
-  auto predicate = [&]() {
-    if (e.operands.size() != 1) fail_at(std::string(to_string(e.op)) + " takes one predicate", e.loc);
-    return scalar_cast(expr(e.operands[0]), scalar_of(type_of(e.operands[0])), i32);
-  };
-  auto result = [&](llvm::Value* v) { return e.ty->kind == type_kind::none ? ms.none_value() : scalar_cast(v, i32, scalar_of(e.ty)); };
-  switch (e.op) {
-    case op_id::thread_idx: return result(ms.tgt.special_register(*this, sreg::thread_idx, dim()));
-    case op_id::block_idx: return result(ms.tgt.special_register(*this, sreg::block_idx, dim()));
-    case op_id::block_dim: return result(ms.tgt.special_register(*this, sreg::block_dim, dim()));
-    case op_id::grid_dim: return result(ms.tgt.special_register(*this, sreg::grid_dim, dim()));
-    case op_id::laneid: return result(ms.tgt.lane_id(*this));
-    case op_id::syncthreads: ms.tgt.barrier(*this); return ms.none_value();
-    case op_id::syncthreads_count: return result(ms.tgt.barrier_reduce(*this, barrier_kind::count, predicate()));
-    case op_id::syncthreads_and: return result(ms.tgt.barrier_reduce(*this, barrier_kind::all, predicate()));
-    case op_id::syncthreads_or: return result(ms.tgt.barrier_reduce(*this, barrier_kind::any, predicate()));
-    case op_id::syncwarp: {
-      llvm::Value* mask = e.operands.empty() ? b.getInt32(0xffffffffu) : predicate();
-      ms.tgt.syncwarp(*this, mask);
-      return ms.none_value();
-    }
-    case op_id::threadfence_block: ms.tgt.fence(*this, fence_scope::block); return ms.none_value();
-    case op_id::threadfence: ms.tgt.fence(*this, fence_scope::device); return ms.none_value();
-    case op_id::threadfence_system: ms.tgt.fence(*this, fence_scope::system); return ms.none_value();
-    default: break;
-  }
-  fail_at(std::string("not an execution-model op: ") + to_string(e.op), e.loc);
-}
-
-// --- atomics -----------------------------------------------------------------------------
-
-llvm::Value* function_lowering::atomic(const frontend::expr& e) {
-  if (e.operands.empty()) fail_at(std::string(to_string(e.op)) + " without an array", e.loc);
-  const type* at = type_of(e.operands[0]);
-  if (!at->is_array()) fail_at(std::string(to_string(e.op)) + " on " + at->str(), e.loc);
-  const type* dt = at->dtype;
-  const std::size_t nvalues = e.op == op_id::atomic_cas ? 2 : 1;
-  if (e.operands.size() != 1 + nvalues + static_cast<std::size_t>(at->ndim))
-    fail_at(std::string(to_string(e.op)) + " with " + std::to_string(e.operands.size()) + " operands on a " +
-                std::to_string(at->ndim) + "-d array",
-            e.loc);
-  if (at->space == address_space::constant) fail_at("atomic on a constant array", e.loc);
-  llvm::Value* arr = expr(e.operands[0]);
-  std::vector<llvm::Value*> values;
-  for (std::size_t i = 0; i < nvalues; ++i)
-    values.push_back(to_memory(cast(expr(e.operands[1 + i]), type_of(e.operands[1 + i]), dt), dt));
-  std::vector<llvm::Value*> idx;
-  for (std::size_t i = 1 + nvalues; i < e.operands.size(); ++i) idx.push_back(to_index(expr(e.operands[i]), type_of(e.operands[i])));
-  const bool wrap = !e.attrs.empty() && e.attrs[0] == 1;
-  llvm::Value* ptr = element_pointer(at, arr, idx, wrap);
-  llvm::Type* mt = ms.memory_type(dt);
-  const llvm::Align align = ms.layout().getABITypeAlign(mt);
-  const auto scope = ms.tgt.atomic_scope(c_(), at->space);
-  const auto order = llvm::AtomicOrdering::Monotonic;
-  scalar_info s = scalar_of(dt);
-  const bool is_float = s.k == k::floating;
-  const bool sgn = s.k == k::integer && s.is_signed;
-  if (s.k == k::complex) fail_at(std::string(to_string(e.op)) + " on complex elements", e.loc);
-  auto rmw = [&](llvm::AtomicRMWInst::BinOp bop, llvm::Value* v) -> llvm::Value* {
-    return b.CreateAtomicRMW(bop, ptr, v, align, order, scope);
-  };
-  auto int_only = [&]() {
-    if (is_float) fail_at(std::string(to_string(e.op)) + " on " + dt->str(), e.loc);
-  };
-  llvm::Value* old = nullptr;
-  switch (e.op) {
-    case op_id::atomic_add: old = rmw(is_float ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add, values[0]); break;
-    case op_id::atomic_sub:
-      // Float subtraction as the addition of the negation: native where fsub is not.
-      old = is_float ? rmw(llvm::AtomicRMWInst::FAdd, b.CreateFNeg(values[0])) : rmw(llvm::AtomicRMWInst::Sub, values[0]);
-      break;
-    case op_id::atomic_and: int_only(); old = rmw(llvm::AtomicRMWInst::And, values[0]); break;
-    case op_id::atomic_or: int_only(); old = rmw(llvm::AtomicRMWInst::Or, values[0]); break;
-    case op_id::atomic_xor: int_only(); old = rmw(llvm::AtomicRMWInst::Xor, values[0]); break;
-    case op_id::atomic_exch: old = rmw(llvm::AtomicRMWInst::Xchg, values[0]); break;
-    case op_id::atomic_inc: case op_id::atomic_dec:
-      int_only();
-      old = ms.tgt.native_atomic(*this, e.op, ptr, values[0], at->space);
-      if (old == nullptr)
-        old = rmw(e.op == op_id::atomic_inc ? llvm::AtomicRMWInst::UIncWrap : llvm::AtomicRMWInst::UDecWrap, values[0]);
-      break;
-    case op_id::atomic_max: case op_id::atomic_min: {
-      const bool is_max = e.op == op_id::atomic_max;
-      if (!is_float) {
-        auto bop = is_max ? (sgn ? llvm::AtomicRMWInst::Max : llvm::AtomicRMWInst::UMax)
-                          : (sgn ? llvm::AtomicRMWInst::Min : llvm::AtomicRMWInst::UMin);
-        old = rmw(bop, values[0]);
-        break;
-      }
-      // Floats: a compare-and-swap loop on the bits, storing maxnum/minnum (a nan operand is
-      // ignored) and not writing at all when the element would not change.
-      llvm::Type* ft = mt;
-      if (ft->isHalfTy()) fail_at(std::string(to_string(e.op)) + " on float16", e.loc);
-      llvm::Type* it = b.getIntNTy(static_cast<unsigned>(ft->getPrimitiveSizeInBits().getFixedValue()));
-      auto* first = b.CreateAlignedLoad(it, ptr, align);
-      first->setAtomic(order, scope);
-      llvm::BasicBlock* pre = b.GetInsertBlock();
-      auto* loop = llvm::BasicBlock::Create(c_(), "atomic.loop", fn);
-      auto* attempt = llvm::BasicBlock::Create(c_(), "atomic.cas", fn);
-      auto* done = llvm::BasicBlock::Create(c_(), "atomic.done", fn);
-      b.CreateBr(loop);
-      b.SetInsertPoint(loop);
-      auto* cur = b.CreatePHI(it, 2);
-      llvm::Value* curf = b.CreateBitCast(cur, ft);
-      llvm::Value* want = intrinsic(is_max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, {ft}, {curf, values[0]});
-      llvm::Value* want_bits = b.CreateBitCast(want, it);
-      b.CreateCondBr(b.CreateICmpEQ(want_bits, cur), done, attempt);
-      b.SetInsertPoint(attempt);
-      auto* cas = b.CreateAtomicCmpXchg(ptr, cur, want_bits, align, order, order, scope);
-      llvm::Value* seen = b.CreateExtractValue(cas, 0);
-      b.CreateCondBr(b.CreateExtractValue(cas, 1), done, loop);
-      cur->addIncoming(first, pre);
-      cur->addIncoming(seen, attempt);
-      b.SetInsertPoint(done);
-      old = b.CreateBitCast(cur, ft);
-      break;
-    }
-    case op_id::atomic_cas: {
-      llvm::Value* expected = values[0];
-      llvm::Value* desired = values[1];
-      llvm::Type* it = mt;
-      if (!mt->isIntegerTy()) {
-        it = b.getIntNTy(static_cast<unsigned>(mt->getPrimitiveSizeInBits().getFixedValue()));
-        expected = b.CreateBitCast(expected, it);
-        desired = b.CreateBitCast(desired, it);
-      }
-      auto* cas = b.CreateAtomicCmpXchg(ptr, expected, desired, align, order, order, scope);
-      old = b.CreateExtractValue(cas, 0);
-      if (it != mt) old = b.CreateBitCast(old, mt);
-      break;
-    }
-    default: fail_at(std::string("not an atomic: ") + to_string(e.op), e.loc);
-  }
-  return cast(from_memory(old, dt), dt, e.ty);
 }
 
 // --- device calls --------------------------------------------------------------------------

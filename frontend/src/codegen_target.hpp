@@ -30,11 +30,8 @@ namespace cuforge::frontend::detail {
 class function_lowering;
 struct module_state;
 
+/// The thread coordinates: threadIdx, blockIdx, blockDim, gridDim.
 enum class sreg : std::uint8_t { thread_idx, block_idx, block_dim, grid_dim };
-/// syncthreads_count / _and / _or.
-enum class barrier_kind : std::uint8_t { count, all, any };
-/// threadfence_block / threadfence / threadfence_system.
-enum class fence_scope : std::uint8_t { block, device, system };
 
 class target {
  public:
@@ -75,18 +72,10 @@ class target {
   virtual std::vector<llvm::Value*> load_slots(function_lowering& fl, std::size_t slots) = 0;
   /// threadIdx and friends: special registers on the GPU, fields of the thread context on the host.
   virtual llvm::Value* special_register(function_lowering& fl, sreg r, int dim) = 0;
-  /// The lane within the warp: a register on the GPU, derived from the linear thread id on the host.
-  virtual llvm::Value* lane_id(function_lowering& fl) = 0;
   /// A block barrier: an instruction on the GPU, a call into the fiber scheduler on the host.
+  /// (What else differs between targets in the execution model, the intrinsic registry's rows lower
+  /// per target: intrinsics_cuda.cpp.)
   virtual void barrier(function_lowering& fl) = 0;
-  /// A barrier that also reduces a predicate over the block: native on the GPU, through shared scratch
-  /// memory on the host. Returns an i32.
-  virtual llvm::Value* barrier_reduce(function_lowering& fl, barrier_kind k, llvm::Value* pred) = 0;
-  /// Warp-level synchronisation exists only where threads are grouped in warps.
-  virtual void syncwarp(function_lowering& fl, llvm::Value* mask) = 0;
-  /// Memory fences: membar on the GPU; on the host a block is one OS thread, so a block fence only
-  /// orders the compiler.
-  virtual void fence(function_lowering& fl, fence_scope s) = 0;
   /// The sync scope of an atomic on memory of space `s` (on the host a block's shared memory is only
   /// ever touched by one OS thread).
   virtual llvm::SyncScope::ID atomic_scope(llvm::LLVMContext& ctx, frontend::address_space s) const = 0;
@@ -99,10 +88,6 @@ class target {
   /// The math library: libdevice on the GPU, libm on the host. The symbol for `op` on floats of `bits`
   /// (for sqrt with fastmath: an approximation, or "" to keep LLVM's sqrt).
   virtual std::string math_symbol(op_id op, int bits, bool fastmath) const = 0;
-  /// Atomics LLVM would expand into compare-and-swap loops but the GPU has instructions for
-  /// (atom.inc/dec.u32). Returns the old value, or null to let LLVM lower the generic form.
-  virtual llvm::Value* native_atomic(function_lowering& fl, op_id op, llvm::Value* ptr, llvm::Value* v,
-                                     frontend::address_space s) = 0;
   /// Python exceptions cannot leave a kernel: the GPU traps, the host throws from a helper so that the
   /// launch fails with the message. Terminates the block.
   virtual void raise(function_lowering& fl, const std::string& message) = 0;

@@ -1,3 +1,4 @@
+#include <cuforge/frontend/intrinsics.hpp>
 #include <cuforge/frontend/ir.hpp>
 
 #include <sstream>
@@ -6,8 +7,8 @@ namespace cuforge::frontend {
 
 const char* to_string(op_id op) noexcept {
   switch (op) {
-#define CUFORGE_FRONTEND_OP_NAME(name) \
-  case op_id::name:                    \
+#define CUFORGE_FRONTEND_OP_NAME(name, group) \
+  case op_id::name:                           \
     return #name;
     CUFORGE_FRONTEND_OPS(CUFORGE_FRONTEND_OP_NAME)
 #undef CUFORGE_FRONTEND_OP_NAME
@@ -340,8 +341,10 @@ class dumper {
       case expr_kind::slice: s = "slice(" + operands() + ")"; break;
       case expr_kind::cast: s = "cast(" + e(x.operands[0]) + ")"; break;
       case expr_kind::op: {
-        s = std::string(to_string(x.op)) + "(" + operands();
-        for (auto a : x.attrs) s += "; " + std::to_string(a);
+        // An intrinsic prints as the name it has in the registry, without its index.
+        const intrinsic_info* in = x.op == op_id::intrinsic && !x.attrs.empty() ? intrinsic_at(x.attrs[0]) : nullptr;
+        s = (in != nullptr ? std::string(in->name) : std::string(to_string(x.op))) + "(" + operands();
+        for (std::size_t i = in != nullptr ? 1 : 0; i < x.attrs.size(); ++i) s += "; " + std::to_string(x.attrs[i]);
         s += ")";
         break;
       }

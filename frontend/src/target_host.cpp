@@ -117,63 +117,12 @@ class host_target final : public target {
     return field(fl, fl.b.getInt32Ty(), base[static_cast<int>(r)] + 4 * static_cast<unsigned>(dim));
   }
 
-  llvm::Value* lane_id(function_lowering& fl) override {
-    auto& b = fl.b;
-    llvm::Value* tx = special_register(fl, sreg::thread_idx, 0);
-    llvm::Value* ty = special_register(fl, sreg::thread_idx, 1);
-    llvm::Value* tz = special_register(fl, sreg::thread_idx, 2);
-    llvm::Value* bx = special_register(fl, sreg::block_dim, 0);
-    llvm::Value* by = special_register(fl, sreg::block_dim, 1);
-    llvm::Value* linear = b.CreateAdd(tx, b.CreateMul(bx, b.CreateAdd(ty, b.CreateMul(by, tz))));
-    return b.CreateAnd(linear, b.getInt32(31));
-  }
-
   void barrier(function_lowering& fl) override {
     auto& b = fl.b;
     // May throw (a kernel declared without barriers): not nounwind.
     llvm::FunctionCallee sync =
         fl.ms.mod.getOrInsertFunction("cuforge_cpu_syncthreads", b.getVoidTy(), b.getPtrTy());
     b.CreateCall(sync, {context(fl)});
-  }
-
-  // syncthreads_count/_and/_or: a block's threads run on one OS thread, so
-  // plain loads and stores to a scratch in the block's shared memory
-  // suffice: each thread adds its predicate to accumulator g&1, a barrier,
-  // every thread reads it and clears the other accumulator for the next
-  // reduction and advances g, a second barrier.
-  llvm::Value* barrier_reduce(function_lowering& fl, barrier_kind k, llvm::Value* pred) override {
-    auto& b = fl.b;
-    if (fl.ms.reduce_offset < 0) fail("barrier reduction without its scratch laid out");
-    llvm::Value* scratch = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), shared_base(fl), static_cast<std::uint64_t>(fl.ms.reduce_offset));
-    llvm::Value* gen_ptr = b.CreateConstInBoundsGEP1_64(b.getInt32Ty(), scratch, 2);
-    llvm::Value* gen = b.CreateLoad(b.getInt32Ty(), gen_ptr);
-    llvm::Value* mine = b.CreateInBoundsGEP(b.getInt32Ty(), scratch, b.CreateAnd(gen, b.getInt32(1)));
-    llvm::Value* other = b.CreateInBoundsGEP(b.getInt32Ty(), scratch, b.CreateAnd(b.CreateAdd(gen, b.getInt32(1)), b.getInt32(1)));
-    llvm::Value* p = b.CreateICmpNE(pred, b.getInt32(0));
-    // _and counts the threads whose predicate is false.
-    llvm::Value* contrib = b.CreateZExt(k == barrier_kind::all ? b.CreateNot(p) : p, b.getInt32Ty());
-    b.CreateStore(b.CreateAdd(b.CreateLoad(b.getInt32Ty(), mine), contrib), mine);
-    barrier(fl);
-    llvm::Value* total = b.CreateLoad(b.getInt32Ty(), mine);
-    b.CreateStore(b.getInt32(0), other);
-    b.CreateStore(b.CreateAdd(gen, b.getInt32(1)), gen_ptr);
-    barrier(fl);
-    switch (k) {
-      case barrier_kind::count: return total;
-      case barrier_kind::all: return b.CreateZExt(b.CreateICmpEQ(total, b.getInt32(0)), b.getInt32Ty());
-      case barrier_kind::any: return b.CreateZExt(b.CreateICmpNE(total, b.getInt32(0)), b.getInt32Ty());
-    }
-    fail("unknown barrier reduction");
-  }
-
-  // The cpu backend does not group threads in warps: only the memory ordering remains.
-  void syncwarp(function_lowering& fl, llvm::Value*) override { fence(fl, fence_scope::block); }
-
-  void fence(function_lowering& fl, fence_scope s) override {
-    if (s == fence_scope::block)
-      fl.b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent, llvm::SyncScope::SingleThread);
-    else
-      fl.b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
   }
 
   llvm::SyncScope::ID atomic_scope(llvm::LLVMContext&, frontend::address_space s) const override {
@@ -202,10 +151,6 @@ class host_target final : public target {
       default: base = to_string(op);
     }
     return base + (bits == 32 ? "f" : "");
-  }
-
-  llvm::Value* native_atomic(function_lowering&, op_id, llvm::Value*, llvm::Value*, frontend::address_space) override {
-    return nullptr;
   }
 
   void raise(function_lowering& fl, const std::string& message) override {

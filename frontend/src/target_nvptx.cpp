@@ -81,32 +81,7 @@ class nvptx_target final : public target {
     return fl.intrinsic(table[static_cast<int>(r)][dim], {}, {});
   }
 
-  llvm::Value* lane_id(function_lowering& fl) override {
-    return fl.intrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_laneid, {}, {});
-  }
-
   void barrier(function_lowering& fl) override { fl.intrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
-
-  llvm::Value* barrier_reduce(function_lowering& fl, barrier_kind k, llvm::Value* pred) override {
-    switch (k) {
-      case barrier_kind::count: return fl.intrinsic(llvm::Intrinsic::nvvm_barrier0_popc, {}, {pred});
-      case barrier_kind::all: return fl.intrinsic(llvm::Intrinsic::nvvm_barrier0_and, {}, {pred});
-      case barrier_kind::any: return fl.intrinsic(llvm::Intrinsic::nvvm_barrier0_or, {}, {pred});
-    }
-    fail("unknown barrier reduction");
-  }
-
-  void syncwarp(function_lowering& fl, llvm::Value* mask) override {
-    fl.intrinsic(llvm::Intrinsic::nvvm_bar_warp_sync, {}, {mask});
-  }
-
-  void fence(function_lowering& fl, fence_scope s) override {
-    switch (s) {
-      case fence_scope::block: fl.intrinsic(llvm::Intrinsic::nvvm_membar_cta, {}, {}); return;
-      case fence_scope::device: fl.intrinsic(llvm::Intrinsic::nvvm_membar_gl, {}, {}); return;
-      case fence_scope::system: fl.intrinsic(llvm::Intrinsic::nvvm_membar_sys, {}, {}); return;
-    }
-  }
 
   // LLVM 19's NVPTX selects atom.* without a scope (the GPU scope, CUDA's
   // atomicAdd) whatever the sync scope says.
@@ -168,18 +143,6 @@ class nvptx_target final : public target {
       default: base = to_string(op);
     }
     return "__nv_" + base + (f32 ? "f" : "");
-  }
-
-  // LLVM 19 expands uinc_wrap/udec_wrap into CAS loops; 32-bit ones are one instruction.
-  llvm::Value* native_atomic(function_lowering& fl, op_id op, llvm::Value* ptr, llvm::Value* v,
-                             frontend::address_space s) override {
-    if (!v->getType()->isIntegerTy(32)) return nullptr;
-    if (s != frontend::address_space::global && s != frontend::address_space::shared) return nullptr;
-    std::string text = std::string("atom.") + (s == frontend::address_space::shared ? "shared" : "global") +
-                       (op == op_id::atomic_inc ? ".inc" : ".dec") + ".u32 $0, [$1], $2;";
-    auto* ty = llvm::FunctionType::get(fl.b.getInt32Ty(), {ptr->getType(), fl.b.getInt32Ty()}, false);
-    auto* asm_ = llvm::InlineAsm::get(ty, text, "=r,l,r,~{memory}", /*hasSideEffects=*/true);
-    return fl.b.CreateCall(ty, asm_, {ptr, v});
   }
 
   void raise(function_lowering& fl, const std::string&) override {

@@ -1,6 +1,7 @@
 // Expressions: constants, variables, globals, operators (NumPy 2's
 // promotion with weak Python scalars, Python's operator semantics),
 // conditionals, attributes and the dispatch of calls.
+#include "intrinsic_registry.hpp"
 #include "typer_impl.hpp"
 
 #include <cmath>
@@ -294,12 +295,8 @@ value function_typer::lower_global(std::int32_t gi, location loc) {
     }
     case global_value::kind::module: {
       std::string n = canonical_name(g.name, true);
-      static const char* const known[] = {"math", "cmath", "numpy", "operator", "cuda", "cuda.threadIdx",
-                                          "cuda.blockIdx", "cuda.blockDim", "cuda.gridDim", "cuda.shared",
-                                          "cuda.local", "cuda.const", "cuda.atomic"};
-      bool ok = false;
-      for (const char* k : known) ok = ok || n == k;
-      if (!ok) fail(loc, "Unsupported module: " + g.name);
+      const intrinsic* e = find_entry(n);
+      if (e == nullptr || e->info.kind != intrinsic_kind::module) fail(loc, "Unsupported module: " + g.name);
       v.ty = tc_.module(n);
       return v;
     }
@@ -703,43 +700,21 @@ value function_typer::attribute(const value& obj, const std::string& name, locat
 }
 
 value function_typer::module_attribute(const std::string& module, const std::string& name, location loc) {
-  if (module == "cuda" || module.rfind("cuda.", 0) == 0) {
-    if (auto v = cuda_attribute(module, name, loc)) return *v;
-  } else {
-    auto real_constant = [&](double d) {
-      constant_value cv;
-      cv.k = constant_value::kind::floating;
-      cv.f = d;
-      return constant(cv, tc_.float64(), loc, true);
-    };
-    constexpr double pi = 3.14159265358979323846;
-    if (module == "math" || module == "cmath" || module == "numpy") {
-      if (name == "pi") return real_constant(pi);
-      if (name == "e") return real_constant(2.71828182845904523536);
-      if (name == "inf") return real_constant(std::numeric_limits<double>::infinity());
-      if (name == "nan") return real_constant(std::numeric_limits<double>::quiet_NaN());
-      if (name == "tau" && module != "numpy") return real_constant(2 * pi);
-    }
-    if (module == "numpy" && name == "euler_gamma") return real_constant(0.57721566490153286061);
-    if (module == "cmath" && (name == "infj" || name == "nanj")) {
-      constant_value cv;
-      cv.k = constant_value::kind::complex;
-      cv.c = {0, name == "infj" ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN()};
-      return constant(cv, tc_.complex128(), loc, true);
-    }
-    if (module == "numpy") {
-      if (const scalar_type_info* row = find_numpy_scalar(name)) {  // np.float32, np.intc...
-        value v;
-        v.ty = tc_.dtype_value(tc_.scalar(*row));
-        v.name = "numpy." + name;
-        return v;
-      }
-    }
-    std::string full = module + "." + name;
-    if (known_function(full)) {
+  if (module == "numpy") {
+    if (const scalar_type_info* row = find_numpy_scalar(name)) {  // np.float32, np.intc...: the scalar-type table's
       value v;
-      v.ty = tc_.function(full);
+      v.ty = tc_.dtype_value(tc_.scalar(*row));
+      v.name = "numpy." + name;
       return v;
+    }
+  }
+  const std::string full = module + "." + name;
+  if (const intrinsic* e = find_entry(full)) {
+    value v;
+    switch (e->info.kind) {
+      case intrinsic_kind::module: v.ty = tc_.module(full); return v;
+      case intrinsic_kind::function: v.ty = tc_.function(full); return v;
+      case intrinsic_kind::value: return e->read(*this, *e, loc);
     }
   }
   fail(loc, "module '" + module + "' has no attribute '" + name + "'");

@@ -8,8 +8,8 @@
 //   typer_function.cpp  the passes to a fixpoint, variables, conversions, emitting
 //   typer_stmt.cpp      statements
 //   typer_expr.cpp      expressions, operators, attributes, call dispatch
-//   typer_calls.cpp     builtins, math/cmath/numpy/operator, dtypes, device calls
-//   typer_cuda.cpp      cuda.*
+//   typer_calls.cpp     calls: of intrinsics (the registry's rows type them: intrinsics_*.cpp),
+//                       dtypes, methods and device functions; helpers rows share (min/max, round)
 //   typer_arrays.cpp    subscripts (arrays and tuples), array attributes, stores
 //
 // How a function is typed: the body is lowered to typed IR repeatedly into a
@@ -108,6 +108,8 @@ struct specialization {
 /// Thrown while inferring when an expression reads a variable that has no
 /// type yet: the statement contributes nothing to this pass.
 struct unknown_type {};
+
+struct intrinsic;  // intrinsic_registry.hpp
 
 class module_typer {
  public:
@@ -223,9 +225,8 @@ class function_typer {
   const type* arith(const type* t);
 
   // --- calls (typer_calls.cpp) -----------------------------------------------------
+  /// A call of the registry's entry `name` (its typing function), or a TypingError.
   value call_function(const std::string& name, call_args& c);
-  std::optional<value> call_builtin(const std::string& name, call_args& c);
-  std::optional<value> call_math(const std::string& name, call_args& c);
   value call_dtype(const type* scalar, call_args& c);
   value call_device(const function& callee, call_args& c);
   value call_method(const std::string& name, const value& self, call_args& c);
@@ -235,15 +236,10 @@ class function_typer {
   void python_int(binop o, std::int64_t x, std::int64_t y, location loc);
   value pow(const value& a, const value& b, location loc);
   value float_math(op_id o, const value& x, call_args& c);
-  static bool known_function(const std::string& name);
-
-  // --- cuda (typer_cuda.cpp) -------------------------------------------------------
-  std::optional<value> cuda_attribute(const std::string& module, const std::string& name, location loc);
-  std::optional<value> call_cuda(const std::string& name, call_args& c);
-  static bool known_cuda_function(const std::string& name);
-  value grid(bool size, call_args& c);
-  value array_alloc(bool shared, call_args& c);
-  value atomic(const std::string& which, call_args& c);
+  /// The `intrinsic` op of registry entry `e` (attrs[0] its index, then `attrs`); a kernel that
+  /// emits one whose cpu_needs is not `nothing` needs the cpu backend's fibers (uses_barrier).
+  value intrinsic_op(const intrinsic& e, const type* t, std::vector<value> operands, location loc,
+                     std::vector<std::int64_t> attrs = {}, bool side_effects = false);
 
   // --- arrays and tuples (typer_arrays.cpp) ---------------------------------------
   value subscript(const value& obj, expr_id index, location loc);

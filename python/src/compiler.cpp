@@ -4,6 +4,7 @@
 #include <cuforge/frontend/compile_config.hpp>
 
 #include <cuforge/frontend/diagnostics.hpp>
+#include <cuforge/frontend/intrinsics.hpp>
 #include <cuforge/frontend/ir.hpp>
 #include <cuforge/frontend/types.hpp>
 
@@ -183,6 +184,21 @@ void bind_compiler(py::module_& m) {
       .def("finish", &builder::finish);
 
   m.attr("NO_ID") = no_id;
+
+  m.def("intrinsics", [] {
+    py::list rows;
+    for (const auto& e : intrinsics()) {
+      py::dict d;
+      d["name"] = std::string(e.name);
+      d["kind"] = std::string(to_string(e.kind));
+      d["cpu"] = std::string(to_string(e.cpu));
+      d["params"] = std::string(e.params);
+      d["doc"] = std::string(e.doc);
+      rows.append(d);
+    }
+    return py::tuple(rows);
+  }, "The intrinsic registry (frontend/intrinsics.hpp): one dict per entry (name, kind, cpu, params, doc), in "
+     "index order. cuforge.cuda's kernel-side names, its stub and docs/intrinsics.md are made from it.");
 
   py::class_<compile_config>(m, "CompileConfig",
                              "What one compilation is for (frontend/compile_config.hpp): target, compute capability "

@@ -49,36 +49,15 @@ from cuforge.cuda._cache import CacheWarning
 from cuforge.cuda._errors import TypingError
 from cuforge.cuda._hostarrays import ManagedNDArray, MappedNDArray
 from cuforge.cuda._jit import Dispatcher, compile_ptx, compile_ptx_for_current_device, jit
-from cuforge.cuda._stubs import (
-    atomic,
-    blockDim,
-    blockIdx,
-    brev,
-    clz,
-    const,
-    ffs,
-    fma,
-    grid,
-    gridDim,
-    gridsize,
-    laneid,
-    local,
-    popc,
-    shared,
-    syncthreads,
-    syncthreads_and,
-    syncthreads_count,
-    syncthreads_or,
-    syncwarp,
-    threadfence,
-    threadfence_block,
-    threadfence_system,
-    threadIdx,
-    warpsize,
-)
+from cuforge.cuda._stubs import STUBS as _KERNEL_NAMES
 from cuforge import types
 
-__all__ = [
+# The kernel-side names (cuda.grid, cuda.atomic...): one per cuda.* row of the
+# intrinsic registry, made by _stubs from _core.intrinsics().
+globals().update(_KERNEL_NAMES)
+
+#: The host API: arrays, transfers, streams, events, devices, the compiler.
+HOST_NAMES = (
     "CacheWarning",
     "CudaAPIError",
     "CudaOutOfMemoryError",
@@ -90,17 +69,11 @@ __all__ = [
     "Stream",
     "TypingError",
     "as_cuda_array",
-    "atomic",
     "backend",
     "backend_reason",
-    "blockDim",
-    "blockIdx",
-    "brev",
     "close",
-    "clz",
     "compile_ptx",
     "compile_ptx_for_current_device",
-    "const",
     "current_context",
     "default_stream",
     "defer_cleanup",
@@ -110,21 +83,14 @@ __all__ = [
     "event",
     "event_elapsed_time",
     "external_stream",
-    "ffs",
-    "fma",
     "from_dlpack",
     "get_current_device",
     "gpus",
-    "grid",
-    "gridDim",
-    "gridsize",
     "is_available",
     "is_cuda_array",
     "jit",
-    "laneid",
     "legacy_default_stream",
     "list_devices",
-    "local",
     "managed_array",
     "mapped",
     "mapped_array",
@@ -133,24 +99,14 @@ __all__ = [
     "pinned",
     "pinned_array",
     "pinned_array_like",
-    "popc",
     "profile_start",
     "profile_stop",
     "profiling",
     "select_device",
-    "shared",
     "stream",
     "synchronize",
-    "syncthreads",
-    "syncthreads_and",
-    "syncthreads_count",
-    "syncthreads_or",
-    "syncwarp",
-    "threadIdx",
-    "threadfence",
-    "threadfence_block",
-    "threadfence_system",
     "to_device",
     "types",
-    "warpsize",
-]
+)
+
+__all__ = [*HOST_NAMES, *sorted(_KERNEL_NAMES)]

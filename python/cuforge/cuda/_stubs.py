@@ -1,11 +1,14 @@
 """The kernel language's names on the host: ``cuda.grid``, ``cuda.threadIdx``,
 ``cuda.shared.array``, ``cuda.atomic.add``...
 
-They exist so that ``cuda.grid`` is an attribute of the package and
-``from cuforge.cuda import grid, syncthreads`` works. Inside a jitted
-function the walker reads each as the attribute of the ``cuda`` module it
-names (so ``grid(1)`` compiles exactly as ``cuda.grid(1)``); on the host
-they only raise."""
+They are made from the intrinsic registry (``_core.intrinsics()``, its
+``cuda.*`` rows), so that ``cuda.grid`` is an attribute of the package,
+``from cuforge.cuda import grid, syncthreads`` works, and every name the
+compiler knows has one, and no other. Inside a jitted function the walker
+reads each as the attribute of the ``cuda`` module it names (so ``grid(1)``
+compiles exactly as ``cuda.grid(1)``); on the host they only raise."""
+
+from cuforge import _core
 
 __all__ = []
 
@@ -13,11 +16,20 @@ __all__ = []
 class _Stub:
     """A name that means something only inside @cuda.jit functions."""
 
-    __slots__ = ("_cuforge_path", "_children")
+    __slots__ = ("_cuforge_path", "_children", "_kind", "_params", "_doc")
 
-    def __init__(self, path, children=()):
+    def __init__(self, path, entry):
         self._cuforge_path = path
-        self._children = {c: _Stub(path + (c,)) for c in children}
+        self._children = {}
+        self._kind = entry["kind"]
+        self._params = entry["params"]
+        self._doc = entry["doc"]
+
+    @property
+    def __doc__(self):  # noqa: D105 - each stub's own line from the registry
+        if self._kind == "function":
+            return f"cuda.{'.'.join(self._cuforge_path)}{self._params}: {self._doc} (kernel-side only)"
+        return f"cuda.{'.'.join(self._cuforge_path)}: {self._doc} (kernel-side only)"
 
     def __getattr__(self, name):
         try:
@@ -37,40 +49,26 @@ class _Stub:
         return f"<kernel-side cuda.{'.'.join(self._cuforge_path)}>"
 
 
-_XYZ = ("x", "y", "z")
-_ATOMICS = ("add", "sub", "max", "min", "nanmax", "nanmin", "exch", "cas", "inc", "dec", "and_", "or_", "xor")
+def _build():
+    """The stubs of the registry's ``cuda.*`` rows: the top-level ones by
+    name, each holding its children (``threadIdx.x``, ``atomic.add``)."""
+    by_path = {}
+    for entry in _core.intrinsics():
+        name = entry["name"]
+        if not name.startswith("cuda."):
+            continue
+        path = tuple(name.split(".")[1:])
+        by_path[path] = _Stub(path, entry)
+    for path, stub in by_path.items():
+        if len(path) > 1:
+            parent = by_path.get(path[:-1])
+            if parent is None:
+                raise RuntimeError(f"the intrinsic registry has cuda.{'.'.join(path)} but no cuda.{'.'.join(path[:-1])}")
+            parent._children[path[-1]] = stub
+    return {path[0]: stub for path, stub in by_path.items() if len(path) == 1}
 
-# docs/compiler.md, "CUDA": every name the kernel language has.
-STUBS = {
-    name: _Stub((name,), children)
-    for name, children in {
-        "grid": (),
-        "gridsize": (),
-        "threadIdx": _XYZ,
-        "blockIdx": _XYZ,
-        "blockDim": _XYZ,
-        "gridDim": _XYZ,
-        "warpsize": (),
-        "laneid": (),
-        "syncthreads": (),
-        "syncthreads_count": (),
-        "syncthreads_and": (),
-        "syncthreads_or": (),
-        "syncwarp": (),
-        "threadfence": (),
-        "threadfence_block": (),
-        "threadfence_system": (),
-        "shared": ("array",),
-        "local": ("array",),
-        "const": ("array_like",),
-        "atomic": _ATOMICS,
-        "popc": (),
-        "brev": (),
-        "clz": (),
-        "ffs": (),
-        "fma": (),
-    }.items()
-}
+
+STUBS = _build()
 
 globals().update(STUBS)
 __all__ += sorted(STUBS)

@@ -255,8 +255,8 @@ TEST(CodegenArith, BitOperationsShiftsMinMaxAbs) {
   typed_module mu = elementwise(tc, "bits_u32", {u32, u32}, {i32, u32, i32, i32, u32, u32, u32, u32, u32, u32, u32, u32},
                                 [&](typed_builder& k, std::vector<expr_id> in) {
                                   return std::vector<expr_id>{
-                                      k.op(op_id::popc, i32, {in[0]}), k.op(op_id::brev, u32, {in[0]}),
-                                      k.op(op_id::clz, i32, {in[0]}),  k.op(op_id::ffs, i32, {in[0]}),
+                                      k.intrinsic("cuda.popc", i32, {in[0]}), k.intrinsic("cuda.brev", u32, {in[0]}),
+                                      k.intrinsic("cuda.clz", i32, {in[0]}),  k.intrinsic("cuda.ffs", i32, {in[0]}),
                                       k.un(op_id::invert, in[0]),      k.bin(op_id::bit_and, in[0], in[1]),
                                       k.bin(op_id::bit_or, in[0], in[1]), k.bin(op_id::bit_xor, in[0], in[1]),
                                       k.bin(op_id::shl, in[0], in[1]), k.bin(op_id::shr, in[0], in[1]),
@@ -294,7 +294,7 @@ TEST(CodegenArith, BitOperationsShiftsMinMaxAbs) {
                                   return std::vector<expr_id>{k.bin(op_id::shr, in[0], in[1]), k.bin(op_id::shl, in[0], in[1]),
                                                               k.op(op_id::abs, i64, {in[0]}), k.un(op_id::neg, in[0]),
                                                               k.bin(op_id::min, in[0], in[1]), k.bin(op_id::max, in[0], in[1]),
-                                                              k.op(op_id::clz, i32, {in[0]}), k.op(op_id::brev, i64, {in[0]})};
+                                                              k.intrinsic("cuda.clz", i32, {in[0]}), k.intrinsic("cuda.brev", i64, {in[0]})};
                                 });
   expect_compiles(ms);
   const std::int64_t mn = std::numeric_limits<std::int64_t>::min();

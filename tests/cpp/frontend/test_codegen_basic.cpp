@@ -386,7 +386,7 @@ TEST(CodegenKernels, ThreadCoordinatesIn3D) {
                           c64(k.tid(0)));
   std::vector<stmt_id> body{k.assign(lin, k.bin(op_id::add, k.bin(op_id::mul, block_lin, threads), thread_lin))};
   std::vector<expr_id> values{k.tid(0), k.tid(1), k.tid(2), k.bid(0), k.bid(1), k.bid(2), k.bdim(0), k.bdim(1), k.bdim(2),
-                              k.gdim(0), k.gdim(1), k.gdim(2), k.op(op_id::laneid, i32, {})};
+                              k.gdim(0), k.gdim(1), k.gdim(2), k.intrinsic("cuda.laneid", i32, {})};
   for (std::size_t j = 0; j < values.size(); ++j)
     body.push_back(k.eval(k.store(k.v(out), values[j], {k.v(lin), k.i64(static_cast<std::int64_t>(j))})));
   typed_module m = module_of({k.finish(body)});

@@ -97,16 +97,16 @@ TEST(CodegenMemory, SyncthreadsCountAndOr) {
   std::vector<stmt_id> body;
   body.push_back(k.assign(t, k.tid(0)));
   body.push_back(k.assign(b, k.bid(0)));
-  body.push_back(k.assign(c, k.op(op_id::syncthreads_count, i32, {k.cast(k.cmp(op_id::eq, k.bin(op_id::mod, k.v(t), k.i32(3)), k.i32(0)), i32)})));
+  body.push_back(k.assign(c, k.intrinsic("cuda.syncthreads_count", i32, {k.cast(k.cmp(op_id::eq, k.bin(op_id::mod, k.v(t), k.i32(3)), k.i32(0)), i32)})));
   auto positive = k.cast(k.cmp(op_id::gt, k.load(k.v(x), {k.grid(0)}), k.i32(0)), i32);
   var_id a = k.local("a", i32);
   var_id o = k.local("o", i32);
-  body.push_back(k.assign(a, k.op(op_id::syncthreads_and, i32, {positive})));
-  body.push_back(k.assign(o, k.op(op_id::syncthreads_or, i32, {k.cast(k.cmp(op_id::eq, k.v(t), k.bin(op_id::add, k.v(b), k.i32(5))), i32)})));
+  body.push_back(k.assign(a, k.intrinsic("cuda.syncthreads_and", i32, {positive})));
+  body.push_back(k.assign(o, k.intrinsic("cuda.syncthreads_or", i32, {k.cast(k.cmp(op_id::eq, k.v(t), k.bin(op_id::add, k.v(b), k.i32(5))), i32)})));
   body.push_back(k.assign(acc, k.i32(0)));
   body.push_back(k.for_range(r, k.i32(0), k.i32(6), k.i32(1),
                              {k.assign(acc, k.bin(op_id::add, k.v(acc),
-                                                  k.op(op_id::syncthreads_count, i32,
+                                                  k.intrinsic("cuda.syncthreads_count", i32,
                                                        {k.cast(k.cmp(op_id::lt, k.v(t), k.bin(op_id::mul, k.v(r), k.i32(10))), i32)})))}));
   auto bi = k.cast(k.v(b), i64);
   // Every thread writes what it got: all of them must see the block's result.
@@ -165,12 +165,12 @@ TEST(CodegenMemory, HistogramWithAtomicAdd) {
     }
     auto bin = k.cast(k.bin(op_id::mod, k.load(k.v(x), {k.v(i)}), k.i32(static_cast<std::int32_t>(nbins))), i64);
     auto target = shared ? k.v(sh) : k.v(hist);
-    auto count = k.eval(k.op(op_id::atomic_add, u32, {target, k.integer(1, u32), bin}));
+    auto count = k.eval(k.intrinsic("cuda.atomic.add", u32, {target, k.integer(1, u32), bin}));
     body.push_back(k.if_(k.cmp(op_id::lt, k.v(i), k.shape(k.v(x), 0)), {count}));
     if (shared) {
       body.push_back(k.eval(k.sync()));
       body.push_back(k.if_(k.cmp(op_id::lt, k.v(t), k.i64(nbins)),
-                           {k.eval(k.op(op_id::atomic_add, u32, {k.v(hist), k.load(k.v(sh), {k.v(t)}), k.v(t)}))}));
+                           {k.eval(k.intrinsic("cuda.atomic.add", u32, {k.v(hist), k.load(k.v(sh), {k.v(t)}), k.v(t)}))}));
     }
     return module_of({k.finish(body, nullptr, shared)});
   };
@@ -218,35 +218,35 @@ TEST(CodegenMemory, AtomicOperations) {
   var_id i = k.local("i", i64);
   var_id v = k.local("v", i32);
   var_id fv = k.local("fv", f64);
-  auto at = [&](op_id o, var_id arr, const type* t, std::vector<expr_id> values, std::int64_t cell) {
+  auto at = [&](const char* o, var_id arr, const type* t, std::vector<expr_id> values, std::int64_t cell) {
     values.insert(values.begin(), k.v(arr));
     values.push_back(k.i64(cell));
-    return k.op(o, t, values);
+    return k.intrinsic(o, t, values);
   };
   std::vector<stmt_id> body;
   body.push_back(k.assign(i, k.grid(0)));
-  body.push_back(k.eval(k.store(k.v(olds), at(op_id::atomic_add, ci, i64, {k.i64(1)}, 0), {k.v(i)})));
-  body.push_back(k.eval(at(op_id::atomic_sub, ci, i64, {k.i64(2)}, 1)));
+  body.push_back(k.eval(k.store(k.v(olds), at("cuda.atomic.add", ci, i64, {k.i64(1)}, 0), {k.v(i)})));
+  body.push_back(k.eval(at("cuda.atomic.sub", ci, i64, {k.i64(2)}, 1)));
   body.push_back(k.assign(v, k.bin(op_id::sub, k.cast(k.bin(op_id::mod, k.bin(op_id::mul, k.v(i), k.i64(37)), k.i64(1000)), i32), k.i32(500))));
-  body.push_back(k.eval(at(op_id::atomic_max, c32, i32, {k.v(v)}, 0)));
-  body.push_back(k.eval(at(op_id::atomic_min, c32, i32, {k.v(v)}, 1)));
+  body.push_back(k.eval(at("cuda.atomic.max", c32, i32, {k.v(v)}, 0)));
+  body.push_back(k.eval(at("cuda.atomic.min", c32, i32, {k.v(v)}, 1)));
   auto nan_or = k.cond(k.cmp(op_id::eq, k.bin(op_id::mod, k.v(i), k.i64(5)), k.i64(0)), k.bin(op_id::div, k.f64(0.0), k.f64(0.0)),
                        k.cast(k.v(v), f64));
   body.push_back(k.assign(fv, nan_or));
-  body.push_back(k.eval(at(op_id::atomic_max, cf, f64, {k.v(fv)}, 0)));
-  body.push_back(k.eval(at(op_id::atomic_min, cf, f64, {k.v(fv)}, 1)));
-  body.push_back(k.eval(at(op_id::atomic_add, cf32, f32, {k.f32(0.5)}, 0)));
-  body.push_back(k.eval(at(op_id::atomic_sub, cf32, f32, {k.f32(0.25)}, 1)));
-  body.push_back(k.eval(at(op_id::atomic_exch, ci, i64, {k.v(i)}, 2)));
-  body.push_back(k.eval(at(op_id::atomic_inc, cu, u32, {k.integer(9, u32)}, 0)));
-  body.push_back(k.eval(at(op_id::atomic_dec, cu, u32, {k.integer(9, u32)}, 1)));
+  body.push_back(k.eval(at("cuda.atomic.max", cf, f64, {k.v(fv)}, 0)));
+  body.push_back(k.eval(at("cuda.atomic.min", cf, f64, {k.v(fv)}, 1)));
+  body.push_back(k.eval(at("cuda.atomic.add", cf32, f32, {k.f32(0.5)}, 0)));
+  body.push_back(k.eval(at("cuda.atomic.sub", cf32, f32, {k.f32(0.25)}, 1)));
+  body.push_back(k.eval(at("cuda.atomic.exch", ci, i64, {k.v(i)}, 2)));
+  body.push_back(k.eval(at("cuda.atomic.inc", cu, u32, {k.integer(9, u32)}, 0)));
+  body.push_back(k.eval(at("cuda.atomic.dec", cu, u32, {k.integer(9, u32)}, 1)));
   // cas(c[3], 0, i + 1): one thread sees 0 and wins.
-  auto won = k.cmp(op_id::eq, k.op(op_id::atomic_cas, i64, {k.v(ci), k.i64(0), k.bin(op_id::add, k.v(i), k.i64(1)), k.i64(3)}), k.i64(0));
-  body.push_back(k.if_(won, {k.eval(at(op_id::atomic_add, ci, i64, {k.i64(1)}, 4))}));
+  auto won = k.cmp(op_id::eq, k.intrinsic("cuda.atomic.cas", i64, {k.v(ci), k.i64(0), k.bin(op_id::add, k.v(i), k.i64(1)), k.i64(3)}), k.i64(0));
+  body.push_back(k.if_(won, {k.eval(at("cuda.atomic.add", ci, i64, {k.i64(1)}, 4))}));
   auto bit = k.bin(op_id::shl, k.integer(1, u32), k.cast(k.bin(op_id::mod, k.v(i), k.i64(32)), u32));
-  body.push_back(k.eval(at(op_id::atomic_or, cu, u32, {bit}, 2)));
-  body.push_back(k.eval(at(op_id::atomic_and, cu, u32, {k.un(op_id::invert, bit)}, 3)));
-  body.push_back(k.eval(at(op_id::atomic_xor, cu, u32, {k.cast(k.v(i), u32)}, 4)));
+  body.push_back(k.eval(at("cuda.atomic.or_", cu, u32, {bit}, 2)));
+  body.push_back(k.eval(at("cuda.atomic.and_", cu, u32, {k.un(op_id::invert, bit)}, 3)));
+  body.push_back(k.eval(at("cuda.atomic.xor", cu, u32, {k.cast(k.v(i), u32)}, 4)));
   typed_module m = module_of({k.finish(body)});
   expect_compiles(m);
 

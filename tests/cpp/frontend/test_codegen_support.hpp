@@ -8,6 +8,7 @@
 // emitted PTX (ptxas) and LLVM IR (llvm-as, which verifies).
 
 #include <cuforge/frontend/codegen.hpp>
+#include <cuforge/frontend/intrinsics.hpp>
 #include <cuforge/frontend/ir.hpp>
 #include <cuforge/frontend/typer.hpp>
 #include <cuforge/frontend/types.hpp>
@@ -168,17 +169,26 @@ class typed_builder {
     idx.insert(idx.begin(), arr);
     return op(op_id::array_store, tc_.none(), idx, {wrap ? 1 : 0});
   }
-  expr_id tid(int d) { return op(op_id::thread_idx, tc_.int32(), {}, {d}); }
-  expr_id bid(int d) { return op(op_id::block_idx, tc_.int32(), {}, {d}); }
-  expr_id bdim(int d) { return op(op_id::block_dim, tc_.int32(), {}, {d}); }
-  expr_id gdim(int d) { return op(op_id::grid_dim, tc_.int32(), {}, {d}); }
+  /// The `intrinsic` op of the registry's entry `name` (it must exist).
+  expr_id intrinsic(std::string_view name, const type* result, std::vector<expr_id> operands = {}) {
+    std::int64_t index = intrinsic_index(name);
+    EXPECT_GE(index, 0) << "no intrinsic " << name;
+    return op(op_id::intrinsic, result, std::move(operands), {index});
+  }
+  expr_id coordinate(const char* reg, int d) {
+    return intrinsic(std::string("cuda.") + reg + "." + static_cast<char>('x' + d), tc_.int32());
+  }
+  expr_id tid(int d) { return coordinate("threadIdx", d); }
+  expr_id bid(int d) { return coordinate("blockIdx", d); }
+  expr_id bdim(int d) { return coordinate("blockDim", d); }
+  expr_id gdim(int d) { return coordinate("gridDim", d); }
   /// cuda.grid(1) along dimension d: int64(blockIdx * blockDim + threadIdx).
   expr_id grid(int d) {
     return bin(op_id::add, bin(op_id::mul, cast(bid(d), tc_.int64()), cast(bdim(d), tc_.int64())), cast(tid(d), tc_.int64()));
   }
   expr_id gridsize(int d) { return bin(op_id::mul, cast(gdim(d), tc_.int64()), cast(bdim(d), tc_.int64())); }
   expr_id shape(expr_id arr, int d) { return op(op_id::array_shape, tc_.int64(), {arr}, {d}); }
-  expr_id sync() { return op(op_id::syncthreads, tc_.none(), {}); }
+  expr_id sync() { return intrinsic("cuda.syncthreads", tc_.none()); }
 
   // --- statements ---
   stmt_id add_stmt(stmt s) {

@@ -120,15 +120,15 @@ TEST(CodegenTargets, AtomicsInPtx) {
   var_id f = k.param("f", tc.array(f64, 1, array_layout::c));
   var_id w = k.param("w", tc.array(u64, 1, array_layout::c));
   std::vector<stmt_id> body{
-      k.eval(k.op(op_id::atomic_inc, u32, {k.v(a), k.integer(7, u32), k.i64(0)})),
-      k.eval(k.op(op_id::atomic_dec, u32, {k.v(a), k.integer(7, u32), k.i64(1)})),
-      k.eval(k.op(op_id::atomic_add, f64, {k.v(f), k.f64(1.0), k.i64(0)})),
-      k.eval(k.op(op_id::atomic_max, f64, {k.v(f), k.f64(1.0), k.i64(1)})),
-      k.eval(k.op(op_id::atomic_inc, u64, {k.v(w), k.integer(7, u64), k.i64(0)})),
-      k.eval(k.op(op_id::threadfence, tc.none(), {})),
-      k.eval(k.op(op_id::threadfence_block, tc.none(), {})),
-      k.eval(k.op(op_id::threadfence_system, tc.none(), {})),
-      k.eval(k.op(op_id::syncwarp, tc.none(), {k.integer(-1, u32)})),
+      k.eval(k.intrinsic("cuda.atomic.inc", u32, {k.v(a), k.integer(7, u32), k.i64(0)})),
+      k.eval(k.intrinsic("cuda.atomic.dec", u32, {k.v(a), k.integer(7, u32), k.i64(1)})),
+      k.eval(k.intrinsic("cuda.atomic.add", f64, {k.v(f), k.f64(1.0), k.i64(0)})),
+      k.eval(k.intrinsic("cuda.atomic.max", f64, {k.v(f), k.f64(1.0), k.i64(1)})),
+      k.eval(k.intrinsic("cuda.atomic.inc", u64, {k.v(w), k.integer(7, u64), k.i64(0)})),
+      k.eval(k.intrinsic("cuda.threadfence", tc.none(), {})),
+      k.eval(k.intrinsic("cuda.threadfence_block", tc.none(), {})),
+      k.eval(k.intrinsic("cuda.threadfence_system", tc.none(), {})),
+      k.eval(k.intrinsic("cuda.syncwarp", tc.none(), {k.integer(-1, u32)})),
   };
   typed_module m = module_of({k.finish(body)});
   ptx_result p = expect_ptx_assembles(m);
@@ -283,8 +283,14 @@ TEST(CodegenTargets, MalformedTypedIrThrowsLogicError) {
   expect_logic_error("tuple index", [](typed_builder& k, std::vector<stmt_id>& b) {
     b.push_back(k.eval(k.op(op_id::tuple_get, k.tc().int64(), {k.tuple({k.i64(1)})}, {3})));
   });
-  expect_logic_error("bad dimension", [](typed_builder& k, std::vector<stmt_id>& b) {
-    b.push_back(k.eval(k.op(op_id::thread_idx, k.tc().int32(), {}, {3})));
+  expect_logic_error("an intrinsic index out of the registry", [](typed_builder& k, std::vector<stmt_id>& b) {
+    b.push_back(k.eval(k.op(op_id::intrinsic, k.tc().int32(), {}, {1 << 20})));
+  });
+  expect_logic_error("an intrinsic without its index", [](typed_builder& k, std::vector<stmt_id>& b) {
+    b.push_back(k.eval(k.op(op_id::intrinsic, k.tc().int32(), {})));
+  });
+  expect_logic_error("an intrinsic without its operand", [](typed_builder& k, std::vector<stmt_id>& b) {
+    b.push_back(k.eval(k.intrinsic("cuda.syncthreads_count", k.tc().int32())));
   });
   expect_logic_error("comparison of mixed types", [](typed_builder& k, std::vector<stmt_id>& b) {
     b.push_back(k.eval(k.cmp(op_id::lt, k.i64(1), k.f64(2.0))));
@@ -417,4 +423,42 @@ TEST(CompileConfig, MaxRegistersIsTheEntrysMaxnregFromTheNvptxTarget) {
   EXPECT_LT(at, ptx.find('{', entry)) << "a directive of the entry, before its body:\n" << ptx;
   // The host has no registers to cap: the same configuration compiles there.
   EXPECT_NO_THROW(compile_host(m, c.with_target(target_kind::host)));
+}
+
+TEST(CodegenTargets, RegistryRowsLowerPerTarget) {
+  // The per-target rows, through real kernels: laneid, the barrier reductions, syncwarp, fences,
+  // atomic inc/dec (the GPU's own instructions for 32-bit words).
+  type_context tc;
+  typed_builder k(tc, "per_target");
+  const type* i32 = tc.int32();
+  const type* u32 = tc.uint32();
+  var_id a = k.param("a", tc.array(i32, 1, array_layout::c));
+  var_id u = k.param("u", tc.array(u32, 1, array_layout::c));
+  std::vector<stmt_id> body{
+      k.eval(k.store(k.v(a), k.intrinsic("cuda.laneid", i32), {k.i64(0)})),
+      k.eval(k.store(k.v(a), k.intrinsic("cuda.syncthreads_count", i32, {k.i32(1)}), {k.i64(1)})),
+      k.eval(k.store(k.v(a), k.intrinsic("cuda.syncthreads_and", i32, {k.i32(1)}), {k.i64(2)})),
+      k.eval(k.store(k.v(a), k.intrinsic("cuda.syncthreads_or", i32, {k.i32(0)}), {k.i64(3)})),
+      k.eval(k.intrinsic("cuda.syncwarp", tc.none(), {k.integer(-1, u32)})),
+      k.eval(k.intrinsic("cuda.threadfence_block", tc.none())),
+      k.eval(k.intrinsic("cuda.atomic.inc", u32, {k.v(u), k.integer(100, u32), k.i64(0)})),
+      k.eval(k.intrinsic("cuda.atomic.dec", u32, {k.v(u), k.integer(100, u32), k.i64(1)})),
+  };
+  typed_module m = module_of({k.finish(body)});
+  m.functions[0].uses_barrier = true;
+  expect_compiles(m);
+  cuforge::testing::device_buffer<std::int32_t> da(4);
+  cuforge::testing::device_buffer<std::uint32_t> du(2);
+  da.upload({-1, -1, -1, -1});
+  du.upload({0, 5});
+  run(m, cuforge::dim3(1), cuforge::dim3(8), slots().array(da.get(), {4}, 4).array(du.get(), {2}, 4));
+  auto va = da.download();
+  EXPECT_GE(va[0], 0);
+  EXPECT_LT(va[0], 8);
+  EXPECT_EQ(va[1], 8) << "syncthreads_count";
+  EXPECT_EQ(va[2], 1) << "syncthreads_and";
+  EXPECT_EQ(va[3], 0) << "syncthreads_or";
+  auto vu = du.download();
+  EXPECT_EQ(vu[0], 8u);
+  EXPECT_EQ(vu[1], 98u) << "5 down to 0, wrapped to the limit 100, then 99 and 98";
 }

@@ -270,7 +270,8 @@ TEST(TyperStatements, ExpressionStatementsKeepOnlyEffects) {
   env e;
   auto f = kernel(e, "def k(a):\n    a[0]\n    a[0] + 1\n    math\n    cuda.syncthreads()\n", {f32});
   ASSERT_EQ(f->body.size(), 1u);
-  EXPECT_EQ(f->at(f->at_stmt(f->body[0]).value).op, op_id::syncthreads);
+  EXPECT_EQ(f->at(f->at_stmt(f->body[0]).value).op, op_id::intrinsic);
+  EXPECT_EQ(f->at(f->at_stmt(f->body[0]).value).attrs[0], intrinsic_index("cuda.syncthreads"));
 }
 
 TEST(TyperStatements, WhileConditionsThatNeedStatements) {
@@ -419,8 +420,8 @@ TEST(TyperFunctions, ExactDumpOfAKernelWithACall) {
   ASSERT_EQ(m.functions.size(), 2u);
   EXPECT_EQ(m.functions[0].ir->dump(),
             "def k(a: array(float32, 1d, C)):\n"
-            "    i :: int64 = add(mul(cast(block_idx(; 0) :: int32) :: int64, cast(block_dim(; 0) :: int32) :: int64) :: "
-            "int64, cast(thread_idx(; 0) :: int32) :: int64) :: int64\n"
+            "    i :: int64 = add(mul(cast(cuda.blockIdx.x() :: int32) :: int64, cast(cuda.blockDim.x() :: int32) :: "
+            "int64) :: int64, cast(cuda.threadIdx.x() :: int32) :: int64) :: int64\n"
             "    if lt(i :: int64, array_size(a :: array(float32, 1d, C)) :: int64) :: bool:\n"
             "        array_store(a :: array(float32, 1d, C), cast(call_device(array_load(a :: array(float32, 1d, C), i :: "
             "int64; 0) :: float32, 0.0 :: float64, 1.0 :: float64; 1) :: float64) :: float32, i :: int64; 0) :: none\n");

@@ -8,6 +8,7 @@
 // columns are 0-based as Python's ast gives them.
 
 #include <cuforge/frontend/diagnostics.hpp>
+#include <cuforge/frontend/intrinsics.hpp>
 #include <cuforge/frontend/ir.hpp>
 #include <cuforge/frontend/typer.hpp>
 #include <cuforge/frontend/types.hpp>
@@ -805,6 +806,25 @@ inline std::vector<const expr*> ops_of(const function& f, op_id o) {
 inline const expr& only_op(const function& f, op_id o) {
   auto v = ops_of(f, o);
   EXPECT_EQ(v.size(), 1u) << "ops named " << to_string(o) << " in\n" << f.dump();
+  static expr none;
+  return v.empty() ? none : *v[0];
+}
+
+/// The reachable `intrinsic` ops of the registry's entry `name` ("cuda.syncthreads").
+inline std::vector<const expr*> ops_of(const function& f, std::string_view name) {
+  const std::int64_t index = intrinsic_index(name);
+  EXPECT_GE(index, 0) << "no intrinsic " << name;
+  std::vector<const expr*> out;
+  for (const expr* e : reachable(f))
+    if (e->kind == expr_kind::op && e->op == op_id::intrinsic && !e->attrs.empty() && e->attrs[0] == index)
+      out.push_back(e);
+  return out;
+}
+
+/// The only reachable `intrinsic` op of `name`.
+inline const expr& only_op(const function& f, std::string_view name) {
+  auto v = ops_of(f, name);
+  EXPECT_EQ(v.size(), 1u) << "intrinsics " << name << " in\n" << f.dump();
   static expr none;
   return v.empty() ? none : *v[0];
 }

@@ -7,129 +7,117 @@
 /// each on every target. An `op` expression has `op`, `operands`, `attrs`
 /// (compile-time integers) and its result type `ty`.
 ///
+/// These are the language's own operations (arithmetic, comparisons, the
+/// math library, complex numbers, arrays, tuples, calls). Kernel-side
+/// functions (cuda.syncthreads, cuda.atomic.add, cuda.popc...) are rows of
+/// the intrinsic registry (intrinsics.hpp) instead: the typer emits them as
+/// one op, `intrinsic`, whose attrs[0] names the registry entry that lowers
+/// it.
+///
 /// Notation: T is the expression's own type `ty` unless said otherwise;
 /// "int" is any integer type, "float" any floating type; all operands of
 /// an arithmetic op have type T. Integer arithmetic wraps (two's
 /// complement). Floating-point follows IEEE-754 without traps (NumPy's error
 /// model: x / 0.0 is inf or nan); with fastmath, codegen may contract and
 /// approximate.
+///
+/// The second column of the table is the op's lowering group: codegen finds
+/// how to lower an op by it (codegen_ops.cpp, one function per group).
+
+#include <cuforge/runtime/export.hpp>
 
 #include <cstdint>
 
 namespace cuforge::frontend {
 
 #define CUFORGE_FRONTEND_OPS(X)                                                                        \
-  X(none)                                                                                              \
+  X(none, invalid)                                                                                     \
   /* --- arithmetic: operands (a, b) of type T, result T (unless said) --- */                        \
-  X(add)         /* int, float, complex */                                                             \
-  X(sub)                                                                                               \
-  X(mul)                                                                                               \
-  X(div)         /* float, complex: true division */                                                 \
-  X(floordiv)    /* int: Python floor division, x // 0 == 0; float: floor(a / b) as Python (sign   */ \
-                 /* of the divisor, nan and inf as Python's float floordiv) */                         \
-  X(mod)         /* int: Python modulo (sign of the divisor), x % 0 == 0; float: Python's float % */ \
-  X(pow)         /* int ** int (a negative exponent gives 0 unless the base is 1 or -1); float:   */ \
-                 /* pow; complex: cpow */                                                              \
-  X(powi)        /* (float T, int64 n) -> T: a ** n for an integer exponent */                         \
-  X(neg)         /* (a) -> T: int, float, complex */                                                   \
-  X(bit_and)     /* int, bool */                                                                       \
-  X(bit_or)                                                                                            \
-  X(bit_xor)                                                                                           \
-  X(shl)         /* int: a << b (b >= width gives 0) */                                                \
-  X(shr)         /* int: a >> b, arithmetic for signed T, logical for unsigned */                      \
-  X(invert)      /* (a) -> T: int ~a */                                                                \
-  X(not_)        /* (a bool) -> bool */                                                                \
-  X(abs)         /* (a) -> T for int and float; (complex a) -> float of its width */                 \
-  X(min)         /* (a, b) -> T, int or float: Python's min (b if b < a else a) */                    \
-  X(max)         /* (a, b) -> T: Python's max (b if b > a else a) */                                  \
+  X(add, arith)         /* int, float, complex */                                                      \
+  X(sub, arith)                                                                                        \
+  X(mul, arith)                                                                                        \
+  X(div, arith)         /* float, complex: true division */                                            \
+  X(floordiv, arith)    /* int: Python floor division, x // 0 == 0; float: floor(a / b) as Python  */ \
+                        /* (sign of the divisor, nan and inf as Python's float floordiv) */           \
+  X(mod, arith)         /* int: Python modulo (sign of the divisor), x % 0 == 0; float: Python's % */ \
+  X(pow, arith)         /* int ** int (a negative exponent gives 0 unless the base is 1 or -1);    */ \
+                        /* float: pow; complex: cpow */                                               \
+  X(powi, powi)         /* (float T, int64 n) -> T: a ** n for an integer exponent */                  \
+  X(neg, neg)           /* (a) -> T: int, float, complex */                                            \
+  X(bit_and, arith)     /* int, bool */                                                                \
+  X(bit_or, arith)                                                                                     \
+  X(bit_xor, arith)                                                                                    \
+  X(shl, arith)         /* int: a << b (b >= width gives 0) */                                         \
+  X(shr, arith)         /* int: a >> b, arithmetic for signed T, logical for unsigned */               \
+  X(invert, invert)     /* (a) -> T: int ~a */                                                         \
+  X(not_, not_)         /* (a bool) -> bool */                                                         \
+  X(abs, abs)           /* (a) -> T for int and float; (complex a) -> float of its width */           \
+  X(min, arith)         /* (a, b) -> T, int or float: Python's min (b if b < a else a) */             \
+  X(max, arith)         /* (a, b) -> T: Python's max (b if b > a else a) */                           \
   /* --- comparisons: (a, b) of one type, result bool; complex only eq/ne --- */                      \
-  X(eq)                                                                                                \
-  X(ne)                                                                                                \
-  X(lt)                                                                                                \
-  X(le)                                                                                                \
-  X(gt)                                                                                                \
-  X(ge)                                                                                                \
+  X(eq, compare)                                                                                       \
+  X(ne, compare)                                                                                       \
+  X(lt, compare)                                                                                       \
+  X(le, compare)                                                                                       \
+  X(gt, compare)                                                                                       \
+  X(ge, compare)                                                                                       \
   /* --- math on float T: (a) -> T; libdevice on the GPU, libm on the host --- */                     \
-  X(sqrt) X(cbrt) X(exp) X(exp2) X(expm1) X(log) X(log2) X(log10) X(log1p)                             \
-  X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(tanh) X(asinh) X(acosh) X(atanh)      \
-  X(erf) X(erfc) X(lgamma) X(tgamma) X(floor) X(ceil) X(trunc) X(rint) X(fabs)                         \
+  X(sqrt, math1) X(cbrt, math1) X(exp, math1) X(exp2, math1) X(expm1, math1) X(log, math1)             \
+  X(log2, math1) X(log10, math1) X(log1p, math1) X(sin, math1) X(cos, math1) X(tan, math1)             \
+  X(asin, math1) X(acos, math1) X(atan, math1) X(sinh, math1) X(cosh, math1) X(tanh, math1)            \
+  X(asinh, math1) X(acosh, math1) X(atanh, math1) X(erf, math1) X(erfc, math1) X(lgamma, math1)        \
+  X(tgamma, math1) X(floor, math1) X(ceil, math1) X(trunc, math1) X(rint, math1) X(fabs, math1)        \
   /* --- math on float T: (a, b) -> T --- */                                                           \
-  X(atan2) X(hypot) X(copysign) X(fmod) X(fpow) X(fmin) X(fmax) X(nextafter)                           \
-  X(remainder)   /* IEEE 754 remainder: x - n*y, n the integer nearest x/y (ties to even) */          \
-  X(ldexp)       /* (a T, n int32) -> T */                                                             \
-  X(fma)         /* (a, b, c) -> T: a * b + c, rounded once */                                         \
-  X(isnan)       /* (a float) -> bool */                                                               \
-  X(isinf)                                                                                             \
-  X(isfinite)                                                                                          \
-  X(frexp)       /* (a T) -> Tuple(T, int32) */                                                        \
-  X(modf)        /* (a T) -> Tuple(T, T): (fractional, integral) as Python's math.modf */             \
+  X(atan2, math2) X(hypot, math2) X(copysign, math2) X(fmod, math2) X(fpow, math2) X(fmin, math2)      \
+  X(fmax, math2) X(nextafter, math2)                                                                   \
+  X(remainder, math2)   /* IEEE 754 remainder: x - n*y, n the integer nearest x/y (ties to even) */   \
+  X(ldexp, ldexp)       /* (a T, n int32) -> T */                                                      \
+  X(fma, fma)           /* (a, b, c) -> T: a * b + c, rounded once */                                  \
+  X(isnan, fclass)      /* (a float) -> bool */                                                        \
+  X(isinf, fclass)                                                                                     \
+  X(isfinite, fclass)                                                                                  \
+  X(frexp, frexp_modf)  /* (a T) -> Tuple(T, int32) */                                                 \
+  X(modf, frexp_modf)   /* (a T) -> Tuple(T, T): (fractional, integral) as Python's math.modf */      \
   /* --- complex (T the complex type unless said) --- */                                               \
-  X(complex_make) /* (re, im) of the matching float -> T */                                            \
-  X(real)        /* (z complex) -> float of its width */                                               \
-  X(imag)                                                                                              \
-  X(conj)        /* (z) -> T */                                                                        \
-  X(cexp) X(clog) X(csqrt) X(csin) X(ccos) X(ctan) X(csinh) X(ccosh) X(ctanh)                          \
-  X(phase)       /* (z complex) -> float: atan2(imag, real) */                                         \
-  /* --- integer intrinsics (cuda.popc ...): (a int) -> T unless said --- */                          \
-  X(popc)        /* -> int32 */                                                                        \
-  X(brev)                                                                                              \
-  X(clz)         /* -> int32 */                                                                        \
-  X(ffs)         /* -> int32: 1-based index of the lowest set bit, 0 for 0 */                         \
+  X(complex_make, complex_make) /* (re, im) of the matching float -> T */                              \
+  X(real, complex_part) /* (z complex) -> float of its width */                                        \
+  X(imag, complex_part)                                                                                \
+  X(phase, complex_part) /* (z complex) -> float: atan2(imag, real) */                                 \
+  X(conj, complex_fn)   /* (z) -> T */                                                                 \
+  X(cexp, complex_fn) X(clog, complex_fn) X(csqrt, complex_fn) X(csin, complex_fn) X(ccos, complex_fn) \
+  X(ctan, complex_fn) X(csinh, complex_fn) X(ccosh, complex_fn) X(ctanh, complex_fn)                   \
   /* --- arrays: A an array type; indices int64 --- */                                                 \
-  X(array_load)  /* (A, i0, .., i{n-1}) -> A.dtype; attrs[0] = 1 when an index may be negative */     \
-                 /* (then i < 0 means i + shape) */                                                    \
-  X(array_store) /* (A, value of A.dtype, i0, .., i{n-1}) -> none; attrs[0] as array_load */         \
-  X(array_shape) /* (A) -> int64: attrs[0] = the dimension */                                          \
-  X(array_stride) /* (A) -> int64 bytes: attrs[0] = the dimension */                                   \
-  X(array_size)  /* (A) -> int64: the element count */                                                 \
-  X(array_view)  /* (A, ...) -> T (an array): basic indexing that keeps some dimensions. attrs,     */ \
-                 /* one per source dimension: 0 an integer index (1 operand), 1 a full slice ':'    */ \
-                 /* (no operand), 2 a slice (3 operands start, stop, step, each int64 or the      */ \
-                 /* constant INT64_MIN when absent); Python's slice rules */                          \
+  X(array_load, array)  /* (A, i0, .., i{n-1}) -> A.dtype; attrs[0] = 1 when an index may be       */ \
+                        /* negative (then i < 0 means i + shape) */                                    \
+  X(array_store, array) /* (A, value of A.dtype, i0, .., i{n-1}) -> none; attrs[0] as array_load */   \
+  X(array_shape, array) /* (A) -> int64: attrs[0] = the dimension */                                   \
+  X(array_stride, array) /* (A) -> int64 bytes: attrs[0] = the dimension */                            \
+  X(array_size, array)  /* (A) -> int64: the element count */                                          \
+  X(array_view, array)  /* (A, ...) -> T (an array): basic indexing that keeps some dimensions.     */ \
+                        /* attrs, one per source dimension: 0 an integer index (1 operand), 1 a    */ \
+                        /* full slice ':' (no operand), 2 a slice (3 operands start, stop, step,   */ \
+                        /* each int64 or the constant INT64_MIN when absent); Python's slice rules */ \
+  X(shared_array, array) /* -> T, an array in shared memory of T.dtype; attrs: its shape (a single */ \
+                        /* 0: the launch's dynamic shared memory, shape (0,)). Each op site is its */ \
+                        /* own array, laid out statically per kernel */                                \
+  X(local_array, array) /* -> T, per-thread array; attrs: its shape */                                 \
+  X(const_array, array) /* -> T, in constant memory; attrs[0] = the global_value index (a           */ \
+                        /* const_array) */                                                             \
   /* --- tuples --- */                                                                                 \
-  X(tuple_get)   /* (t) -> its element attrs[0] */                                                    \
-  /* --- the CUDA execution model; attrs[0] = dimension 0/1/2 for the first four --- */               \
-  X(thread_idx)  /* -> int32 */                                                                        \
-  X(block_idx)                                                                                         \
-  X(block_dim)                                                                                         \
-  X(grid_dim)                                                                                          \
-  X(laneid)      /* -> int32 */                                                                        \
-  X(syncthreads) /* -> none */                                                                         \
-  X(syncthreads_count) /* (pred int32) -> int32: threads whose pred != 0 */                            \
-  X(syncthreads_and)   /* (pred int32) -> int32 */                                                     \
-  X(syncthreads_or)    /* (pred int32) -> int32 */                                                     \
-  X(syncwarp)          /* (mask uint32) -> none */                                                     \
-  X(threadfence_block) /* -> none */                                                                   \
-  X(threadfence)                                                                                       \
-  X(threadfence_system)                                                                                \
-  X(shared_array) /* -> T, an array in shared memory of T.dtype; attrs: its shape (a single 0: the   */ \
-                  /* launch's dynamic shared memory, shape (0,)). Each op site is its own array,     */ \
-                  /* laid out statically per kernel */                                                 \
-  X(local_array)  /* -> T, per-thread array; attrs: its shape */                                       \
-  X(const_array)  /* -> T, in constant memory; attrs[0] = the global_value index (a const_array) */    \
-  /* --- atomics on an element of A (global or shared): returns the old value (A.dtype) --- */         \
-  X(atomic_add)   /* (A, value, i0, ..) */                                                             \
-  X(atomic_sub)                                                                                        \
-  X(atomic_and)                                                                                        \
-  X(atomic_or)                                                                                         \
-  X(atomic_xor)                                                                                        \
-  X(atomic_max)   /* for floats: NaN-ignoring like CUDA's atomicMax on floats via integer tricks */    \
-  X(atomic_min)                                                                                        \
-  X(atomic_exch)                                                                                       \
-  X(atomic_inc)   /* (A uint32/uint64, limit, ..): old >= limit ? 0 : old + 1 */                      \
-  X(atomic_dec)   /* (A, limit, ..): (old == 0 || old > limit) ? limit : old - 1 */                   \
-  X(atomic_cas)   /* (A, expected, new, i0, ..): stores new where the element equals expected */     \
+  X(tuple_get, tuple_get) /* (t) -> its element attrs[0] */                                            \
   /* --- calls --- */                                                                                  \
-  X(call_device)  /* (args...) -> the callee's return type; attrs[0] = index into               */ \
-                  /* typed_module::functions (the callee's specialization) */
+  X(call_device, call_device) /* (args...) -> the callee's return type; attrs[0] = index into       */ \
+                        /* typed_module::functions (the callee's specialization) */                    \
+  X(intrinsic, intrinsic) /* (args...) -> T: a kernel-side function of the intrinsic registry;      */ \
+                        /* attrs[0] = its index there (intrinsics.hpp), the rest are its own */
 
 enum class op_id : std::uint16_t {
-#define CUFORGE_FRONTEND_OP_ENUM(name) name,
+#define CUFORGE_FRONTEND_OP_ENUM(name, group) name,
   CUFORGE_FRONTEND_OPS(CUFORGE_FRONTEND_OP_ENUM)
 #undef CUFORGE_FRONTEND_OP_ENUM
 };
 
 /// "add", "array_load", ...
-const char* to_string(op_id op) noexcept;
+CUFORGE_API const char* to_string(op_id op) noexcept;
 
 }  // namespace cuforge::frontend

@@ -1,0 +1,143 @@
+// The registry put together from the areas' tables (intrinsic_registry.hpp),
+// its public listing (intrinsics.hpp), and the helpers typing functions
+// share.
+#include "intrinsic_registry.hpp"
+
+#include <cuforge/runtime/error.hpp>
+
+#include <string>
+#include <unordered_map>
+
+namespace cuforge::frontend {
+
+std::string_view to_string(cpu_needs c) noexcept {
+  switch (c) {
+    case cpu_needs::nothing: return "nothing";
+    case cpu_needs::warp_sync: return "warp_sync";
+    case cpu_needs::block_sync: return "block_sync";
+  }
+  return "?";
+}
+
+std::string_view to_string(intrinsic_kind k) noexcept {
+  switch (k) {
+    case intrinsic_kind::module: return "module";
+    case intrinsic_kind::function: return "function";
+    case intrinsic_kind::value: return "value";
+  }
+  return "?";
+}
+
+namespace detail {
+
+namespace {
+
+struct tables {
+  std::vector<const intrinsic*> entries;
+  std::unordered_map<std::string_view, const intrinsic*> by_name;
+  std::unordered_map<const intrinsic*, std::int64_t> index;
+  std::vector<intrinsic_info> infos;
+};
+
+const tables& all_tables() {
+  static const tables t = [] {
+    tables r;
+    for (auto area : {cuda_intrinsics(), atomic_intrinsics(), math_intrinsics(), builtin_intrinsics()})
+      for (const intrinsic& e : area) {
+        if (!r.by_name.emplace(e.info.name, &e).second)
+          throw logic_error("intrinsic registry: '" + std::string(e.info.name) + "' is listed twice");
+        r.index.emplace(&e, static_cast<std::int64_t>(r.entries.size()));
+        r.entries.push_back(&e);
+        r.infos.push_back(e.info);
+      }
+    return r;
+  }();
+  return t;
+}
+
+}  // namespace
+
+std::span<const intrinsic* const> registry() { return all_tables().entries; }
+
+const intrinsic* find_entry(std::string_view name) noexcept {
+  const auto& m = all_tables().by_name;
+  auto it = m.find(name);
+  return it == m.end() ? nullptr : it->second;
+}
+
+const intrinsic& entry(std::string_view name) {
+  const intrinsic* e = find_entry(name);
+  if (e == nullptr) throw logic_error("intrinsic registry: no entry '" + std::string(name) + "'");
+  return *e;
+}
+
+std::int64_t index_of(const intrinsic& e) { return all_tables().index.at(&e); }
+
+const intrinsic& entry_of(const expr& e) {
+  const auto& all = all_tables().entries;
+  if (e.op != op_id::intrinsic || e.attrs.empty() || e.attrs[0] < 0 ||
+      static_cast<std::size_t>(e.attrs[0]) >= all.size())
+    throw logic_error("codegen: an intrinsic op without a registry index");
+  return *all[static_cast<std::size_t>(e.attrs[0])];
+}
+
+// --- helpers for typing functions ----------------------------------------------------------
+
+void expect_args(const function_typer& ft, const call_args& c, std::size_t lo, std::size_t hi) {
+  if (c.args.size() < lo || c.args.size() > hi || !c.kwargs.empty()) {
+    std::string n = lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
+    ft.no_impl(c, "it takes " + n + " positional argument" + (hi == 1 ? "" : "s"));
+  }
+}
+
+const value& scalar_arg(const function_typer& ft, const call_args& c, std::size_t i) {
+  const value& x = c.args[i];
+  if (!x.runtime() || !x.ty->is_scalar()) ft.no_impl(c);
+  return x;
+}
+
+const value& real_arg(const function_typer& ft, const call_args& c, std::size_t i) {
+  const value& x = c.args[i];
+  if (!x.runtime() || !x.ty->is_scalar() || x.ty->is_complex()) ft.no_impl(c);
+  return x;
+}
+
+const value& int_arg(const function_typer& ft, const call_args& c, std::size_t i) {
+  const value& x = c.args[i];
+  if (!x.runtime() || !x.ty->is_int()) ft.no_impl(c, "it takes an integer");
+  return x;
+}
+
+const type* real_float(type_context& tc, const type* t) {
+  if (t->kind == type_kind::boolean || t->is_int()) return tc.float64();
+  if (t->is_float()) return t->bits == 16 ? tc.float32() : t;
+  return nullptr;
+}
+
+const type* complex_for(type_context& tc, const type* t) {
+  if (t->is_complex()) return t;
+  if (t->is_float() && t->bits <= 32) return tc.complex64();
+  return tc.complex128();
+}
+
+}  // namespace detail
+
+const std::vector<intrinsic_info>& intrinsics() { return detail::all_tables().infos; }
+
+const intrinsic_info* find_intrinsic(std::string_view name) noexcept {
+  const detail::intrinsic* e = detail::find_entry(name);
+  return e == nullptr ? nullptr : &e->info;
+}
+
+const intrinsic_info* intrinsic_at(std::int64_t index) noexcept {
+  const auto& all = detail::all_tables().entries;
+  if (index < 0 || static_cast<std::size_t>(index) >= all.size()) return nullptr;
+  return &all[static_cast<std::size_t>(index)]->info;
+}
+
+std::int64_t intrinsic_index(std::string_view name) noexcept {
+  const detail::intrinsic* e = detail::find_entry(name);
+  return e == nullptr ? -1 : detail::index_of(*e);
+}
+
+}  // namespace cuforge::frontend

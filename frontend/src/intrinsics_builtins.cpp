@@ -1,0 +1,215 @@
+// The registry's builtins.* rows (Python's builtins a kernel may call) and
+// operator.* rows (the operator module's functions, typed as the operators
+// they name). They type into ordinary ops.
+#include "intrinsic_registry.hpp"
+
+namespace cuforge::frontend::detail {
+
+namespace {
+
+// --- builtins -------------------------------------------------------------------------------------
+
+value type_abs(function_typer& ft, const intrinsic&, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  const location loc = c.loc;
+  const value& x = scalar_arg(ft, c, 0);
+  if (x.ty->is_complex()) {
+    value r = ft.op(op_id::abs, ft.tc_.floating(x.ty->bits / 2), {x}, loc);
+    r.weak = x.weak;
+    return r;
+  }
+  const type* t = x.ty->kind == type_kind::boolean ? ft.tc_.int64() : ft.arith(x.ty);
+  value v = ft.cast(x, t, loc);
+  if (t->is_int()) {
+    if (auto k = ft.const_int(v))
+      return ft.int_constant(*k < 0 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(*k)) : *k, t, loc, x.weak);
+    if (!t->is_signed) return v;
+  }
+  value r = ft.op(op_id::abs, t, {v}, loc);
+  r.weak = x.weak;
+  r.nonneg = t->is_int();
+  return r;
+}
+
+// min (arg 1) and max (arg 0): two or more numbers, or a tuple of them.
+value type_min_max(function_typer& ft, const intrinsic& self, call_args& c) {
+  if (!c.kwargs.empty()) ft.no_impl(c);
+  return ft.min_max(self.arg == 1, c.args, c);
+}
+
+value type_round(function_typer& ft, const intrinsic&, call_args& c) { return ft.round(c); }
+
+value type_pow(function_typer& ft, const intrinsic&, call_args& c) {
+  expect_args(ft, c, 2, 2);
+  return ft.pow(scalar_arg(ft, c, 0), scalar_arg(ft, c, 1), c.loc);
+}
+
+value type_divmod(function_typer& ft, const intrinsic&, call_args& c) {
+  expect_args(ft, c, 2, 2);
+  const location loc = c.loc;
+  value x = ft.pure(scalar_arg(ft, c, 0), loc), y = ft.pure(scalar_arg(ft, c, 1), loc);
+  return ft.make_tuple({ft.binary(binop::floordiv, x, y, loc), ft.binary(binop::mod, x, y, loc)}, loc);
+}
+
+// int, float, complex, bool called as functions: conversions to the scalar-type table's row `arg`.
+value type_conversion(function_typer& ft, const intrinsic& self, call_args& c) {
+  const type* t = ft.tc_.scalar(static_cast<scalar_id>(self.arg));
+  if (t->is_complex() && c.args.size() == 2 && c.kwargs.empty()) {
+    const value &re = scalar_arg(ft, c, 0), &im = scalar_arg(ft, c, 1);
+    if (re.ty->is_complex() || im.ty->is_complex()) ft.no_impl(c, "the parts must be real");
+    const type* f = ft.tc_.float64();
+    return ft.op(op_id::complex_make, ft.tc_.complex128(), {ft.cast(re, f, c.loc), ft.cast(im, f, c.loc)}, c.loc);
+  }
+  expect_args(ft, c, 0, 1);
+  return ft.call_dtype(t, c);
+}
+
+value type_len(function_typer& ft, const intrinsic&, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  const location loc = c.loc;
+  const value& x = c.args[0];
+  if (x.ty->is_array()) {
+    if (x.ty->ndim == 0) ft.no_impl(c, "len() of a 0-d array");
+    value r = ft.op(op_id::array_shape, ft.tc_.int64(), {x}, loc, {0});
+    r.weak = r.nonneg = true;
+    return r;
+  }
+  if (x.ty->is_tuple()) {
+    if (!x.pure) ft.hoist(x, loc);
+    return ft.int_constant(static_cast<std::int64_t>(x.ty->elements.size()), ft.tc_.int64(), loc, true);
+  }
+  ft.no_impl(c, "len() takes an array or a tuple");
+}
+
+// range(start, stop, step) as a source inside enumerate() or zip(): its length
+// (__range_len__, arg 0), and its item at an index (__range_item__, arg 1),
+// in the type for_range counts in. The walker's desugaring; no Python name
+// reaches these.
+value type_range_part(function_typer& ft, const intrinsic& self, call_args& c) {
+  const location loc = c.loc;
+  const bool item = self.arg == 1;
+  const std::string name(self.info.name.substr(self.info.name.find('.') + 1));
+  if (c.args.size() != (item ? 4u : 3u) || !c.kwargs.empty()) ft.fail(loc, "malformed IR: " + name);
+  for (const auto& a : c.args)
+    if (!a.runtime()) ft.fail(loc, "range() arguments must be integers, got " + a.ty->str());
+  value start = ft.pure(c.args[0], loc), stop = ft.pure(c.args[1], loc), step = ft.pure(c.args[2], loc);
+  const value* parts[] = {&start, &stop, &step};
+  const location where[3] = {loc, loc, loc};
+  bool weak = false;
+  const type* t = ft.range_type(parts, where, loc, weak);
+  value s0 = ft.cast(start, t, loc), s1 = ft.cast(stop, t, loc), st = ft.cast(step, t, loc);
+  if (item) {
+    value i = ft.cast(c.args[3], t, loc);
+    return ft.cast(ft.binary(binop::add, s0, ft.binary(binop::mul, i, st, loc), loc), t, loc);
+  }
+  value n;
+  if (t->is_signed) {
+    // Python's floor division makes -((start - stop) // step) the ceiling
+    // of (stop - start) / step for either sign of step.
+    n = ft.unary(unop::neg, ft.binary(binop::floordiv, ft.binary(binop::sub, s0, s1, loc), st, loc), loc);
+    n = ft.min_max(false, {ft.pure(n, loc), ft.int_constant(0, t, loc)}, c);
+  } else {
+    // Unsigned: the step is positive (a negative constant made it int64).
+    value span = ft.binary(binop::sub, ft.min_max(false, {s1, s0}, c), s0, loc);
+    n = ft.binary(binop::floordiv,
+                  ft.binary(binop::sub, ft.binary(binop::add, span, st, loc), ft.int_constant(1, t, loc), loc), st, loc);
+  }
+  value r = ft.cast(n, ft.tc_.int64(), loc);
+  r.nonneg = true;
+  return r;
+}
+
+// range, enumerate and zip are for loops' iterables: the walker takes them there.
+value type_loop_only(function_typer& ft, const intrinsic& self, call_args& c) {
+  ft.fail(c.loc, "Unsupported: " + std::string(self.info.name.substr(9)) + "() outside the iterable of a for loop");
+}
+
+value type_print(function_typer& ft, const intrinsic&, call_args& c) { ft.fail(c.loc, "Unsupported: print() in kernels"); }
+
+// --- operator -------------------------------------------------------------------------------------
+
+value type_operator_binary(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 2, 2);
+  return ft.binary(static_cast<binop>(self.arg), c.args[0], c.args[1], c.loc);
+}
+
+value type_operator_compare(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 2, 2);
+  return ft.compare(static_cast<cmpop>(self.arg), c.args[0], c.args[1], c.loc);
+}
+
+value type_operator_unary(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  return ft.unary(static_cast<unop>(self.arg), c.args[0], c.loc);
+}
+
+constexpr intrinsic conversion(std::string_view name, scalar_id to, std::string_view doc) {
+  return function_entry(name, "(x=0)", doc, type_conversion, op_id::none, static_cast<int>(to));
+}
+constexpr intrinsic op_binary(std::string_view name, binop o, std::string_view doc) {
+  return function_entry(name, "(a, b)", doc, type_operator_binary, op_id::none, static_cast<int>(o));
+}
+constexpr intrinsic op_compare(std::string_view name, cmpop o, std::string_view doc) {
+  return function_entry(name, "(a, b)", doc, type_operator_compare, op_id::none, static_cast<int>(o));
+}
+constexpr intrinsic op_unary(std::string_view name, unop o, std::string_view doc) {
+  return function_entry(name, "(a)", doc, type_operator_unary, op_id::none, static_cast<int>(o));
+}
+
+const intrinsic table[] = {
+    module_entry("builtins", "Python's builtins that kernels may call."),
+    function_entry("builtins.abs", "(x)", "The absolute value (a complex number's modulus).", type_abs),
+    function_entry("builtins.min", "(a, b, *more)", "The smallest of two or more numbers, or of a tuple.",
+                   type_min_max, op_id::none, 1),
+    function_entry("builtins.max", "(a, b, *more)", "The largest of two or more numbers, or of a tuple.",
+                   type_min_max, op_id::none, 0),
+    function_entry("builtins.round", "(x, ndigits=None)",
+                   "x rounded, halves to even: an int64, or x's float type with ndigits.", type_round),
+    function_entry("builtins.pow", "(x, y)", "x ** y.", type_pow),
+    function_entry("builtins.divmod", "(x, y)", "(x // y, x % y).", type_divmod),
+    conversion("builtins.int", scalar_id::int64, "x as an int64 (floats truncate)."),
+    conversion("builtins.float", scalar_id::float64, "x as a float64."),
+    conversion("builtins.complex", scalar_id::complex128, "x (or real, imag) as a complex128."),
+    conversion("builtins.bool", scalar_id::bool_, "The truth of x."),
+    function_entry("builtins.len", "(x)", "An array's first extent, or a tuple's length (int64).", type_len),
+    function_entry("builtins.range", "(start, stop, step)", "The iterable of a for loop.", type_loop_only),
+    function_entry("builtins.enumerate", "(iterable)", "The iterable of a for loop.", type_loop_only),
+    function_entry("builtins.zip", "(*iterables)", "The iterable of a for loop.", type_loop_only),
+    function_entry("builtins.print", "(*values)", "Not supported in kernels yet.", type_print),
+    function_entry("builtins.__range_len__", "(start, stop, step)",
+                   "The walker's: the length of a range() inside enumerate() or zip().", type_range_part,
+                   op_id::none, 0),
+    function_entry("builtins.__range_item__", "(start, stop, step, i)",
+                   "The walker's: item i of a range() inside enumerate() or zip().", type_range_part, op_id::none, 1),
+
+    module_entry("operator", "Python's operator module: each function is the operator it names."),
+    op_binary("operator.add", binop::add, "a + b."),
+    op_binary("operator.sub", binop::sub, "a - b."),
+    op_binary("operator.mul", binop::mul, "a * b."),
+    op_binary("operator.truediv", binop::truediv, "a / b."),
+    op_binary("operator.floordiv", binop::floordiv, "a // b."),
+    op_binary("operator.mod", binop::mod, "a % b."),
+    op_binary("operator.pow", binop::pow, "a ** b."),
+    op_binary("operator.lshift", binop::lshift, "a << b."),
+    op_binary("operator.rshift", binop::rshift, "a >> b."),
+    op_binary("operator.and_", binop::bitand_, "a & b."),
+    op_binary("operator.or_", binop::bitor_, "a | b."),
+    op_binary("operator.xor", binop::bitxor, "a ^ b."),
+    op_compare("operator.eq", cmpop::eq, "a == b."),
+    op_compare("operator.ne", cmpop::ne, "a != b."),
+    op_compare("operator.lt", cmpop::lt, "a < b."),
+    op_compare("operator.le", cmpop::le, "a <= b."),
+    op_compare("operator.gt", cmpop::gt, "a > b."),
+    op_compare("operator.ge", cmpop::ge, "a >= b."),
+    op_unary("operator.neg", unop::neg, "-a."),
+    op_unary("operator.pos", unop::pos, "+a."),
+    op_unary("operator.invert", unop::invert, "~a."),
+    op_unary("operator.not_", unop::not_, "not a."),
+    function_entry("operator.abs", "(a)", "abs(a).", type_abs),
+};
+
+}  // namespace
+
+std::span<const intrinsic> builtin_intrinsics() { return table; }
+
+}  // namespace cuforge::frontend::detail

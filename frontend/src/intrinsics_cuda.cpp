@@ -1,0 +1,413 @@
+// The registry's cuda.* rows (but cuda.atomic.*, intrinsics_atomic.cpp):
+// thread coordinates and the grid, barriers, fences and warps, integer
+// intrinsics, fma and cbrt, shared, local and constant arrays. Each row's
+// typing and lowering functions are beside it.
+#include "codegen_lower.hpp"
+#include "intrinsic_registry.hpp"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+namespace cuforge::frontend::detail {
+
+namespace {
+
+using k = scalar_info::kind;
+constexpr scalar_info i32{k::integer, 32, true};
+
+// The intrinsic's int32 result as the op's type, or None.
+llvm::Value* result(function_lowering& fl, const expr& e, llvm::Value* v) {
+  if (e.ty->kind == type_kind::none) return fl.ms.none_value();
+  return fl.scalar_cast(v, i32, scalar_of(e.ty));
+}
+
+// Operand i converted to int32 (predicates, masks).
+llvm::Value* i32_operand(function_lowering& fl, const expr& e, std::size_t i) {
+  if (e.operands.size() <= i) fl.fail_at(std::string(entry_of(e).info.name) + " without its operand", e.loc);
+  return fl.scalar_cast(fl.expr(e.operands[i]), scalar_of(fl.type_of(e.operands[i])), i32);
+}
+
+// --- thread coordinates: cuda.threadIdx.x ... cuda.gridDim.z -----------------------------------
+
+// arg = register * 3 + dimension.
+value read_coordinate(function_typer& ft, const intrinsic& self, location loc) {
+  value v = ft.intrinsic_op(self, ft.tc_.int32(), {}, loc);
+  v.nonneg = true;
+  return v;
+}
+
+llvm::Value* lower_coordinate(function_lowering& fl, const intrinsic& self, const expr& e) {
+  return result(fl, e, fl.ms.tgt.special_register(fl, static_cast<sreg>(self.arg / 3), self.arg % 3));
+}
+
+value read_laneid(function_typer& ft, const intrinsic& self, location loc) {
+  value v = ft.intrinsic_op(self, ft.tc_.int32(), {}, loc);
+  v.nonneg = true;
+  return v;
+}
+
+llvm::Value* lower_laneid_nvptx(function_lowering& fl, const intrinsic&, const expr& e) {
+  return result(fl, e, fl.intrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_laneid, {}, {}));
+}
+
+// The cpu backend has no warps of its own: the lane is the linear thread id modulo 32, as on a GPU.
+llvm::Value* lower_laneid_host(function_lowering& fl, const intrinsic&, const expr& e) {
+  auto& b = fl.b;
+  target& t = fl.ms.tgt;
+  llvm::Value* tx = t.special_register(fl, sreg::thread_idx, 0);
+  llvm::Value* ty = t.special_register(fl, sreg::thread_idx, 1);
+  llvm::Value* tz = t.special_register(fl, sreg::thread_idx, 2);
+  llvm::Value* bx = t.special_register(fl, sreg::block_dim, 0);
+  llvm::Value* by = t.special_register(fl, sreg::block_dim, 1);
+  llvm::Value* linear = b.CreateAdd(tx, b.CreateMul(bx, b.CreateAdd(ty, b.CreateMul(by, tz))));
+  return result(fl, e, b.CreateAnd(linear, b.getInt32(31)));
+}
+
+value read_warpsize(function_typer& ft, const intrinsic&, location loc) { return ft.int_constant(32, ft.tc_.int64(), loc, true); }
+
+// cuda.grid(n) and cuda.gridsize(n) (arg 1): int64, or a tuple of n.
+value type_grid(function_typer& ft, const intrinsic& self, call_args& c) {
+  const location loc = c.loc;
+  if (c.args.size() != 1 || !c.kwargs.empty()) ft.no_impl(c, "it takes the number of dimensions, 1, 2 or 3");
+  auto n = c.args[0].ty && c.args[0].ty->is_int() ? ft.const_int(c.args[0]) : std::nullopt;
+  if (!n || *n < 1 || *n > 3) ft.no_impl(c, "the number of dimensions must be a constant 1, 2 or 3");
+  const bool size = self.arg == 1;
+  static const char* const names[4][3] = {{"cuda.threadIdx.x", "cuda.threadIdx.y", "cuda.threadIdx.z"},
+                                          {"cuda.blockIdx.x", "cuda.blockIdx.y", "cuda.blockIdx.z"},
+                                          {"cuda.blockDim.x", "cuda.blockDim.y", "cuda.blockDim.z"},
+                                          {"cuda.gridDim.x", "cuda.gridDim.y", "cuda.gridDim.z"}};
+  const type* i64 = ft.tc_.int64();
+  auto coord = [&](sreg r, int d) {
+    return ft.cast(read_coordinate(ft, entry(names[static_cast<int>(r)][d]), loc), i64, loc);
+  };
+  std::vector<value> dims;
+  for (int d = 0; d < *n; ++d) {
+    value v = size ? ft.op(op_id::mul, i64, {coord(sreg::block_dim, d), coord(sreg::grid_dim, d)}, loc)
+                   : ft.op(op_id::add, i64,
+                           {ft.op(op_id::mul, i64, {coord(sreg::block_idx, d), coord(sreg::block_dim, d)}, loc),
+                            coord(sreg::thread_idx, d)},
+                           loc);
+    v.nonneg = true;
+    dims.push_back(v);
+  }
+  if (*n == 1) return dims[0];
+  return ft.make_tuple(std::move(dims), loc);
+}
+
+// --- barriers, fences, warps -----------------------------------------------------------------
+
+value type_syncthreads(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 0, 0);
+  return ft.intrinsic_op(self, ft.tc_.none(), {}, c.loc, {}, true);
+}
+
+llvm::Value* lower_syncthreads(function_lowering& fl, const intrinsic&, const expr&) {
+  fl.ms.tgt.barrier(fl);
+  return fl.ms.none_value();
+}
+
+// syncthreads_count (arg 0), _and (1), _or (2): a barrier that reduces a predicate over the block.
+value type_barrier_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  if (!c.args[0].ty->is_scalar()) ft.no_impl(c);
+  value pred = ft.cast(ft.truth(c.args[0], c.loc), ft.tc_.int32(), c.loc);
+  return ft.intrinsic_op(self, ft.tc_.int32(), {pred}, c.loc, {}, true);
+}
+
+llvm::Value* lower_barrier_reduce_nvptx(function_lowering& fl, const intrinsic& self, const expr& e) {
+  static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_barrier0_popc, llvm::Intrinsic::nvvm_barrier0_and,
+                                                llvm::Intrinsic::nvvm_barrier0_or};
+  return result(fl, e, fl.intrinsic(ids[self.arg], {}, {i32_operand(fl, e, 0)}));
+}
+
+// A block's threads run on one OS thread on the cpu backend, so plain loads
+// and stores to a scratch in the block's shared memory suffice: each thread
+// adds its predicate to accumulator g&1, a barrier, every thread reads it
+// and clears the other accumulator for the next reduction and advances g,
+// a second barrier.
+llvm::Value* lower_barrier_reduce_host(function_lowering& fl, const intrinsic& self, const expr& e) {
+  auto& b = fl.b;
+  llvm::Value* pred = i32_operand(fl, e, 0);
+  // Two i32 accumulators and a generation, zeroed with the block's shared memory.
+  const std::uint64_t offset = fl.ms.block_scratch("cuforge_barrier_reduce", 12);
+  llvm::Value* scratch = fl.ms.tgt.static_shared(fl, "cuforge_barrier_reduce", b.getInt32Ty(), 3, offset);
+  llvm::Value* gen_ptr = b.CreateConstInBoundsGEP1_64(b.getInt32Ty(), scratch, 2);
+  llvm::Value* gen = b.CreateLoad(b.getInt32Ty(), gen_ptr);
+  llvm::Value* mine = b.CreateInBoundsGEP(b.getInt32Ty(), scratch, b.CreateAnd(gen, b.getInt32(1)));
+  llvm::Value* other = b.CreateInBoundsGEP(b.getInt32Ty(), scratch, b.CreateAnd(b.CreateAdd(gen, b.getInt32(1)), b.getInt32(1)));
+  llvm::Value* p = b.CreateICmpNE(pred, b.getInt32(0));
+  const bool all = self.arg == 1;
+  // _and counts the threads whose predicate is false.
+  llvm::Value* contrib = b.CreateZExt(all ? b.CreateNot(p) : p, b.getInt32Ty());
+  b.CreateStore(b.CreateAdd(b.CreateLoad(b.getInt32Ty(), mine), contrib), mine);
+  fl.ms.tgt.barrier(fl);
+  llvm::Value* total = b.CreateLoad(b.getInt32Ty(), mine);
+  b.CreateStore(b.getInt32(0), other);
+  b.CreateStore(b.CreateAdd(gen, b.getInt32(1)), gen_ptr);
+  fl.ms.tgt.barrier(fl);
+  switch (self.arg) {
+    case 0: return result(fl, e, total);
+    case 1: return result(fl, e, b.CreateZExt(b.CreateICmpEQ(total, b.getInt32(0)), b.getInt32Ty()));
+    default: return result(fl, e, b.CreateZExt(b.CreateICmpNE(total, b.getInt32(0)), b.getInt32Ty()));
+  }
+}
+
+value type_syncwarp(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 0, 1);
+  value mask = c.args.empty() ? ft.int_constant(0xFFFFFFFF, ft.tc_.uint32(), c.loc)
+                              : ft.cast(int_arg(ft, c, 0), ft.tc_.uint32(), c.loc);
+  return ft.intrinsic_op(self, ft.tc_.none(), {mask}, c.loc, {}, true);
+}
+
+llvm::Value* lower_syncwarp_nvptx(function_lowering& fl, const intrinsic&, const expr& e) {
+  fl.intrinsic(llvm::Intrinsic::nvvm_bar_warp_sync, {}, {i32_operand(fl, e, 0)});
+  return fl.ms.none_value();
+}
+
+// The cpu backend runs a warp's threads in step already (cpu_needs::warp_sync): only the memory
+// ordering remains, within the block's OS thread.
+llvm::Value* lower_syncwarp_host(function_lowering& fl, const intrinsic&, const expr&) {
+  fl.b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent, llvm::SyncScope::SingleThread);
+  return fl.ms.none_value();
+}
+
+// threadfence_block (arg 0), threadfence (1), threadfence_system (2).
+value type_fence(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 0, 0);
+  return ft.intrinsic_op(self, ft.tc_.none(), {}, c.loc, {}, true);
+}
+
+llvm::Value* lower_fence_nvptx(function_lowering& fl, const intrinsic& self, const expr&) {
+  static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_membar_cta, llvm::Intrinsic::nvvm_membar_gl,
+                                                llvm::Intrinsic::nvvm_membar_sys};
+  fl.intrinsic(ids[self.arg], {}, {});
+  return fl.ms.none_value();
+}
+
+// A block is one OS thread on the cpu backend: its fence only orders the compiler.
+llvm::Value* lower_fence_host(function_lowering& fl, const intrinsic& self, const expr&) {
+  if (self.arg == 0)
+    fl.b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent, llvm::SyncScope::SingleThread);
+  else
+    fl.b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
+  return fl.ms.none_value();
+}
+
+// --- integer intrinsics: popc (arg 0), brev (1), clz (2), ffs (3) ----------------------------------
+
+value type_bits(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  const value& x = int_arg(ft, c, 0);
+  const bool brev = self.arg == 1;
+  value r = ft.intrinsic_op(self, brev ? x.ty : ft.tc_.int32(), {x}, c.loc);
+  r.nonneg = !brev;
+  return r;
+}
+
+llvm::Value* lower_bits(function_lowering& fl, const intrinsic& self, const expr& e) {
+  if (e.operands.size() != 1) fl.fail_at(std::string(self.info.name) + " takes one operand", e.loc);
+  const type* at = fl.type_of(e.operands[0]);
+  if (!at->is_int()) fl.fail_at(std::string(self.info.name) + " of " + at->str(), e.loc);
+  auto& b = fl.b;
+  llvm::Value* a = fl.expr(e.operands[0]);
+  llvm::Type* ty = a->getType();
+  llvm::Value* r = nullptr;
+  switch (self.arg) {
+    case 0: r = fl.intrinsic(llvm::Intrinsic::ctpop, {ty}, {a}); break;
+    case 1: r = fl.intrinsic(llvm::Intrinsic::bitreverse, {ty}, {a}); break;
+    case 2: r = fl.intrinsic(llvm::Intrinsic::ctlz, {ty}, {a, b.getFalse()}); break;
+    default: {
+      llvm::Value* tz = fl.intrinsic(llvm::Intrinsic::cttz, {ty}, {a, b.getFalse()});
+      r = b.CreateSelect(b.CreateICmpEQ(a, llvm::ConstantInt::get(ty, 0)), llvm::ConstantInt::get(ty, 0),
+                         b.CreateAdd(tz, llvm::ConstantInt::get(ty, 1)));
+    }
+  }
+  scalar_info from = scalar_of(at);
+  from.is_signed = false;  // counts are never negative
+  return fl.scalar_cast(r, from, scalar_of(e.ty));
+}
+
+// --- fma, cbrt: the math library's ops -----------------------------------------------------------
+
+value type_fma(function_typer& ft, const intrinsic&, call_args& c) {
+  expect_args(ft, c, 3, 3);
+  const type* t = nullptr;
+  bool weak = true;
+  for (const auto& a : c.args) {
+    if (!a.ty->is_scalar() || a.ty->is_complex()) ft.no_impl(c);
+    t = t ? promote(ft.tc_, t, weak, a.ty, a.weak) : a.ty;
+    weak = weak && a.weak;
+  }
+  if (!t->is_float()) t = ft.tc_.float64();
+  t = ft.arith(t);
+  const location loc = c.loc;
+  value r = ft.op(op_id::fma, t, {ft.cast(c.args[0], t, loc), ft.cast(c.args[1], t, loc), ft.cast(c.args[2], t, loc)}, loc);
+  r.weak = weak;
+  return r;
+}
+
+value type_cbrt(function_typer& ft, const intrinsic&, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  return ft.float_math(op_id::cbrt, c.args[0], c);
+}
+
+// --- arrays: cuda.shared.array (arg 1), cuda.local.array (arg 0), cuda.const.array_like ------------
+
+value type_array_alloc(function_typer& ft, const intrinsic& self, call_args& c) {
+  const location loc = c.loc;
+  const bool shared = self.arg == 1;
+  const char* what = shared ? "cuda.shared.array" : "cuda.local.array";
+  const value* shape = nullptr;
+  const value* dtype = nullptr;
+  if (c.args.size() > 2) ft.no_impl(c, "it takes (shape, dtype)");
+  if (!c.args.empty()) shape = &c.args[0];
+  if (c.args.size() > 1) dtype = &c.args[1];
+  for (const auto& kw : c.kwargs) {
+    const value** slot = kw.name == "shape" ? &shape : kw.name == "dtype" ? &dtype : nullptr;
+    if (!slot) ft.no_impl(c, "unexpected keyword argument '" + kw.name + "'");
+    if (*slot) ft.no_impl(c, "'" + kw.name + "' given twice");
+    *slot = &kw.v;
+  }
+  if (!shape || !dtype) ft.no_impl(c, "it takes (shape, dtype)");
+  if (dtype->ty->kind != type_kind::dtype)
+    ft.no_impl(c, std::string("the dtype of ") + what + " must be a scalar type such as numpy.float32");
+  std::vector<std::int64_t> dims;
+  const std::string shape_rule = std::string("the shape of ") + what + " must be a constant integer or a tuple of them";
+  if (shape->ty->is_int()) {
+    auto n = ft.const_int(*shape);
+    if (!n) ft.no_impl(c, shape_rule);
+    dims.push_back(*n);
+  } else if (shape->ty->is_tuple() && shape->literal) {
+    for (const auto& e : shape->elems) {
+      auto n = e.ty->is_int() ? ft.const_int(e) : std::nullopt;
+      if (!n) ft.no_impl(c, shape_rule);
+      dims.push_back(*n);
+    }
+  } else {
+    ft.no_impl(c, shape_rule);
+  }
+  if (dims.empty()) ft.no_impl(c, std::string("a ") + what + " needs at least one dimension");
+  for (auto d : dims) {
+    if (d < 0) ft.no_impl(c, "an extent cannot be negative");
+    if (d == 0 && !(shared && dims.size() == 1))
+      ft.no_impl(c, shared ? "only a 1-d shared array may have extent 0 (the launch's dynamic shared memory)"
+                           : "a local array's extents must be positive");
+  }
+  const type* t = ft.tc_.array(dtype->ty->dtype, static_cast<int>(dims.size()), array_layout::c, false,
+                               shared ? address_space::shared : address_space::local);
+  // Each call site is its own array: never evaluated twice or dropped.
+  return ft.op(shared ? op_id::shared_array : op_id::local_array, t, {}, loc, dims, true);
+}
+
+value type_const_array_like(function_typer& ft, const intrinsic&, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  const value& a = c.args[0];
+  if (!a.ty->is_array() || a.ty->space != address_space::constant)
+    ft.no_impl(c, "it takes a global NumPy array (captured as constant memory)");
+  return a;
+}
+
+constexpr int coordinate(sreg r, int dim) { return static_cast<int>(r) * 3 + dim; }
+
+const intrinsic table[] = {
+    module_entry("cuda", "The kernel language's names: thread coordinates, barriers, atomics, arrays."),
+    module_entry("cuda.threadIdx", "The thread's index in its block, per dimension (int32)."),
+    module_entry("cuda.blockIdx", "The block's index in the grid, per dimension (int32)."),
+    module_entry("cuda.blockDim", "The block's shape in threads, per dimension (int32)."),
+    module_entry("cuda.gridDim", "The grid's shape in blocks, per dimension (int32)."),
+    module_entry("cuda.shared", "Arrays in the block's shared memory."),
+    module_entry("cuda.local", "Arrays private to each thread."),
+    module_entry("cuda.const", "Arrays in constant memory."),
+    lowered_by(value_entry("cuda.threadIdx.x", "The thread's x index in its block.", read_coordinate, op_id::none,
+                           coordinate(sreg::thread_idx, 0)), lower_coordinate),
+    lowered_by(value_entry("cuda.threadIdx.y", "The thread's y index in its block.", read_coordinate, op_id::none,
+                           coordinate(sreg::thread_idx, 1)), lower_coordinate),
+    lowered_by(value_entry("cuda.threadIdx.z", "The thread's z index in its block.", read_coordinate, op_id::none,
+                           coordinate(sreg::thread_idx, 2)), lower_coordinate),
+    lowered_by(value_entry("cuda.blockIdx.x", "The block's x index in the grid.", read_coordinate, op_id::none,
+                           coordinate(sreg::block_idx, 0)), lower_coordinate),
+    lowered_by(value_entry("cuda.blockIdx.y", "The block's y index in the grid.", read_coordinate, op_id::none,
+                           coordinate(sreg::block_idx, 1)), lower_coordinate),
+    lowered_by(value_entry("cuda.blockIdx.z", "The block's z index in the grid.", read_coordinate, op_id::none,
+                           coordinate(sreg::block_idx, 2)), lower_coordinate),
+    lowered_by(value_entry("cuda.blockDim.x", "Threads per block in x.", read_coordinate, op_id::none,
+                           coordinate(sreg::block_dim, 0)), lower_coordinate),
+    lowered_by(value_entry("cuda.blockDim.y", "Threads per block in y.", read_coordinate, op_id::none,
+                           coordinate(sreg::block_dim, 1)), lower_coordinate),
+    lowered_by(value_entry("cuda.blockDim.z", "Threads per block in z.", read_coordinate, op_id::none,
+                           coordinate(sreg::block_dim, 2)), lower_coordinate),
+    lowered_by(value_entry("cuda.gridDim.x", "Blocks in the grid in x.", read_coordinate, op_id::none,
+                           coordinate(sreg::grid_dim, 0)), lower_coordinate),
+    lowered_by(value_entry("cuda.gridDim.y", "Blocks in the grid in y.", read_coordinate, op_id::none,
+                           coordinate(sreg::grid_dim, 1)), lower_coordinate),
+    lowered_by(value_entry("cuda.gridDim.z", "Blocks in the grid in z.", read_coordinate, op_id::none,
+                           coordinate(sreg::grid_dim, 2)), lower_coordinate),
+    lowered_by(value_entry("cuda.laneid", "The thread's lane in its warp, 0 to 31 (int32).", read_laneid),
+               lower_laneid_nvptx, lower_laneid_host),
+    value_entry("cuda.warpsize", "Threads per warp: 32.", read_warpsize),
+    function_entry("cuda.grid", "(ndim)",
+                   "The thread's absolute position in the grid: an int64, or a tuple of ndim of them.", type_grid,
+                   op_id::none, 0),
+    function_entry("cuda.gridsize", "(ndim)",
+                   "The grid's size in threads: an int64, or a tuple of ndim of them.", type_grid, op_id::none, 1),
+    lowered_by(function_entry("cuda.syncthreads", "()", "Waits until every thread of the block has reached it.",
+                              type_syncthreads, op_id::none, 0, cpu_needs::block_sync),
+               lower_syncthreads),
+    lowered_by(function_entry("cuda.syncthreads_count", "(predicate)",
+                              "syncthreads(), then the number of threads whose predicate was true (int32).",
+                              type_barrier_reduce, op_id::none, 0, cpu_needs::block_sync),
+               lower_barrier_reduce_nvptx, lower_barrier_reduce_host),
+    lowered_by(function_entry("cuda.syncthreads_and", "(predicate)",
+                              "syncthreads(), then 1 if the predicate was true in every thread, else 0 (int32).",
+                              type_barrier_reduce, op_id::none, 1, cpu_needs::block_sync),
+               lower_barrier_reduce_nvptx, lower_barrier_reduce_host),
+    lowered_by(function_entry("cuda.syncthreads_or", "(predicate)",
+                              "syncthreads(), then 1 if the predicate was true in any thread, else 0 (int32).",
+                              type_barrier_reduce, op_id::none, 2, cpu_needs::block_sync),
+               lower_barrier_reduce_nvptx, lower_barrier_reduce_host),
+    lowered_by(function_entry("cuda.syncwarp", "(mask=0xFFFFFFFF)",
+                              "Waits until the warp's threads named in mask have reached it.", type_syncwarp,
+                              op_id::none, 0, cpu_needs::warp_sync),
+               lower_syncwarp_nvptx, lower_syncwarp_host),
+    lowered_by(function_entry("cuda.threadfence_block", "()",
+                              "Orders this thread's memory accesses as seen by its block.", type_fence, op_id::none, 0),
+               lower_fence_nvptx, lower_fence_host),
+    lowered_by(function_entry("cuda.threadfence", "()",
+                              "Orders this thread's memory accesses as seen by the whole device.", type_fence,
+                              op_id::none, 1),
+               lower_fence_nvptx, lower_fence_host),
+    lowered_by(function_entry("cuda.threadfence_system", "()",
+                              "Orders this thread's memory accesses as seen by the device and the host.", type_fence,
+                              op_id::none, 2),
+               lower_fence_nvptx, lower_fence_host),
+    lowered_by(function_entry("cuda.popc", "(x)", "The number of bits set in the integer x (int32).", type_bits,
+                              op_id::none, 0),
+               lower_bits),
+    lowered_by(function_entry("cuda.brev", "(x)", "The integer x with its bits in reverse order (x's type).", type_bits,
+                              op_id::none, 1),
+               lower_bits),
+    lowered_by(function_entry("cuda.clz", "(x)", "The number of leading zero bits of the integer x (int32).", type_bits,
+                              op_id::none, 2),
+               lower_bits),
+    lowered_by(function_entry("cuda.ffs", "(x)",
+                              "The 1-based position of the lowest bit set in the integer x, 0 for 0 (int32).",
+                              type_bits, op_id::none, 3),
+               lower_bits),
+    function_entry("cuda.fma", "(a, b, c)", "a * b + c rounded once (floats).", type_fma),
+    function_entry("cuda.cbrt", "(x)", "The cube root of x.", type_cbrt),
+    taking_compile_time_args(function_entry(
+        "cuda.shared.array", "(shape, dtype)",
+        "An array in the block's shared memory; shape 0 is the launch's dynamic shared memory.", type_array_alloc,
+        op_id::none, 1)),
+    taking_compile_time_args(function_entry("cuda.local.array", "(shape, dtype)",
+                                            "An array private to the thread.", type_array_alloc, op_id::none, 0)),
+    taking_compile_time_args(function_entry("cuda.const.array_like", "(ary)",
+                                            "A global NumPy array read from constant memory.", type_const_array_like)),
+};
+
+}  // namespace
+
+std::span<const intrinsic> cuda_intrinsics() { return table; }
+
+}  // namespace cuforge::frontend::detail

@@ -1,0 +1,417 @@
+// The registry's math.*, cmath.* and numpy.* rows: scalar functions and
+// constants. They type into the math library's ops (ops.hpp: sin, atan2,
+// csqrt...), which codegen lowers, so none needs a lowering of its own.
+// numpy's dtypes (np.float32, np.intc...) are the scalar-type table's, not
+// rows here.
+#include "intrinsic_registry.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace cuforge::frontend::detail {
+
+namespace {
+
+value bool_constant(function_typer& ft, bool b, location loc) {
+  constant_value cv;
+  cv.k = constant_value::kind::boolean;
+  cv.b = b;
+  return ft.constant(cv, ft.tc_.boolean(), loc);
+}
+
+// --- constants ----------------------------------------------------------------------------------
+
+constexpr double pi = 3.14159265358979323846;
+// arg indexes this table.
+constexpr double real_constants[] = {pi, 2.71828182845904523536, std::numeric_limits<double>::infinity(),
+                                     std::numeric_limits<double>::quiet_NaN(), 2 * pi, 0.57721566490153286061};
+enum : int { k_pi, k_e, k_inf, k_nan, k_tau, k_euler_gamma };
+
+value read_real(function_typer& ft, const intrinsic& self, location loc) {
+  constant_value cv;
+  cv.k = constant_value::kind::floating;
+  cv.f = real_constants[self.arg];
+  return ft.constant(cv, ft.tc_.float64(), loc, true);
+}
+
+// cmath.infj (arg 0), cmath.nanj (arg 1).
+value read_imaginary(function_typer& ft, const intrinsic& self, location loc) {
+  constant_value cv;
+  cv.k = constant_value::kind::complex;
+  cv.c = {0, self.arg == 0 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN()};
+  return ft.constant(cv, ft.tc_.complex128(), loc, true);
+}
+
+// --- real functions -------------------------------------------------------------------------------
+
+// (x) -> the op: a float32 argument computes in float32, integers in float64.
+value type_unary(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  return ft.float_math(self.op, c.args[0], c);
+}
+
+// numpy's functions that take complex numbers too: the complex op is `arg`.
+value type_numpy_unary(function_typer& ft, const intrinsic& self, call_args& c) {
+  if (c.args.size() == 1 && c.args[0].runtime() && c.args[0].ty->is_complex()) {
+    expect_args(ft, c, 1, 1);
+    const value& z = scalar_arg(ft, c, 0);
+    const type* t = complex_for(ft.tc_, z.ty);
+    return ft.op(static_cast<op_id>(self.arg), t, {ft.cast(z, t, c.loc)}, c.loc);
+  }
+  return type_unary(ft, self, c);
+}
+
+// (x, y) -> the op, in the float type of their promotion.
+value type_binary(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 2, 2);
+  const value &x = real_arg(ft, c, 0), &y = real_arg(ft, c, 1);
+  const type* t = real_float(ft.tc_, promote(ft.tc_, x.ty, x.weak, y.ty, y.weak));
+  value r = ft.op(self.op, t, {ft.cast(x, t, c.loc), ft.cast(y, t, c.loc)}, c.loc);
+  r.weak = x.weak && y.weak;
+  return r;
+}
+
+// math.floor/ceil/trunc: Python's, an int.
+value type_to_int(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  const value& x = real_arg(ft, c, 0);
+  if (!x.ty->is_float()) {
+    value r = ft.cast(x, ft.tc_.int64(), c.loc);
+    r.weak = x.weak;
+    return r;
+  }
+  value r = ft.cast(ft.float_math(self.op, x, c), ft.tc_.int64(), c.loc);
+  r.weak = x.weak;
+  return r;
+}
+
+// math.log(x[, base]) and numpy.log(x) of a real x (numpy's complex log is numpy_unary's).
+value type_log(function_typer& ft, const intrinsic& self, call_args& c) {
+  const bool is_math = self.arg == 1;
+  if (!is_math && c.args.size() == 1 && c.args[0].runtime() && c.args[0].ty->is_complex()) {
+    const type* t = complex_for(ft.tc_, c.args[0].ty);
+    return ft.op(op_id::clog, t, {ft.cast(c.args[0], t, c.loc)}, c.loc);
+  }
+  expect_args(ft, c, 1, is_math ? 2 : 1);
+  if (c.args.size() == 1) return ft.float_math(op_id::log, real_arg(ft, c, 0), c);
+  const value &x = real_arg(ft, c, 0), &base = real_arg(ft, c, 1);
+  const type* t = real_float(ft.tc_, promote(ft.tc_, x.ty, x.weak, base.ty, base.weak));
+  const location loc = c.loc;
+  value r = ft.op(op_id::div, t,
+                  {ft.op(op_id::log, t, {ft.cast(x, t, loc)}, loc), ft.op(op_id::log, t, {ft.cast(base, t, loc)}, loc)},
+                  loc);
+  r.weak = x.weak && base.weak;
+  return r;
+}
+
+// isnan / isinf / isfinite: integers are never nan or inf; a complex number
+// (numpy, cmath: arg 1) is nan or inf when a part is, finite when both are.
+value type_classify(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  const location loc = c.loc;
+  const value& x = scalar_arg(ft, c, 0);
+  const op_id o = self.op;
+  if (x.ty->is_complex()) {
+    if (self.arg == 0) ft.no_impl(c);
+    value z = ft.pure(x, loc);
+    const type* fty = ft.tc_.floating(z.ty->bits / 2);
+    value re = ft.op(o, ft.tc_.boolean(), {ft.op(op_id::real, fty, {z}, loc)}, loc);
+    value im = ft.op(o, ft.tc_.boolean(), {ft.op(op_id::imag, fty, {z}, loc)}, loc);
+    return ft.logical(o == op_id::isfinite, re, im, loc);
+  }
+  if (!x.ty->is_float()) {
+    if (!x.pure) ft.hoist(x, loc);
+    return bool_constant(ft, o == op_id::isfinite, loc);
+  }
+  return ft.op(o, ft.tc_.boolean(), {ft.cast(x, ft.arith(x.ty), loc)}, loc);
+}
+
+value type_ldexp(function_typer& ft, const intrinsic&, call_args& c) {
+  expect_args(ft, c, 2, 2);
+  const value &x = real_arg(ft, c, 0), &n = real_arg(ft, c, 1);
+  if (n.ty->is_float()) ft.no_impl(c, "the exponent must be an integer");
+  const type* t = real_float(ft.tc_, x.ty);
+  value r = ft.op(op_id::ldexp, t, {ft.cast(x, t, c.loc), ft.cast(n, ft.tc_.int32(), c.loc)}, c.loc);
+  r.weak = x.weak;
+  return r;
+}
+
+// frexp -> (mantissa, int32 exponent); modf -> (fractional, integral).
+value type_frexp_modf(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  const value& x = real_arg(ft, c, 0);
+  const type* t = real_float(ft.tc_, x.ty);
+  const type* rt = self.op == op_id::frexp ? ft.tc_.tuple({t, ft.tc_.int32()}) : ft.tc_.tuple({t, t});
+  return ft.op(self.op, rt, {ft.cast(x, t, c.loc)}, c.loc);
+}
+
+// radians / deg2rad (arg 0), degrees / rad2deg (arg 1).
+value type_angle_unit(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  const value& x = real_arg(ft, c, 0);
+  const type* t = real_float(ft.tc_, x.ty);
+  constant_value k;
+  k.k = constant_value::kind::floating;
+  k.f = self.arg == 0 ? pi / 180 : 180 / pi;
+  value r = ft.op(op_id::mul, t, {ft.cast(x, t, c.loc), ft.constant(k, t, c.loc)}, c.loc);
+  r.weak = x.weak;
+  return r;
+}
+
+// --- numpy's own ------------------------------------------------------------------------------
+
+value type_numpy_abs(function_typer& ft, const intrinsic&, call_args& c) { return entry("builtins.abs").call(ft, entry("builtins.abs"), c); }
+
+// numpy.minimum (arg 1) / maximum (arg 0): Python's min/max. Where NumPy
+// propagates a nan in either operand, these return the second operand when
+// the comparison is false.
+value type_numpy_min_max(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 2, 2);
+  return ft.min_max(self.arg == 1, c.args, c);
+}
+
+value type_numpy_power(function_typer& ft, const intrinsic&, call_args& c) {
+  expect_args(ft, c, 2, 2);
+  return ft.pow(scalar_arg(ft, c, 0), scalar_arg(ft, c, 1), c.loc);
+}
+
+value type_square(function_typer& ft, const intrinsic&, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  value x = ft.pure(scalar_arg(ft, c, 0), c.loc);
+  return ft.binary(binop::mul, x, x, c.loc);
+}
+
+// numpy.real / imag (as the attributes), conj / conjugate, angle.
+value type_complex_part(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  const value& x = scalar_arg(ft, c, 0);
+  switch (self.op) {
+    case op_id::phase: {
+      const type* t = complex_for(ft.tc_, x.ty);
+      return ft.op(op_id::phase, ft.tc_.floating(t->bits / 2), {ft.cast(x, t, c.loc)}, c.loc);
+    }
+    case op_id::real: return ft.attribute(x, "real", c.loc);
+    case op_id::imag: return ft.attribute(x, "imag", c.loc);
+    default:
+      if (!x.ty->is_complex()) return x;
+      return ft.op(op_id::conj, x.ty, {x}, c.loc);
+  }
+}
+
+// --- cmath ----------------------------------------------------------------------------------------
+
+// cmath's functions always compute in complex (the op).
+value type_cmath_unary(function_typer& ft, const intrinsic& self, call_args& c) {
+  const location loc = c.loc;
+  if (self.op == op_id::clog && c.args.size() == 2 && c.kwargs.empty()) {
+    const value &z = scalar_arg(ft, c, 0), &base = scalar_arg(ft, c, 1);
+    const type* t = complex_for(ft.tc_, promote(ft.tc_, complex_for(ft.tc_, z.ty), false, complex_for(ft.tc_, base.ty), false));
+    return ft.op(op_id::div, t,
+                 {ft.op(op_id::clog, t, {ft.cast(z, t, loc)}, loc), ft.op(op_id::clog, t, {ft.cast(base, t, loc)}, loc)},
+                 loc);
+  }
+  expect_args(ft, c, 1, 1);
+  const value& z = scalar_arg(ft, c, 0);
+  const type* t = complex_for(ft.tc_, z.ty);
+  return ft.op(self.op, t, {ft.cast(z, t, loc)}, loc);
+}
+
+value type_phase(function_typer& ft, const intrinsic&, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  const value& z = scalar_arg(ft, c, 0);
+  const type* t = complex_for(ft.tc_, z.ty);
+  return ft.op(op_id::phase, ft.tc_.floating(t->bits / 2), {ft.cast(z, t, c.loc)}, c.loc);
+}
+
+value type_polar(function_typer& ft, const intrinsic&, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  const location loc = c.loc;
+  const type* t = complex_for(ft.tc_, scalar_arg(ft, c, 0).ty);
+  value z = ft.pure(ft.cast(c.args[0], t, loc), loc);
+  const type* fty = ft.tc_.floating(t->bits / 2);
+  return ft.make_tuple({ft.op(op_id::abs, fty, {z}, loc), ft.op(op_id::phase, fty, {z}, loc)}, loc);
+}
+
+value type_rect(function_typer& ft, const intrinsic&, call_args& c) {
+  expect_args(ft, c, 2, 2);
+  const location loc = c.loc;
+  const value &r0 = real_arg(ft, c, 0), &p0 = real_arg(ft, c, 1);
+  const type* t = real_float(ft.tc_, promote(ft.tc_, r0.ty, r0.weak, p0.ty, p0.weak));
+  value r = ft.pure(ft.cast(r0, t, loc), loc), phi = ft.pure(ft.cast(p0, t, loc), loc);
+  value re = ft.op(op_id::mul, t, {r, ft.op(op_id::cos, t, {phi}, loc)}, loc);
+  value im = ft.op(op_id::mul, t, {r, ft.op(op_id::sin, t, {phi}, loc)}, loc);
+  return ft.op(op_id::complex_make, complex_for(ft.tc_, t), {re, im}, loc);
+}
+
+// --- the rows -------------------------------------------------------------------------------------
+
+constexpr intrinsic unary(std::string_view name, op_id op, std::string_view doc) {
+  return function_entry(name, "(x)", doc, type_unary, op);
+}
+constexpr intrinsic numpy_unary(std::string_view name, op_id op, op_id complex_op, std::string_view doc) {
+  return function_entry(name, "(x)", doc, type_numpy_unary, op, static_cast<int>(complex_op));
+}
+constexpr intrinsic binary(std::string_view name, op_id op, std::string_view doc) {
+  return function_entry(name, "(x, y)", doc, type_binary, op);
+}
+constexpr intrinsic cmath_unary(std::string_view name, op_id op, std::string_view doc) {
+  return function_entry(name, "(z)", doc, type_cmath_unary, op);
+}
+constexpr intrinsic real(std::string_view name, std::string_view doc, int which) {
+  return value_entry(name, doc, read_real, op_id::none, which);
+}
+
+const intrinsic table[] = {
+    // math
+    module_entry("math", "Python's math module, on scalars (a float32 argument computes in float32)."),
+    real("math.pi", "3.14159... (float64, weak: it takes a float32 operand's type).", k_pi),
+    real("math.e", "2.71828... (float64, weak).", k_e),
+    real("math.inf", "Positive infinity (float64, weak).", k_inf),
+    real("math.nan", "A quiet nan (float64, weak).", k_nan),
+    real("math.tau", "2 pi (float64, weak).", k_tau),
+    unary("math.sqrt", op_id::sqrt, "The square root."),
+    unary("math.cbrt", op_id::cbrt, "The cube root."),
+    unary("math.exp", op_id::exp, "e ** x."),
+    unary("math.exp2", op_id::exp2, "2 ** x."),
+    unary("math.expm1", op_id::expm1, "e ** x - 1, accurate near 0."),
+    function_entry("math.log", "(x, base=e)", "The logarithm of x to base (natural by default).", type_log,
+                   op_id::none, 1),
+    unary("math.log2", op_id::log2, "The base-2 logarithm."),
+    unary("math.log10", op_id::log10, "The base-10 logarithm."),
+    unary("math.log1p", op_id::log1p, "log(1 + x), accurate near 0."),
+    unary("math.sin", op_id::sin, "The sine (radians)."),
+    unary("math.cos", op_id::cos, "The cosine (radians)."),
+    unary("math.tan", op_id::tan, "The tangent (radians)."),
+    unary("math.asin", op_id::asin, "The arc sine."),
+    unary("math.acos", op_id::acos, "The arc cosine."),
+    unary("math.atan", op_id::atan, "The arc tangent."),
+    unary("math.sinh", op_id::sinh, "The hyperbolic sine."),
+    unary("math.cosh", op_id::cosh, "The hyperbolic cosine."),
+    unary("math.tanh", op_id::tanh, "The hyperbolic tangent."),
+    unary("math.asinh", op_id::asinh, "The inverse hyperbolic sine."),
+    unary("math.acosh", op_id::acosh, "The inverse hyperbolic cosine."),
+    unary("math.atanh", op_id::atanh, "The inverse hyperbolic tangent."),
+    unary("math.erf", op_id::erf, "The error function."),
+    unary("math.erfc", op_id::erfc, "The complementary error function."),
+    unary("math.gamma", op_id::tgamma, "The gamma function."),
+    unary("math.lgamma", op_id::lgamma, "The natural logarithm of |gamma(x)|."),
+    unary("math.fabs", op_id::fabs, "The absolute value, as a float."),
+    function_entry("math.floor", "(x)", "The largest integer <= x (an int, as Python's).", type_to_int, op_id::floor),
+    function_entry("math.ceil", "(x)", "The smallest integer >= x (an int).", type_to_int, op_id::ceil),
+    function_entry("math.trunc", "(x)", "x rounded toward 0 (an int).", type_to_int, op_id::trunc),
+    binary("math.atan2", op_id::atan2, "The arc tangent of y / x in the right quadrant: atan2(y, x)."),
+    binary("math.hypot", op_id::hypot, "sqrt(x * x + y * y) without overflow."),
+    binary("math.copysign", op_id::copysign, "x with the sign of y."),
+    binary("math.fmod", op_id::fmod, "C's fmod: x - n * y with n = trunc(x / y)."),
+    binary("math.pow", op_id::fpow, "x ** y in floats."),
+    binary("math.nextafter", op_id::nextafter, "The next float after x toward y."),
+    binary("math.remainder", op_id::remainder, "IEEE 754 remainder: x - n * y, n the nearest integer to x / y."),
+    function_entry("math.isnan", "(x)", "Whether x is nan.", type_classify, op_id::isnan, 0),
+    function_entry("math.isinf", "(x)", "Whether x is an infinity.", type_classify, op_id::isinf, 0),
+    function_entry("math.isfinite", "(x)", "Whether x is neither nan nor an infinity.", type_classify,
+                   op_id::isfinite, 0),
+    function_entry("math.ldexp", "(x, i)", "x * 2 ** i.", type_ldexp),
+    function_entry("math.frexp", "(x)", "(m, e) with x == m * 2 ** e, 0.5 <= |m| < 1 (e an int32).",
+                   type_frexp_modf, op_id::frexp),
+    function_entry("math.modf", "(x)", "(fractional part, integral part) of x.", type_frexp_modf, op_id::modf),
+    function_entry("math.radians", "(x)", "Degrees to radians.", type_angle_unit, op_id::none, 0),
+    function_entry("math.degrees", "(x)", "Radians to degrees.", type_angle_unit, op_id::none, 1),
+
+    // cmath
+    module_entry("cmath", "Python's cmath module, on scalars."),
+    real("cmath.pi", "3.14159... (float64, weak).", k_pi),
+    real("cmath.e", "2.71828... (float64, weak).", k_e),
+    real("cmath.inf", "Positive infinity (float64, weak).", k_inf),
+    real("cmath.nan", "A quiet nan (float64, weak).", k_nan),
+    real("cmath.tau", "2 pi (float64, weak).", k_tau),
+    value_entry("cmath.infj", "Infinity times 1j (complex128, weak).", read_imaginary, op_id::none, 0),
+    value_entry("cmath.nanj", "nan times 1j (complex128, weak).", read_imaginary, op_id::none, 1),
+    cmath_unary("cmath.sqrt", op_id::csqrt, "The complex square root."),
+    cmath_unary("cmath.exp", op_id::cexp, "The complex exponential."),
+    function_entry("cmath.log", "(z, base=e)", "The complex logarithm of z to base.", type_cmath_unary, op_id::clog),
+    cmath_unary("cmath.sin", op_id::csin, "The complex sine."),
+    cmath_unary("cmath.cos", op_id::ccos, "The complex cosine."),
+    cmath_unary("cmath.tan", op_id::ctan, "The complex tangent."),
+    cmath_unary("cmath.sinh", op_id::csinh, "The complex hyperbolic sine."),
+    cmath_unary("cmath.cosh", op_id::ccosh, "The complex hyperbolic cosine."),
+    cmath_unary("cmath.tanh", op_id::ctanh, "The complex hyperbolic tangent."),
+    function_entry("cmath.phase", "(z)", "The argument of z: atan2(z.imag, z.real).", type_phase),
+    function_entry("cmath.polar", "(z)", "(abs(z), phase(z)).", type_polar),
+    function_entry("cmath.rect", "(r, phi)", "The complex number with modulus r and argument phi.", type_rect),
+    function_entry("cmath.isnan", "(z)", "Whether a part of z is nan.", type_classify, op_id::isnan, 1),
+    function_entry("cmath.isinf", "(z)", "Whether a part of z is an infinity.", type_classify, op_id::isinf, 1),
+    function_entry("cmath.isfinite", "(z)", "Whether both parts of z are finite.", type_classify, op_id::isfinite, 1),
+
+    // numpy
+    module_entry("numpy", "NumPy's scalar functions and constants; its scalar types (numpy.float32...) come from "
+                          "the scalar-type table."),
+    real("numpy.pi", "3.14159... (float64, weak).", k_pi),
+    real("numpy.e", "2.71828... (float64, weak).", k_e),
+    real("numpy.inf", "Positive infinity (float64, weak).", k_inf),
+    real("numpy.nan", "A quiet nan (float64, weak).", k_nan),
+    real("numpy.euler_gamma", "The Euler-Mascheroni constant (float64, weak).", k_euler_gamma),
+    numpy_unary("numpy.sqrt", op_id::sqrt, op_id::csqrt, "The square root (complex for complex x)."),
+    numpy_unary("numpy.exp", op_id::exp, op_id::cexp, "e ** x."),
+    unary("numpy.expm1", op_id::expm1, "e ** x - 1, accurate near 0."),
+    function_entry("numpy.log", "(x)", "The natural logarithm (complex for complex x).", type_log, op_id::none, 0),
+    unary("numpy.log2", op_id::log2, "The base-2 logarithm."),
+    unary("numpy.log10", op_id::log10, "The base-10 logarithm."),
+    unary("numpy.log1p", op_id::log1p, "log(1 + x), accurate near 0."),
+    numpy_unary("numpy.sin", op_id::sin, op_id::csin, "The sine."),
+    numpy_unary("numpy.cos", op_id::cos, op_id::ccos, "The cosine."),
+    numpy_unary("numpy.tan", op_id::tan, op_id::ctan, "The tangent."),
+    unary("numpy.arcsin", op_id::asin, "The arc sine."),
+    unary("numpy.arccos", op_id::acos, "The arc cosine."),
+    unary("numpy.arctan", op_id::atan, "The arc tangent."),
+    numpy_unary("numpy.sinh", op_id::sinh, op_id::csinh, "The hyperbolic sine."),
+    numpy_unary("numpy.cosh", op_id::cosh, op_id::ccosh, "The hyperbolic cosine."),
+    numpy_unary("numpy.tanh", op_id::tanh, op_id::ctanh, "The hyperbolic tangent."),
+    unary("numpy.arcsinh", op_id::asinh, "The inverse hyperbolic sine."),
+    unary("numpy.arccosh", op_id::acosh, "The inverse hyperbolic cosine."),
+    unary("numpy.arctanh", op_id::atanh, "The inverse hyperbolic tangent."),
+    unary("numpy.fabs", op_id::fabs, "The absolute value, as a float."),
+    unary("numpy.exp2", op_id::exp2, "2 ** x."),
+    unary("numpy.cbrt", op_id::cbrt, "The cube root."),
+    unary("numpy.floor", op_id::floor, "The largest integer <= x, as a float."),
+    unary("numpy.ceil", op_id::ceil, "The smallest integer >= x, as a float."),
+    unary("numpy.trunc", op_id::trunc, "x rounded toward 0, as a float."),
+    unary("numpy.rint", op_id::rint, "x rounded to the nearest integer (halves to even), as a float."),
+    binary("numpy.arctan2", op_id::atan2, "The arc tangent of x1 / x2 in the right quadrant."),
+    binary("numpy.hypot", op_id::hypot, "sqrt(x1 * x1 + x2 * x2) without overflow."),
+    binary("numpy.copysign", op_id::copysign, "x1 with the sign of x2."),
+    binary("numpy.fmod", op_id::fmod, "C's fmod."),
+    binary("numpy.fmin", op_id::fmin, "The smaller of x1 and x2, ignoring a nan."),
+    binary("numpy.fmax", op_id::fmax, "The larger of x1 and x2, ignoring a nan."),
+    binary("numpy.nextafter", op_id::nextafter, "The next float after x1 toward x2."),
+    function_entry("numpy.isnan", "(x)", "Whether x (a part of complex x) is nan.", type_classify, op_id::isnan, 1),
+    function_entry("numpy.isinf", "(x)", "Whether x (a part of complex x) is an infinity.", type_classify,
+                   op_id::isinf, 1),
+    function_entry("numpy.isfinite", "(x)", "Whether x (both parts of complex x) is finite.", type_classify,
+                   op_id::isfinite, 1),
+    function_entry("numpy.ldexp", "(x1, x2)", "x1 * 2 ** x2.", type_ldexp),
+    function_entry("numpy.frexp", "(x)", "(mantissa, exponent) of x.", type_frexp_modf, op_id::frexp),
+    function_entry("numpy.modf", "(x)", "(fractional part, integral part) of x.", type_frexp_modf, op_id::modf),
+    function_entry("numpy.radians", "(x)", "Degrees to radians.", type_angle_unit, op_id::none, 0),
+    function_entry("numpy.deg2rad", "(x)", "Degrees to radians.", type_angle_unit, op_id::none, 0),
+    function_entry("numpy.degrees", "(x)", "Radians to degrees.", type_angle_unit, op_id::none, 1),
+    function_entry("numpy.rad2deg", "(x)", "Radians to degrees.", type_angle_unit, op_id::none, 1),
+    function_entry("numpy.abs", "(x)", "The absolute value (abs()).", type_numpy_abs),
+    function_entry("numpy.absolute", "(x)", "The absolute value (abs()).", type_numpy_abs),
+    function_entry("numpy.minimum", "(x1, x2)", "The smaller of x1 and x2, as Python's min() compares them.",
+                   type_numpy_min_max, op_id::none, 1),
+    function_entry("numpy.maximum", "(x1, x2)", "The larger of x1 and x2, as Python's max() compares them.",
+                   type_numpy_min_max, op_id::none, 0),
+    function_entry("numpy.power", "(x1, x2)", "x1 ** x2.", type_numpy_power),
+    function_entry("numpy.square", "(x)", "x * x.", type_square),
+    function_entry("numpy.real", "(x)", "The real part.", type_complex_part, op_id::real),
+    function_entry("numpy.imag", "(x)", "The imaginary part (0 for a real x).", type_complex_part, op_id::imag),
+    function_entry("numpy.conj", "(x)", "The complex conjugate.", type_complex_part, op_id::conj),
+    function_entry("numpy.conjugate", "(x)", "The complex conjugate.", type_complex_part, op_id::conj),
+    function_entry("numpy.angle", "(z)", "The argument of z (radians).", type_complex_part, op_id::phase),
+};
+
+}  // namespace
+
+std::span<const intrinsic> math_intrinsics() { return table; }
+
+}  // namespace cuforge::frontend::detail

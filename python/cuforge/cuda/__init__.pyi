@@ -1,0 +1,307 @@
+# cuforge.cuda: the numba.cuda-compatible API. The host API below is written
+# by hand; the kernel-side names after it are generated from the intrinsic
+# registry by scripts/gen_intrinsics.py (a test checks they are current).
+
+import contextlib
+from typing import Any, Callable, Iterator, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from cuforge import types as types
+
+_Shape = Union[int, Sequence[int]]
+_DType = npt.DTypeLike
+_StreamLike = Any  # a Stream, 0 or None (the default stream), or an object with __cuda_stream__
+
+class DeviceNDArray:
+    shape: Tuple[int, ...]
+    strides: Tuple[int, ...]
+    dtype: np.dtype
+    size: int
+    nbytes: int
+    ndim: int
+    itemsize: int
+    device_id: int
+    flags: dict
+    stream: Any
+    def copy_to_host(self, ary: Optional[np.ndarray] = None, stream: _StreamLike = 0) -> np.ndarray: ...
+    def copy_to_device(self, ary: Any, stream: _StreamLike = 0) -> None: ...
+    def is_c_contiguous(self) -> bool: ...
+    def is_f_contiguous(self) -> bool: ...
+    def reshape(self, *newshape: Any, order: str = "C") -> DeviceNDArray: ...
+    def ravel(self, order: str = "C", stream: _StreamLike = 0) -> DeviceNDArray: ...
+    def transpose(self, axes: Any = None) -> DeviceNDArray: ...
+    @property
+    def T(self) -> DeviceNDArray: ...
+    def split(self, section: int, stream: _StreamLike = 0) -> list: ...
+    def bind(self, stream: _StreamLike = 0) -> DeviceNDArray: ...
+    def view(self, dtype: _DType) -> DeviceNDArray: ...
+    def squeeze(self, axis: Any = None, stream: _StreamLike = 0) -> DeviceNDArray: ...
+    def getitem(self, index: Any, stream: _StreamLike = 0) -> Any: ...
+    def setitem(self, index: Any, value: Any, stream: _StreamLike = 0) -> None: ...
+    def __getitem__(self, index: Any) -> Any: ...
+    def __setitem__(self, index: Any, value: Any) -> None: ...
+    def __len__(self) -> int: ...
+    def __array__(self, dtype: Any = None) -> np.ndarray: ...
+    @property
+    def __cuda_array_interface__(self) -> dict: ...
+    def __dlpack__(self, **kwargs: Any) -> Any: ...
+    def __dlpack_device__(self) -> Tuple[int, int]: ...
+
+class Event:
+    def record(self, stream: _StreamLike = 0) -> None: ...
+    def synchronize(self) -> None: ...
+    def query(self) -> bool: ...
+    def wait(self, stream: _StreamLike = 0) -> None: ...
+    def elapsed_time(self, evtend: Event) -> float: ...
+
+class CompiledFunction:
+    ptx: str
+    llvm: str
+    types_dump: str
+    symbol: str
+
+class CudaAPIError(RuntimeError):
+    code: int
+    name: str
+    call: str
+    msg: str
+    def __init__(self, code: int, msg: str) -> None: ...
+
+class CudaOutOfMemoryError(CudaAPIError, MemoryError):
+    bytes: int
+
+class TypingError(TypeError):
+    msg: str
+    filename: Optional[str]
+    lineno: Optional[int]
+    col: Optional[int]
+    source_line: Optional[str]
+
+class CacheWarning(UserWarning): ...
+
+class Stream:
+    handle_value: int
+    external: bool
+    is_default: bool
+    device_id: int
+    priority: int
+    non_blocking: bool
+    @property
+    def handle(self) -> Any: ...
+    def synchronize(self) -> None: ...
+    def query(self) -> bool: ...
+    def wait_event(self, event: Event) -> None: ...
+    def add_callback(self, callback: Callable[[Stream, int, Any], None], arg: Any = None) -> None: ...
+    def auto_synchronize(self) -> contextlib.AbstractContextManager[Stream]: ...
+    def async_done(self) -> Any: ...
+    def __cuda_stream__(self) -> Tuple[int, int]: ...
+    def __int__(self) -> int: ...
+
+class MappedNDArray(np.ndarray):
+    def device_view(self) -> DeviceNDArray: ...
+
+class ManagedNDArray(np.ndarray):
+    def device_view(self) -> DeviceNDArray: ...
+
+class Dispatcher:
+    py_func: Callable[..., Any]
+    device: bool
+    targetoptions: dict
+    def __getitem__(self, config: Tuple[Any, ...]) -> Callable[..., None]: ...
+    def configure(self, griddim: Any, blockdim: Any, stream: _StreamLike = 0, sharedmem: int = 0) -> Callable[..., None]: ...
+    def forall(self, ntasks: int, tpb: int = 0, stream: _StreamLike = 0, sharedmem: int = 0) -> Callable[..., None]: ...
+    def compile(self, sig: Any) -> CompiledFunction: ...
+    def specialize(self, *args: Any) -> Dispatcher: ...
+    def disable_compile(self, val: bool = True) -> None: ...
+    def inspect_types(self, file: Any = None, signature: Any = None) -> None: ...
+    def inspect_llvm(self, signature: Any = None) -> Any: ...
+    def inspect_asm(self, signature: Any = None) -> Any: ...
+    @property
+    def definitions(self) -> dict: ...
+    @property
+    def signatures(self) -> list: ...
+    @property
+    def stats(self) -> Any: ...
+
+# --- memory and transfers ---
+def to_device(obj: Any, stream: _StreamLike = 0, copy: bool = True, to: Optional[DeviceNDArray] = None) -> DeviceNDArray: ...
+def device_array(shape: _Shape, dtype: _DType = ..., strides: Optional[Sequence[int]] = None, order: str = "C",
+                 stream: _StreamLike = 0) -> DeviceNDArray: ...
+def device_array_like(ary: Any, stream: _StreamLike = 0) -> DeviceNDArray: ...
+def pinned_array(shape: _Shape, dtype: _DType = ..., strides: Optional[Sequence[int]] = None, order: str = "C") -> np.ndarray: ...
+def pinned_array_like(ary: np.ndarray) -> np.ndarray: ...
+def mapped_array(shape: _Shape, dtype: _DType = ..., strides: Optional[Sequence[int]] = None, order: str = "C",
+                 stream: _StreamLike = 0, portable: bool = False, wc: bool = False) -> MappedNDArray: ...
+def mapped_array_like(ary: np.ndarray, stream: _StreamLike = 0, portable: bool = False, wc: bool = False) -> MappedNDArray: ...
+def managed_array(shape: _Shape, dtype: _DType = ..., strides: Optional[Sequence[int]] = None, order: str = "C",
+                  stream: _StreamLike = 0, attach_global: bool = True) -> ManagedNDArray: ...
+def pinned(*arylist: np.ndarray) -> contextlib.AbstractContextManager[None]: ...
+def mapped(*arylist: np.ndarray, stream: _StreamLike = 0) -> contextlib.AbstractContextManager[Any]: ...
+def defer_cleanup() -> contextlib.AbstractContextManager[None]: ...
+def is_cuda_array(obj: Any) -> bool: ...
+def as_cuda_array(obj: Any, sync: bool = True) -> DeviceNDArray: ...
+def from_dlpack(obj: Any) -> DeviceNDArray: ...
+
+# --- streams and events ---
+def stream(priority: int = 0, non_blocking: bool = False) -> Stream: ...
+def default_stream() -> Stream: ...
+def legacy_default_stream() -> Stream: ...
+def per_thread_default_stream() -> Stream: ...
+def external_stream(ptr: Any) -> Stream: ...
+def event(timing: bool = True) -> Event: ...
+def event_elapsed_time(evtstart: Event, evtend: Event) -> float: ...
+
+# --- devices and contexts ---
+def backend() -> str: ...
+def backend_reason() -> str: ...
+def is_available() -> bool: ...
+def detect() -> bool: ...
+def list_devices() -> list: ...
+def select_device(device_id: int) -> Any: ...
+def get_current_device() -> Any: ...
+def current_context(devnum: Optional[int] = None) -> Any: ...
+def synchronize() -> None: ...
+def close() -> None: ...
+def profile_start() -> None: ...
+def profile_stop() -> None: ...
+def profiling() -> contextlib.AbstractContextManager[None]: ...
+gpus: Any
+
+# --- the compiler ---
+def jit(func_or_sig: Any = None, device: bool = False, inline: bool = False, forceinline: bool = False, link: Any = (),
+        debug: Optional[bool] = None, opt: Optional[bool] = None, lineinfo: bool = False, cache: bool = False,
+        fastmath: bool = False, max_registers: Optional[int] = None, launch_bounds: Any = None, lto: Any = None,
+        **kws: Any) -> Any: ...
+def compile_ptx(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo: bool = False, device: bool = False,
+                fastmath: bool = False, cc: Optional[Tuple[int, int]] = None, opt: bool = True, abi: str = "numba",
+                abi_info: Any = None) -> Tuple[str, types.Type]: ...
+def compile_ptx_for_current_device(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo: bool = False,
+                                   device: bool = False, fastmath: bool = False, opt: bool = True, abi: str = "numba",
+                                   abi_info: Any = None) -> Tuple[str, types.Type]: ...
+
+HOST_NAMES: Tuple[str, ...]
+
+# --- kernel-side names: generated by scripts/gen_intrinsics.py from _core.intrinsics(); do not edit ---
+
+class _atomic:
+    """Atomic read-modify-write of an array element (global or shared memory); each returns the element's old value."""
+    def add(self, ary: Any, idx: Any, val: Any) -> Any:
+        """ary[idx] += val."""
+    def and_(self, ary: Any, idx: Any, val: Any) -> Any:
+        """ary[idx] &= val (integers)."""
+    def cas(self, ary: Any, idx: Any, old: Any, val: Any) -> Any:
+        """ary[idx] = val where ary[idx] == old (integers)."""
+    def compare_and_swap(self, ary: Any, old: Any, val: Any) -> Any:
+        """ary[0] = val where ary[0] == old (a 1-d array)."""
+    def dec(self, ary: Any, idx: Any, val: Any) -> Any:
+        """ary[idx] = val if ary[idx] == 0 or ary[idx] > val else ary[idx] - 1 (uint32, uint64)."""
+    def exch(self, ary: Any, idx: Any, val: Any) -> Any:
+        """ary[idx] = val."""
+    def inc(self, ary: Any, idx: Any, val: Any) -> Any:
+        """ary[idx] = 0 if ary[idx] >= val else ary[idx] + 1 (uint32, uint64)."""
+    def max(self, ary: Any, idx: Any, val: Any) -> Any:
+        """ary[idx] = max(ary[idx], val); a nan val is ignored, a nan element stays."""
+    def min(self, ary: Any, idx: Any, val: Any) -> Any:
+        """ary[idx] = min(ary[idx], val); a nan val is ignored, a nan element stays."""
+    def nanmax(self, ary: Any, idx: Any, val: Any) -> Any:
+        """ary[idx] = max(ary[idx], val), nan a missing value: a nan val is ignored, a nan element replaced."""
+    def nanmin(self, ary: Any, idx: Any, val: Any) -> Any:
+        """ary[idx] = min(ary[idx], val), nan a missing value: a nan val is ignored, a nan element replaced."""
+    def or_(self, ary: Any, idx: Any, val: Any) -> Any:
+        """ary[idx] |= val (integers)."""
+    def sub(self, ary: Any, idx: Any, val: Any) -> Any:
+        """ary[idx] -= val."""
+    def xor(self, ary: Any, idx: Any, val: Any) -> Any:
+        """ary[idx] ^= val (integers)."""
+atomic: _atomic
+class _blockDim:
+    """The block's shape in threads, per dimension (int32)."""
+    x: Any
+    """Threads per block in x."""
+    y: Any
+    """Threads per block in y."""
+    z: Any
+    """Threads per block in z."""
+blockDim: _blockDim
+class _blockIdx:
+    """The block's index in the grid, per dimension (int32)."""
+    x: Any
+    """The block's x index in the grid."""
+    y: Any
+    """The block's y index in the grid."""
+    z: Any
+    """The block's z index in the grid."""
+blockIdx: _blockIdx
+def brev(x: Any) -> Any:
+    """The integer x with its bits in reverse order (x's type)."""
+def cbrt(x: Any) -> Any:
+    """The cube root of x."""
+def clz(x: Any) -> Any:
+    """The number of leading zero bits of the integer x (int32)."""
+class _const:
+    """Arrays in constant memory."""
+    def array_like(self, ary: Any) -> Any:
+        """A global NumPy array read from constant memory."""
+const: _const
+def ffs(x: Any) -> Any:
+    """The 1-based position of the lowest bit set in the integer x, 0 for 0 (int32)."""
+def fma(a: Any, b: Any, c: Any) -> Any:
+    """a * b + c rounded once (floats)."""
+def grid(ndim: Any) -> Any:
+    """The thread's absolute position in the grid: an int64, or a tuple of ndim of them."""
+class _gridDim:
+    """The grid's shape in blocks, per dimension (int32)."""
+    x: Any
+    """Blocks in the grid in x."""
+    y: Any
+    """Blocks in the grid in y."""
+    z: Any
+    """Blocks in the grid in z."""
+gridDim: _gridDim
+def gridsize(ndim: Any) -> Any:
+    """The grid's size in threads: an int64, or a tuple of ndim of them."""
+laneid: Any
+"""The thread's lane in its warp, 0 to 31 (int32)."""
+class _local:
+    """Arrays private to each thread."""
+    def array(self, shape: Any, dtype: Any) -> Any:
+        """An array private to the thread."""
+local: _local
+def popc(x: Any) -> Any:
+    """The number of bits set in the integer x (int32)."""
+class _shared:
+    """Arrays in the block's shared memory."""
+    def array(self, shape: Any, dtype: Any) -> Any:
+        """An array in the block's shared memory; shape 0 is the launch's dynamic shared memory."""
+shared: _shared
+def syncthreads() -> Any:
+    """Waits until every thread of the block has reached it."""
+def syncthreads_and(predicate: Any) -> Any:
+    """syncthreads(), then 1 if the predicate was true in every thread, else 0 (int32)."""
+def syncthreads_count(predicate: Any) -> Any:
+    """syncthreads(), then the number of threads whose predicate was true (int32)."""
+def syncthreads_or(predicate: Any) -> Any:
+    """syncthreads(), then 1 if the predicate was true in any thread, else 0 (int32)."""
+def syncwarp(mask: Any = ...) -> Any:
+    """Waits until the warp's threads named in mask have reached it."""
+class _threadIdx:
+    """The thread's index in its block, per dimension (int32)."""
+    x: Any
+    """The thread's x index in its block."""
+    y: Any
+    """The thread's y index in its block."""
+    z: Any
+    """The thread's z index in its block."""
+threadIdx: _threadIdx
+def threadfence() -> Any:
+    """Orders this thread's memory accesses as seen by the whole device."""
+def threadfence_block() -> Any:
+    """Orders this thread's memory accesses as seen by its block."""
+def threadfence_system() -> Any:
+    """Orders this thread's memory accesses as seen by the device and the host."""
+warpsize: Any
+"""Threads per warp: 32."""
+
+# --- end of the generated names ---
