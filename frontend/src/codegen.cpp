@@ -13,20 +13,6 @@
 
 namespace cuforge::frontend {
 
-std::size_t slot_count(const type* t) {
-  switch (t->kind) {
-    case type_kind::none: return 0;
-    case type_kind::complex: return t->bits == 128 ? 2 : 1;
-    case type_kind::array: return 1 + 2 * static_cast<std::size_t>(t->ndim);
-    case type_kind::tuple: {
-      std::size_t n = 0;
-      for (auto* e : t->elements) n += slot_count(e);
-      return n;
-    }
-    default: return t->is_scalar() ? 1 : 0;
-  }
-}
-
 namespace detail {
 
 lowered run_pipeline(const typed_module& m, const compile_config& cfg) {

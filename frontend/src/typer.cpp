@@ -3,6 +3,8 @@
 // (typer_function.cpp and the files beside it).
 #include "typer_impl.hpp"
 
+#include <cuforge/frontend/abi.hpp>
+
 #include <cuforge/frontend/codegen.hpp>
 
 #include <cuforge/runtime/error.hpp>
@@ -110,7 +112,7 @@ void check_local_memory(const typed_module& m) {
   }
   const typed_function& entry = m.functions.front();
   if (!entry.is_kernel) return;
-  constexpr std::size_t param_limit = 4352;
+  constexpr std::size_t param_limit = max_parameter_bytes;
   std::size_t slots = 0;
   for (const type* t : entry.arg_types) slots += slot_count(t);
   if (slots * 8 > param_limit)

@@ -173,3 +173,25 @@ def test_kernels_launched_and_dropped_are_collected(eager):
     gc.collect()
     assert all(r() is None for r in refs)  # no cycle through C++ keeps a kernel alive
     np.testing.assert_array_equal(out.copy_to_host(), np.arange(32, dtype=np.float32) * 3)
+
+
+@cuda.jit("void(float16[::1], float16)")
+def _store_half(out, x):
+    out[0] = x
+
+
+def test_python_floats_reach_float16_parameters_rounded_as_numpy_rounds_them():
+    """The jit packs a float16 scalar from the Python float with its own
+    rounding (kernel_abi.cpp, half_bits): it must be NumPy's, bit for bit."""
+    rng = np.random.default_rng(7)
+    values = np.concatenate([
+        rng.standard_normal(200) * 10.0 ** rng.integers(-9, 6, 200),
+        [0.0, -0.0, 1.0, 65504.0, 65519.99, 65520.0, 1e300, 2.0 ** -24, 2.0 ** -25, 3 * 2.0 ** -25,
+         1 + 2.0 ** -11, 1 + 3 * 2.0 ** -11, float("inf"), -float("inf")],
+    ])
+    out = np.zeros(1, dtype=np.float16)
+    for v in values:
+        _store_half[1, 1](out, float(v))
+        with np.errstate(over="ignore"):
+            want = np.float16(v)
+        assert out.view(np.uint16)[0] == want.view(np.uint16), v

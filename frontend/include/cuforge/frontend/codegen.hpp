@@ -2,21 +2,10 @@
 
 /// @file
 /// Code generation: a typed module to PTX (the GPU) or to host code (the cpu
-/// backend), from one lowering with target hooks (docs/compiler.md).
-///
-/// The kernel parameter ABI, shared with the launcher: every argument is
-/// flattened into 8-byte slots, in order:
-/// - a scalar: one slot holding its bytes in the low-order bytes (bool as 0
-///   or 1; float32 as its bit pattern; complex64 as two float32s); complex128
-///   takes two slots (real, imag);
-/// - an array of n dimensions: 1 + 2n slots: the data pointer, the n
-///   extents, the n strides in bytes;
-/// - a tuple: its elements' slots in order; None: no slot.
-/// On the GPU each slot is a `.param .u64` of the kernel (so one packed
-/// buffer of uint64 is the whole parameter block); on the cpu backend the
-/// kernel is `void k(cuforge::cpu::thread_context*, void** params)` with
-/// params[i] pointing at slot i.
+/// backend), from one lowering with target hooks (docs/compiler.md). The
+/// kernel's parameters follow the ABI of abi.hpp.
 
+#include <cuforge/frontend/abi.hpp>
 #include <cuforge/frontend/compile_config.hpp>
 #include <cuforge/frontend/typer.hpp>
 #include <cuforge/runtime/cpu_kernel.hpp>
@@ -29,9 +18,6 @@
 #include <vector>
 
 namespace cuforge::frontend {
-
-/// The number of 8-byte slots a value of type `t` takes (see the ABI above).
-CUFORGE_API std::size_t slot_count(const type* t);
 
 /// The LLVM IR of the module for the config's target, optimised as its code
 /// would be, as text (inspect_llvm()).

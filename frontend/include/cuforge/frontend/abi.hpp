@@ -1,0 +1,50 @@
+#pragma once
+
+/// @file
+/// The kernel parameter ABI: how a kernel's arguments reach it. Codegen reads
+/// the parameters this way (codegen_expr.cpp, from_slots) and the launcher
+/// packs them this way (jit/kernel_abi.hpp): the one description both use.
+///
+/// Every argument is flattened into 8-byte slots, in order:
+/// - a scalar: one slot holding its bytes in the low-order bytes (bool as 0
+///   or 1; float16 and float32 as their bit patterns; complex64 as two
+///   float32s, the real part low); complex128 takes two slots (real, imag);
+/// - an array of n dimensions: 1 + 2n slots: the data pointer, the n
+///   extents, the n strides in bytes;
+/// - a tuple: its elements' slots in order; None: no slot.
+/// A kernel that may raise (kernel_layout::error_record) takes one hidden
+/// slot after its arguments' slots: the address of its launch's error record
+/// (jit/error_record.hpp).
+/// On the GPU each slot is a `.param .u64` of the kernel (so one packed
+/// buffer of uint64 is the whole parameter block); on the cpu backend the
+/// kernel is `void k(cuforge::cpu::thread_context*, void** params)` with
+/// params[i] pointing at slot i.
+
+#include <cuforge/frontend/types.hpp>
+#include <cuforge/runtime/export.hpp>
+
+#include <cstddef>
+#include <vector>
+
+namespace cuforge::frontend {
+
+/// The number of 8-byte slots a value of type `t` takes.
+CUFORGE_API std::size_t slot_count(const type* t);
+
+/// A kernel's parameter block as a whole.
+struct kernel_layout {
+  std::size_t argument_slots = 0;  ///< the arguments' slots, in order
+  bool error_record = false;       ///< one hidden slot after them: the error record's address
+
+  std::size_t total_slots() const noexcept { return argument_slots + (error_record ? 1 : 0); }
+  /// The hidden slot's position (meaningful when error_record is set).
+  std::size_t error_record_slot() const noexcept { return argument_slots; }
+};
+
+/// The layout for arguments of `arg_types`, with or without the error record.
+CUFORGE_API kernel_layout layout_of(const std::vector<const type*>& arg_types, bool error_record);
+
+/// The most bytes of parameters a kernel may take (PTX ISA 7.8's limit).
+inline constexpr std::size_t max_parameter_bytes = 4352;
+
+}  // namespace cuforge::frontend

@@ -1,0 +1,130 @@
+#pragma once
+
+/// @file
+/// One specialisation of a jitted function: its typed module (or, when it
+/// came from the disk cache, its code and the facts the launcher needs), the
+/// code made from it on demand (PTX, LLVM IR, host code), and the kernel
+/// loaded per device. It holds no Python objects; a cached specialisation
+/// that must be compiled again (its PTX asked for on the cpu backend, say)
+/// calls the `rebuild` function its owner gave it.
+
+#include <cuforge/frontend/codegen.hpp>
+#include <cuforge/frontend/compile_config.hpp>
+#include <cuforge/frontend/ir.hpp>
+#include <cuforge/frontend/typer.hpp>
+#include <cuforge/runtime/export.hpp>
+#include <cuforge/runtime/module.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cuforge::jit {
+
+/// What the launcher needs of a compiled entry point, and what the disk
+/// cache stores of it.
+struct entry_facts {
+  std::string symbol;             ///< the entry's symbol in the code
+  std::vector<bool> writes_arg;   ///< per argument: the kernel may write through it
+  bool uses_barrier = false;      ///< the cpu backend must run its threads as fibers
+  bool may_raise = false;         ///< it may write its launch's error record
+  const frontend::type* return_type = nullptr;
+  /// The message table of its error record: raise and assert sites, by message id.
+  std::vector<std::string> messages;
+};
+
+/// What the disk cache stores for one specialisation, and loads back.
+struct cache_entry {
+  enum class kind : std::uint8_t { ptx, host_object } k = kind::ptx;
+  entry_facts facts;
+  std::string types_dump;          ///< inspect_types()'s text
+  std::string host_name;           ///< host_object: the kernel's symbol in the object
+  std::size_t static_shared_bytes = 0;
+  std::size_t slots = 0;           ///< host_object: parameter slots
+  std::string code;                ///< PTX text, or the object file's bytes
+};
+
+/// A kernel loaded on one device for the active backend, with the shared
+/// memory facts its launches are checked against.
+struct loaded_kernel {
+  std::uint64_t generation = 0;  ///< the context generation it was loaded in
+  std::optional<kernel> k;
+  std::size_t static_shared = 0;  ///< bytes of its static shared arrays
+  /// Dynamic shared bytes a launch may ask for without opting in (raised by launches that opt in).
+  std::atomic<std::size_t> dynamic_allowed{0};
+};
+
+class CUFORGE_API compiled_kernel {
+ public:
+  using rebuild_fn = std::function<std::shared_ptr<compiled_kernel>()>;
+
+  /// Types `fn` for `arg_types` (and `return_type` when given: an eager
+  /// device signature) for `config`. Codegen runs on demand.
+  /// @throws frontend::typing_error pointing at the user's source.
+  static std::shared_ptr<compiled_kernel> compile(std::shared_ptr<const frontend::function> fn,
+                                                  std::vector<const frontend::type*> arg_types,
+                                                  const frontend::type* return_type, const frontend::compile_config& config,
+                                                  bool device);
+
+  /// A specialisation from what cache_entry() gave, checked as far as it can
+  /// be without running it. @throws logic_error for anything malformed (the
+  /// disk cache counts that as a miss).
+  static std::shared_ptr<compiled_kernel> from_cache(cache_entry entry, std::vector<const frontend::type*> arg_types,
+                                                     const frontend::compile_config& config);
+
+  const frontend::compile_config& config() const noexcept { return config_; }
+  bool is_device() const noexcept { return device_; }
+  const std::vector<const frontend::type*>& arg_types() const noexcept { return arg_types_; }
+  const entry_facts& facts() const noexcept { return facts_; }
+  /// The parameter block its kernels take (frontend/abi.hpp).
+  frontend::kernel_layout layout() const { return frontend::layout_of(arg_types_, facts_.may_raise); }
+  /// Whether it came from the disk cache (its typed module is remade on demand).
+  bool from_disk_cache() const noexcept { return module_.functions.empty(); }
+
+  /// The function remaking a cached specialisation's typed module (see the file comment).
+  void set_rebuild(rebuild_fn f) { rebuild_ = std::move(f); }
+
+  /// PTX, whatever the active backend (inspect_asm() shows it on the cpu backend too).
+  const std::string& ptx();
+  /// The optimised LLVM IR for target `t`.
+  const std::string& llvm_ir(frontend::target_kind t);
+  /// inspect_types()'s text: the typed module.
+  const std::string& types_dump();
+
+  /// Its kernel loaded for the active backend on device `dev`, once per
+  /// context (compiling host code on first use on the cpu backend).
+  /// Thread-safe.
+  loaded_kernel& load(int dev);
+
+  /// What the disk cache stores for the active backend's target: PTX on a
+  /// GPU, an object file on the cpu backend (which this process then runs
+  /// too: linking it is cheaper than a second codegen).
+  /// @throws type_error for a device function (never stored on its own).
+  cache_entry to_cache_entry();
+
+ private:
+  compiled_kernel() = default;
+  void ensure_module();
+  void set_entry_facts();
+
+  frontend::typed_module module_;  // empty for one loaded from the disk cache (until rebuilt)
+  frontend::compile_config config_;
+  bool device_ = false;
+  std::vector<const frontend::type*> arg_types_;
+  entry_facts facts_;
+  rebuild_fn rebuild_;
+  // Made on demand, under compile_lock().
+  std::optional<std::string> ptx_, llvm_gpu_, llvm_host_, types_dump_;
+  std::optional<frontend::host_object> host_obj_;
+  std::optional<frontend::host_kernel> host_;
+  std::mutex load_lock_;
+  std::vector<std::unique_ptr<loaded_kernel>> per_device_;  // by device ordinal; entries never move
+};
+
+}  // namespace cuforge::jit

@@ -1,0 +1,161 @@
+#include <cuforge/jit/compiled_kernel.hpp>
+#include <cuforge/jit/compiler.hpp>
+#include <cuforge/runtime/device.hpp>
+#include <cuforge/runtime/error.hpp>
+
+namespace cuforge::jit {
+
+using namespace cuforge::frontend;
+
+std::shared_ptr<compiled_kernel> compiled_kernel::compile(std::shared_ptr<const function> fn,
+                                                          std::vector<const type*> arg_types, const type* return_type,
+                                                          const compile_config& config, bool device) {
+  config.validate();
+  std::shared_ptr<compiled_kernel> k(new compiled_kernel);
+  k->config_ = config;
+  k->device_ = device;
+  k->arg_types_ = std::move(arg_types);
+  typer_options topts;
+  topts.debug = config.debug();
+  signature sig;
+  sig.args = k->arg_types_;
+  sig.ret = return_type;
+  {
+    std::lock_guard lock(compile_lock());
+    k->module_ = infer(types(), std::move(fn), sig, !device, topts);
+  }
+  k->set_entry_facts();
+  return k;
+}
+
+void compiled_kernel::set_entry_facts() {
+  const typed_function& e = module_.functions.front();
+  facts_.symbol = e.symbol;
+  facts_.writes_arg = e.writes_arg;
+  facts_.uses_barrier = e.uses_barrier;
+  facts_.return_type = e.return_type;
+}
+
+std::shared_ptr<compiled_kernel> compiled_kernel::from_cache(cache_entry entry, std::vector<const type*> arg_types,
+                                                             const compile_config& config) {
+  config.validate();
+  std::shared_ptr<compiled_kernel> k(new compiled_kernel);
+  k->config_ = config;
+  k->arg_types_ = std::move(arg_types);
+  if (entry.facts.return_type == nullptr) throw logic_error("a cache entry without its return type");
+  if (entry.facts.symbol.empty()) throw logic_error("a cache entry without its symbol");
+  if (entry.facts.writes_arg.size() != k->arg_types_.size())
+    throw logic_error("a cache entry whose facts do not match its argument types");
+  k->facts_ = std::move(entry.facts);
+  k->types_dump_ = std::move(entry.types_dump);
+  switch (entry.k) {
+    case cache_entry::kind::ptx:
+      if (config.target != target_kind::nvptx) throw logic_error("a PTX cache entry for a host configuration");
+      if (entry.code.empty()) throw logic_error("empty PTX");
+      k->ptx_ = std::move(entry.code);
+      break;
+    case cache_entry::kind::host_object: {
+      if (config.target != target_kind::host) throw logic_error("a host-object cache entry for a GPU configuration");
+      host_object o;
+      o.name = std::move(entry.host_name);
+      o.static_shared_bytes = entry.static_shared_bytes;
+      o.slots = entry.slots;
+      o.uses_barrier = k->facts_.uses_barrier;
+      o.object = std::move(entry.code);
+      if (o.object.empty() || o.slots != k->layout().total_slots() || o.name.empty())
+        throw logic_error("a host object that does not match its argument types");
+      k->host_obj_ = std::move(o);
+      break;
+    }
+  }
+  return k;
+}
+
+void compiled_kernel::ensure_module() {
+  if (!module_.functions.empty()) return;
+  if (!rebuild_) throw logic_error("this specialisation was loaded from the disk cache without its typed IR");
+  std::shared_ptr<compiled_kernel> fresh = rebuild_();
+  if (!fresh || fresh->module_.functions.empty()) throw logic_error("rebuilding a cached specialisation failed");
+  module_ = fresh->module_;
+}
+
+const std::string& compiled_kernel::ptx() {
+  if (!ptx_) ensure_module();
+  std::lock_guard lock(compile_lock());
+  if (!ptx_) ptx_ = compile_ptx(module_, config_.with_target(target_kind::nvptx)).ptx;
+  return *ptx_;
+}
+
+const std::string& compiled_kernel::llvm_ir(target_kind t) {
+  auto& slot = t == target_kind::nvptx ? llvm_gpu_ : llvm_host_;
+  if (!slot) ensure_module();
+  std::lock_guard lock(compile_lock());
+  if (!slot) slot = emit_llvm_ir(module_, config_.with_target(t));
+  return *slot;
+}
+
+const std::string& compiled_kernel::types_dump() {
+  std::lock_guard lock(compile_lock());
+  if (!types_dump_) {
+    std::string s;
+    for (const auto& f : module_.functions) s += f.ir->dump();
+    types_dump_ = std::move(s);
+  }
+  return *types_dump_;
+}
+
+loaded_kernel& compiled_kernel::load(int dev) {
+  if (device_) throw type_error("a device function cannot be loaded as a kernel");
+  std::lock_guard guard(load_lock_);
+  if (per_device_.empty()) per_device_.resize(static_cast<std::size_t>(std::max(device::count(), dev + 1)));
+  auto& slot = per_device_.at(static_cast<std::size_t>(dev));
+  if (slot && slot->k && slot->generation == context_generation()) return *slot;
+  module_image image = [&] {
+    if (config_.target == target_kind::nvptx) return module_image::from_ptx(ptx());
+    std::lock_guard lock(compile_lock());
+    if (!host_) host_ = host_obj_ ? load_host_object(*host_obj_) : compile_host(module_, config_);
+    cpu_kernel_symbol sym;
+    sym.name = host_->name;
+    sym.fn = host_->fn;
+    sym.static_shared_bytes = host_->static_shared_bytes;
+    sym.uses_barrier = host_->uses_barrier;
+    sym.param_sizes = host_->param_sizes;
+    return module_image::from_host({sym});
+  }();
+  module_options mo;
+  mo.max_registers = config_.max_registers;
+  mo.generate_line_info = config_.line_tables();
+  auto mod = module::load(image, mo, dev);
+  auto fresh = std::make_unique<loaded_kernel>();
+  fresh->k = mod.get_kernel(config_.target == target_kind::nvptx ? facts_.symbol : host_->name);
+  auto attrs = fresh->k->attributes();
+  fresh->static_shared = attrs.static_shared_bytes;
+  fresh->dynamic_allowed = static_cast<std::size_t>(std::max(attrs.max_dynamic_shared_bytes, 0));
+  fresh->generation = context_generation();
+  slot = std::move(fresh);
+  return *slot;
+}
+
+cache_entry compiled_kernel::to_cache_entry() {
+  if (device_) throw type_error("device functions are not stored in the disk cache");
+  cache_entry e;
+  e.facts = facts_;
+  e.types_dump = types_dump();
+  if (config_.target == target_kind::nvptx) {
+    e.k = cache_entry::kind::ptx;
+    e.code = ptx();
+    return e;
+  }
+  ensure_module();
+  std::lock_guard lock(compile_lock());
+  if (!host_obj_) host_obj_ = compile_host_object(module_, config_);
+  if (!host_) host_ = load_host_object(*host_obj_);
+  e.k = cache_entry::kind::host_object;
+  e.host_name = host_obj_->name;
+  e.static_shared_bytes = host_obj_->static_shared_bytes;
+  e.slots = host_obj_->slots;
+  e.code = host_obj_->object;
+  return e;
+}
+
+}  // namespace cuforge::jit

@@ -1,0 +1,225 @@
+#include <cuforge/jit/dispatcher.hpp>
+#include <cuforge/runtime/detail/backend.hpp>
+#include <cuforge/runtime/device.hpp>
+#include <cuforge/runtime/error.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+
+namespace cuforge::jit {
+
+using frontend::array_layout;
+using frontend::type;
+
+bool compatible(const type* have, const type* want) {
+  if (have == want) return true;
+  if (have->is_array() && want->is_array())
+    return have->dtype == want->dtype && have->ndim == want->ndim &&
+           (want->layout == array_layout::any || want->layout == have->layout) && (want->readonly || !have->readonly);
+  if (have->is_scalar() && want->is_scalar()) return true;
+  if (have->is_tuple() && want->is_tuple() && have->elements.size() == want->elements.size()) {
+    for (std::size_t i = 0; i < have->elements.size(); ++i)
+      if (!compatible(have->elements[i], want->elements[i])) return false;
+    return true;
+  }
+  return false;
+}
+
+namespace {
+
+// Shared memory per block: what a kernel's static arrays may take (ptxas's
+// limit on a GPU) and what static + dynamic may take once opted in; read
+// once per process.
+struct shared_limits {
+  std::size_t per_block = 0, optin = 0;
+};
+
+const shared_limits& shared_limits_of(int dev) {
+  static const std::vector<shared_limits> all = [] {
+    std::vector<shared_limits> v;
+    for (const auto& d : device::all()) {
+      auto per_block = static_cast<std::size_t>(d.attribute(device_attribute::max_shared_memory_per_block));
+      auto optin = static_cast<std::size_t>(d.attribute(device_attribute::max_shared_memory_per_block_optin));
+      v.push_back({per_block, std::max(per_block, optin)});
+    }
+    return v;
+  }();
+  return all.at(static_cast<std::size_t>(dev));
+}
+
+}  // namespace
+
+void check_shared_memory(const std::string& name, loaded_kernel& k, std::size_t dynamic, int dev) {
+  const auto& lim = shared_limits_of(dev);
+  if (k.static_shared > lim.per_block)
+    throw logic_error("kernel '" + name + "' has " + std::to_string(k.static_shared) +
+                      " bytes of static shared memory (cuda.shared.array); the device allows at most " +
+                      std::to_string(lim.per_block) + " per block");
+  if (dynamic <= k.dynamic_allowed.load(std::memory_order_relaxed)) return;
+  if (k.static_shared + dynamic > lim.optin)
+    throw logic_error("kernel '" + name + "': " + std::to_string(dynamic) + " bytes of dynamic shared memory requested (with " +
+                      std::to_string(k.static_shared) + " static); the device has at most " + std::to_string(lim.optin) +
+                      " per block");
+  k.k->set_max_dynamic_shared_bytes(static_cast<int>(dynamic));
+  k.dynamic_allowed.store(dynamic, std::memory_order_relaxed);
+}
+
+std::size_t dispatcher::type_vector_hash::operator()(const std::vector<const type*>& v) const noexcept {
+  std::size_t h = 0;
+  for (auto* t : v) h = h * 1000003u ^ std::hash<const void*>{}(t);
+  return h;
+}
+
+dispatcher::dispatcher(std::string name, compile_fn compile) : name_(std::move(name)), compile_(std::move(compile)) {}
+
+void dispatcher::add(std::shared_ptr<compiled_kernel> k) {
+  specs_[k->arg_types()] = k;
+  order_.push_back(std::move(k));
+  last_.reset();  // an exact signature may now win over a compatible one
+}
+
+void dispatcher::set_lazy(bool lazy) {
+  lazy_ = lazy;
+  last_.reset();
+}
+
+std::shared_ptr<compiled_kernel> dispatcher::find(std::span<const kernel_argument> args) {
+  if (last_ && last_types_.size() == args.size()) {
+    bool same = true;
+    for (std::size_t i = 0; same && i < args.size(); ++i) same = args[i].ty == last_types_[i];
+    if (same) return last_;
+  }
+  std::vector<const type*> key;
+  key.reserve(args.size());
+  for (const auto& a : args) key.push_back(a.ty);
+  return find(key);
+}
+
+std::shared_ptr<compiled_kernel> dispatcher::find(const std::vector<const type*>& types) {
+  if (last_ && last_types_ == types) return last_;
+  auto k = find_slow(types);
+  last_ = k;
+  last_types_ = types;
+  return k;
+}
+
+std::string dispatcher::signatures() const {
+  std::string known;
+  for (const auto& k : order_) {
+    std::string s;
+    for (auto* t : k->arg_types()) {
+      if (!s.empty()) s += ", ";
+      s += t->str();
+    }
+    known += "\n    (" + s + ")";
+  }
+  return known;
+}
+
+std::shared_ptr<compiled_kernel> dispatcher::find_slow(const std::vector<const type*>& key) {
+  if (auto it = specs_.find(key); it != specs_.end()) return it->second;
+  // A dispatcher that may compile takes exact matches only, as Numba's: a
+  // compatible one would convert (2.5 passed to an int64 specialisation is 2).
+  for (const auto& k : order_) {
+    if (lazy_ || k->arg_types().size() != key.size()) continue;
+    bool ok = true;
+    for (std::size_t i = 0; ok && i < key.size(); ++i) ok = compatible(key[i], k->arg_types()[i]);
+    if (ok) {
+      specs_[key] = k;
+      return k;
+    }
+  }
+  if (!lazy_) {
+    std::string have;
+    for (auto* t : key) {
+      if (!have.empty()) have += ", ";
+      have += t->str();
+    }
+    throw type_error("no matching definition of " + name_ + " for argument types (" + have + "); its signatures are:" +
+                     signatures());
+  }
+  std::shared_ptr<compiled_kernel> k = compile_(key);
+  if (!k) throw logic_error("compiling " + name_ + " gave no specialisation");
+  specs_[key] = k;
+  order_.push_back(k);
+  return k;
+}
+
+namespace {
+
+// The slots of `args` packed as `k`'s parameters, with pointers to them.
+struct parameters {
+  std::vector<std::uint64_t> slots;
+  std::vector<void*> pointers;
+
+  parameters(const compiled_kernel& k, const std::vector<kernel_argument>& args) {
+    slots.reserve(16);
+    for (std::size_t i = 0; i < args.size(); ++i) pack(args[i], k.arg_types()[i], slots);
+    pointers.resize(slots.size());
+    for (std::size_t i = 0; i < slots.size(); ++i) pointers[i] = &slots[i];
+  }
+};
+
+}  // namespace
+
+void dispatcher::launch(compiled_kernel& k, std::vector<kernel_argument>& args, const launch_config& cfg) {
+  if (args.size() != k.arg_types().size())
+    throw type_error(name_ + " takes " + std::to_string(k.arg_types().size()) + " arguments, " +
+                     std::to_string(args.size()) + " given");
+  const int dev = device::current().ordinal();
+  loaded_kernel& ld = k.load(dev);
+  check_shared_memory(name_, ld, cfg.shared_bytes, dev);
+
+  // Host arrays go to the device first (Numba's rule), and come back after
+  // only if the kernel may write them. Host arrays inside tuples count as
+  // their tuple's argument.
+  std::vector<std::pair<kernel_argument*, std::size_t>> hosts;
+  auto collect = [&](auto& self, kernel_argument& a, std::size_t top) -> void {
+    if (a.k == kernel_argument::kind::host_array) hosts.emplace_back(&a, top);
+    for (auto& e : a.elements) self(self, e, top);
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) collect(collect, args[i], i);
+  for (auto [ap, top] : hosts) {
+    kernel_argument& a = *ap;
+    const char order = a.ty->layout == array_layout::f ? 'F' : 'C';
+    a.owned = device_ndarray::empty(a.host.shape, a.host.type, order, cfg.stream);
+    a.owned.copy_from_host(a.host, cfg.stream);
+  }
+
+  parameters params(k, args);
+  try {
+    cuforge::launch(*ld.k, cfg, params.pointers.data());
+  } catch (const logic_error& e) {
+    // The runtime names the kernel by its symbol; the user knows its Python name.
+    std::string msg = e.what();
+    const std::string& symbol = ld.k->name();
+    if (auto at = msg.find("'" + symbol + "'"); at != std::string::npos) msg.replace(at, symbol.size() + 2, "'" + name_ + "'");
+    throw logic_error(msg);
+  }
+  bool copied_back = false;
+  for (auto [ap, top] : hosts) {
+    if (top < k.facts().writes_arg.size() && !k.facts().writes_arg[top]) continue;
+    ap->owned.copy_to_host(ap->host, cfg.stream);
+    copied_back = true;
+  }
+  if (copied_back) cfg.stream.synchronize();
+}
+
+double dispatcher::raw_launch_loop(compiled_kernel& k, std::vector<kernel_argument>& args, const launch_config& cfg,
+                                   std::size_t n) {
+  for (const auto& a : args)
+    if (a.k == kernel_argument::kind::host_array) throw type_error("raw_launch_loop takes device arrays");
+  const int dev = device::current().ordinal();
+  loaded_kernel& ld = k.load(dev);
+  parameters params(k, args);
+  auto& backend = detail::active();
+  backend.launch(ld.k->handle(), cfg, params.pointers.data(), dev);  // warm-up
+  cfg.stream.synchronize();
+  auto t0 = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < n; ++i) backend.launch(ld.k->handle(), cfg, params.pointers.data(), dev);
+  cfg.stream.synchronize();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace cuforge::jit
