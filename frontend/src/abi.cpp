@@ -24,4 +24,15 @@ kernel_layout layout_of(const std::vector<const type*>& arg_types, bool error_re
   return l;
 }
 
+std::string_view python_exception_of(kernel_error e) noexcept {
+  switch (e) {
+#define CUFORGE_KERNEL_ERROR_NAME(name, value, python) \
+  case kernel_error::name:                             \
+    return python;
+    CUFORGE_KERNEL_ERRORS(CUFORGE_KERNEL_ERROR_NAME)
+#undef CUFORGE_KERNEL_ERROR_NAME
+  }
+  return "";
+}
+
 }  // namespace cuforge::frontend

@@ -6,6 +6,7 @@
 #include "llvm_support.hpp"
 
 #include <cuforge/frontend/codegen.hpp>
+#include <cuforge/frontend/diagnostics.hpp>
 #include <cuforge/runtime/error.hpp>
 
 #include <llvm/IR/LLVMContext.h>
@@ -16,7 +17,7 @@ namespace cuforge::frontend {
 namespace detail {
 
 lowered run_pipeline(const typed_module& m, const compile_config& cfg) {
-  if (m.functions.empty()) throw logic_error("codegen: empty typed module");
+  if (m.functions.empty()) throw internal_compiler_error("codegen: empty typed module", "");
   initialize_llvm();
   lowered r;
   r.entry = m.functions[0].symbol.empty() ? "cuforge_function_0" : m.functions[0].symbol;
@@ -38,6 +39,19 @@ lowered run_pipeline(const typed_module& m, const compile_config& cfg) {
 
 namespace {
 
+// Runs `f`, naming the module's entry function in an internal compiler
+// error that does not name one yet (a failure below the function level).
+template <class F>
+auto naming_entry(const typed_module& m, F&& f) {
+  try {
+    return f();
+  } catch (const internal_compiler_error& e) {
+    if (!e.function().empty() || m.functions.empty() || !m.functions[0].ir) throw;
+    const function& entry = *m.functions[0].ir;
+    throw internal_compiler_error(e.detail(), entry.qualname.empty() ? entry.name : entry.qualname);
+  }
+}
+
 void expect_target(const compile_config& cfg, target_kind want, const char* entry_point) {
   if (cfg.target != want)
     throw logic_error(std::string("codegen: ") + entry_point + " compiles for the " + std::string(to_string(want)) +
@@ -49,31 +63,37 @@ void expect_target(const compile_config& cfg, target_kind want, const char* entr
 }  // namespace detail
 
 using detail::lowered;
+using detail::naming_entry;
 using detail::run_pipeline;
 
 std::string emit_llvm_ir(const typed_module& m, const compile_config& cfg) {
-  lowered r = run_pipeline(m, cfg);
-  return detail::print(*r.mod);
+  return naming_entry(m, [&] {
+    lowered r = run_pipeline(m, cfg);
+    return detail::print(*r.mod);
+  });
 }
 
 ptx_result compile_ptx(const typed_module& m, const compile_config& cfg) {
   detail::expect_target(cfg, target_kind::nvptx, "compile_ptx");
-  lowered r = run_pipeline(m, cfg);
-  ptx_result out;
-  out.ptx = detail::emit_ptx(*r.mod, r.tgt->machine());  // 4. emit
-  out.entry = r.entry;
-  return out;
+  return naming_entry(m, [&] {
+    lowered r = run_pipeline(m, cfg);
+    ptx_result out;
+    out.ptx = detail::emit_ptx(*r.mod, r.tgt->machine());  // 4. emit
+    out.entry = r.entry;
+    return out;
+  });
 }
 
 host_kernel compile_host(const typed_module& m, const compile_config& cfg) {
   detail::expect_target(cfg, target_kind::host, "compile_host");
   if (m.functions.empty() || !m.functions[0].is_kernel)
     throw logic_error("codegen: compile_host compiles kernels; a device function runs inside the kernel that calls it");
-  lowered r = run_pipeline(m, cfg);
-  std::size_t slots = 0;
-  for (auto* t : m.functions[0].arg_types) slots += slot_count(t);
+  lowered r = naming_entry(m, [&] { return run_pipeline(m, cfg); });
+  const std::size_t slots = layout_of(m.functions[0].arg_types, m.may_raise()).total_slots();
   // 4. emit, into the JIT
-  detail::jit_result jit = detail::jit_compile(std::move(r.mod), std::move(r.ctx), r.entry, detail::host_symbols(), cfg.opt);
+  detail::jit_result jit = naming_entry(m, [&] {
+    return detail::jit_compile(std::move(r.mod), std::move(r.ctx), r.entry, detail::host_symbols(), cfg.opt);
+  });
   host_kernel k;
   k.name = r.entry;
   k.fn = reinterpret_cast<cpu::kernel_fn>(jit.address);
@@ -88,14 +108,16 @@ host_object compile_host_object(const typed_module& m, const compile_config& cfg
   detail::expect_target(cfg, target_kind::host, "compile_host_object");
   if (m.functions.empty() || !m.functions[0].is_kernel)
     throw logic_error("codegen: compile_host_object compiles kernels, not device functions");
-  lowered r = run_pipeline(m, cfg);
-  host_object obj;
-  obj.static_shared_bytes = r.static_shared_bytes;
-  obj.object = detail::emit_object(*r.mod, r.tgt->machine());  // 4. emit, as an object file
-  obj.name = r.entry;
-  obj.uses_barrier = m.functions[0].uses_barrier;
-  for (auto* t : m.functions[0].arg_types) obj.slots += slot_count(t);
-  return obj;
+  return naming_entry(m, [&] {
+    lowered r = run_pipeline(m, cfg);
+    host_object obj;
+    obj.static_shared_bytes = r.static_shared_bytes;
+    obj.object = detail::emit_object(*r.mod, r.tgt->machine());  // 4. emit, as an object file
+    obj.name = r.entry;
+    obj.uses_barrier = m.functions[0].uses_barrier;
+    obj.slots = layout_of(m.functions[0].arg_types, m.may_raise()).total_slots();
+    return obj;
+  });
 }
 
 }  // namespace cuforge::frontend

@@ -28,8 +28,9 @@
 
 namespace cuforge::frontend::detail {
 
-/// @throws logic_error "codegen: <what>" (an inconsistency in the typed IR or in codegen).
-[[noreturn]] void fail(const std::string& what);
+/// @throws internal_compiler_error "codegen: <what>" (an inconsistency in the typed IR or in codegen),
+/// naming `function` when given.
+[[noreturn]] void fail(const std::string& what, const std::string& function = {});
 
 /// The scalar kinds codegen converts between; `bits` is the width of one value
 /// (a complex's component width for complex).
@@ -101,6 +102,9 @@ class function_lowering {
   llvm::Function* fn;
   llvm::IRBuilder<> b;
   llvm::Value* ctx = nullptr;  ///< host: the thread_context*
+  /// The launch's error record (kernel_error_record*, in global memory) in a module that may raise;
+  /// null in one that may not, or when the caller has none (Numba's device ABI).
+  llvm::Value* error_record = nullptr;
   llvm::LLVMContext& c_() { return ms.ctx; }
 
   [[noreturn]] void fail_at(const std::string& what, location loc) const;
@@ -177,6 +181,9 @@ class function_lowering {
   llvm::DISubprogram* sp_ = nullptr;
 
   void ret_default();
+  /// A raising site (an assert that failed...): the first thread to raise claims the error record
+  /// and fills it in, then the thread exits.
+  void raise_at(const stmt& s, kernel_error code);
   void if_stmt(const stmt& s);
   void while_stmt(const stmt& s);
   void for_range(const stmt& s);

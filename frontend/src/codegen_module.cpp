@@ -17,7 +17,9 @@
 
 namespace cuforge::frontend::detail {
 
-void fail(const std::string& what) { throw logic_error("codegen: " + what); }
+void fail(const std::string& what, const std::string& function) {
+  throw internal_compiler_error("codegen: " + what, function);
+}
 
 scalar_info scalar_of(const type* t) {
   if (t == nullptr) fail("missing type");
@@ -239,6 +241,9 @@ void emit_device_abi_wrapper(module_state& ms, std::size_t index, const std::str
   std::vector<llvm::Value*> args;
   if (ms.tgt.takes_context()) args.push_back(llvm::ConstantPointerNull::get(llvm::PointerType::get(ms.ctx, 0)));
   for (auto* t : tf.arg_types) args.push_back(from_abi(fl, t, arg));
+  // Numba's device ABI has no error record: a raising thread only exits.
+  if (ms.tm.may_raise())
+    args.push_back(llvm::ConstantPointerNull::get(llvm::PointerType::get(ms.ctx, ms.tgt.address_space(address_space::global))));
   llvm::Value* result = fl.b.CreateCall(impl, args);
   if (tf.return_type != nullptr && tf.return_type->kind != type_kind::none) {
     llvm::Value* m = fl.to_memory(result, tf.return_type);
@@ -269,8 +274,12 @@ void lower_module(module_state& ms) {
   const typed_function& entry = m.functions[0];
   const bool kernel = entry.is_kernel;
   const std::string entry_name = symbol_of(entry, 0);
-  std::size_t slots = 0;
-  for (auto* t : entry.arg_types) slots += slot_count(t);
+  // A module that may raise takes its launch's error record: a hidden slot
+  // after the kernel's arguments, a last parameter of each device function.
+  const bool raises = m.may_raise();
+  const kernel_layout layout = layout_of(entry.arg_types, raises);
+  const std::size_t slots = layout.total_slots();
+  llvm::Type* record_ptr = llvm::PointerType::get(ms.ctx, ms.tgt.address_space(address_space::global));
 
   // Declare everything first: bodies call each other.
   ms.fns.resize(m.functions.size());
@@ -282,6 +291,7 @@ void lower_module(module_state& ms) {
       std::vector<llvm::Type*> params;
       if (ms.tgt.takes_context()) params.push_back(llvm::PointerType::get(ms.ctx, 0));
       for (auto* t : tf.arg_types) params.push_back(ms.value_type(t));
+      if (raises) params.push_back(record_ptr);
       auto* fty = llvm::FunctionType::get(ms.return_type(tf.return_type), params, false);
       std::string name = i == 0 ? entry_name + "_impl" : symbol_of(tf, i);
       ms.fns[i] = llvm::Function::Create(fty, llvm::Function::InternalLinkage, name, ms.mod);
@@ -298,10 +308,12 @@ void lower_module(module_state& ms) {
       std::vector<llvm::Value*> slot_values = ms.tgt.load_slots(fl, slots);
       std::size_t pos = 0;
       for (auto* t : tf.arg_types) params.push_back(fl.from_slots(t, slot_values, pos));
+      if (raises) fl.error_record = fl.b.CreateIntToPtr(slot_values.at(layout.error_record_slot()), record_ptr, "error_record");
     } else {
       auto arg = fn->arg_begin();
       if (ms.tgt.takes_context()) fl.ctx = &*arg++;
-      for (; arg != fn->arg_end(); ++arg) params.push_back(&*arg);
+      for (std::size_t k = 0; k < tf.arg_types.size(); ++k, ++arg) params.push_back(&*arg);
+      if (raises) fl.error_record = &*arg;
     }
     fl.emit(params);
   }
@@ -329,7 +341,7 @@ function_lowering::function_lowering(module_state& s, std::size_t i, llvm::Funct
 }
 
 void function_lowering::fail_at(const std::string& what, location loc) const {
-  fail(what + " (in " + f.name + ", line " + std::to_string(loc.line) + ")");
+  fail(what + " (line " + std::to_string(loc.line) + ")", f.qualname.empty() ? f.name : f.qualname);
 }
 
 void function_lowering::set_location(location loc) {

@@ -874,6 +874,7 @@ llvm::Value* function_lowering::call_device(const frontend::expr& e) {
   if (ms.tgt.takes_context()) args.push_back(ctx != nullptr ? ctx : llvm::ConstantPointerNull::get(llvm::PointerType::get(c_(), 0)));
   for (std::size_t i = 0; i < e.operands.size(); ++i)
     args.push_back(cast(expr(e.operands[i]), type_of(e.operands[i]), callee.arg_types[i]));
+  if (ms.tm.may_raise()) args.push_back(error_record);  // the launch's error record, passed along
   llvm::Value* r = b.CreateCall(ms.fns[callee_index], args);
   if (ms.fns[callee_index]->getReturnType()->isVoidTy()) return ms.none_value();
   return cast(r, callee.return_type, e.ty);

@@ -1,5 +1,6 @@
 // Statements: structured control flow (if, while and for_range with their
-// else blocks, break, continue, return), assignments, raise and assert.
+// else blocks, break, continue, return), assignments, raise and assert (which
+// write the launch's error record and end the thread).
 #include "codegen_lower.hpp"
 
 #include <llvm/IR/Constants.h>
@@ -48,20 +49,45 @@ void function_lowering::statement(stmt_id id) {
       return;
     case stmt_kind::return_: return_stmt(s); return;
     case stmt_kind::pass: return;
-    case stmt_kind::raise_: ms.tgt.raise(*this, "exception raised in " + f.name + " (line " + std::to_string(s.loc.line) + ")"); return;
+    case stmt_kind::raise_: raise_at(s, kernel_error::raised); return;
     case stmt_kind::assert_: {
       llvm::Value* ok = truth(expr(s.value), type_of(s.value));
       auto* fail_bb = llvm::BasicBlock::Create(c_(), "assert.fail", fn);
       auto* next = llvm::BasicBlock::Create(c_(), "assert.ok", fn);
       b.CreateCondBr(ok, next, fail_bb);
       b.SetInsertPoint(fail_bb);
-      ms.tgt.raise(*this, "AssertionError" + (s.message.empty() ? std::string() : ": " + s.message) + " (in " + f.name +
-                              ", line " + std::to_string(s.loc.line) + ")");
+      raise_at(s, kernel_error::assertion);
       b.SetInsertPoint(next);
       return;
     }
   }
   fail_at("unknown statement kind", s.loc);
+}
+
+void function_lowering::raise_at(const stmt& s, kernel_error code) {
+  if (s.site < 0 || static_cast<std::size_t>(s.site) >= ms.tm.raise_sites.size())
+    fail_at("a raising statement without its raise site", s.loc);
+  if (error_record != nullptr) {
+    // The first thread to raise claims the record (code 0 -> its code), then fills it in.
+    auto* i32 = b.getInt32Ty();
+    auto field = [&](unsigned word) { return b.CreateConstInBoundsGEP1_32(i32, error_record, word); };
+    const auto order = llvm::AtomicOrdering::SequentiallyConsistent;
+    auto* claim = b.CreateAtomicCmpXchg(field(0), b.getInt32(0), b.getInt32(static_cast<std::int32_t>(code)),
+                                        llvm::Align(4), order, order);
+    auto* fill = llvm::BasicBlock::Create(c_(), "raise.fill", fn);
+    auto* done = llvm::BasicBlock::Create(c_(), "raise.exit", fn);
+    b.CreateCondBr(b.CreateExtractValue(claim, 1), fill, done);
+    b.SetInsertPoint(fill);
+    b.CreateStore(b.getInt32(s.site), field(1));
+    b.CreateStore(b.getInt32(s.loc.line), field(2));
+    for (int d = 0; d < 3; ++d) {
+      b.CreateStore(ms.tgt.special_register(*this, sreg::block_idx, d), field(3 + static_cast<unsigned>(d)));
+      b.CreateStore(ms.tgt.special_register(*this, sreg::thread_idx, d), field(6 + static_cast<unsigned>(d)));
+    }
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+  }
+  ms.tgt.exit_thread(*this);
 }
 
 void function_lowering::if_stmt(const stmt& s) {

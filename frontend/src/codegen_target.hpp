@@ -88,9 +88,10 @@ class target {
   /// The math library: libdevice on the GPU, libm on the host. The symbol for `op` on floats of `bits`
   /// (for sqrt with fastmath: an approximation, or "" to keep LLVM's sqrt).
   virtual std::string math_symbol(op_id op, int bits, bool fastmath) const = 0;
-  /// Python exceptions cannot leave a kernel: the GPU traps, the host throws from a helper so that the
-  /// launch fails with the message. Terminates the block.
-  virtual void raise(function_lowering& fl, const std::string& message) = 0;
+  /// Ends the calling thread after it raised (its error record written): `exit` on the GPU (the rest of
+  /// the grid runs on), a throw on the host that the scheduler takes as the thread's end. Leaves the
+  /// builder after a terminator.
+  virtual void exit_thread(function_lowering& fl) = 0;
   /// Attributes the target's code generator reads per function (denormal mode, unwind tables).
   virtual void set_attributes(llvm::Function& fn) const = 0;
 

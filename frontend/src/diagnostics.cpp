@@ -29,4 +29,14 @@ compile_error::compile_error(std::string message, const function& where, locatio
       source_line_(line_text(where, loc)),
       loc_(loc) {}
 
+namespace {
+std::string ice_text(const std::string& detail, const std::string& function) {
+  return "cuforge internal compiler error" + (function.empty() ? std::string() : " in '" + function + "'") + ": " +
+         detail + ". This is a bug in cuforge, not in your kernel: please report it with the kernel's source.";
+}
+}  // namespace
+
+internal_compiler_error::internal_compiler_error(const std::string& detail, std::string function)
+    : cuforge::logic_error(ice_text(detail, function)), function_(std::move(function)), detail_(detail) {}
+
 }  // namespace cuforge::frontend

@@ -2,6 +2,7 @@
 // LLVM as PTX text, as an object file, or as code in the host JIT.
 #include "llvm_support.hpp"
 
+#include <cuforge/frontend/diagnostics.hpp>
 #include <cuforge/runtime/error.hpp>
 
 #include <llvm/ExecutionEngine/Orc/Core.h>
@@ -23,7 +24,7 @@ std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm) {
   llvm::raw_svector_ostream os(text);
   llvm::legacy::PassManager pm;
   if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
-    throw logic_error("codegen: the NVPTX target cannot emit PTX");
+    throw internal_compiler_error("codegen: the NVPTX target cannot emit PTX", "");
   pm.run(m);
   return std::string(text.str());
 }
@@ -33,7 +34,7 @@ std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm) {
   llvm::raw_svector_ostream os(bytes);
   llvm::legacy::PassManager pm;
   if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
-    throw logic_error("codegen: the host target cannot emit object files");
+    throw internal_compiler_error("codegen: the host target cannot emit object files", "");
   pm.run(m);
   return std::string(bytes.begin(), bytes.end());
 }
@@ -68,8 +69,8 @@ jit_result jit_compile(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LL
   auto address = (*jit)->lookup(symbol);
   if (!address) {
     std::string why = message_of(address.takeError());
-    throw logic_error("codegen: host JIT cannot compile " + symbol + ": " + why +
-                      (errors->empty() ? "" : " (" + *errors + ")"));
+    throw internal_compiler_error(
+        "codegen: host JIT cannot compile " + symbol + ": " + why + (errors->empty() ? "" : " (" + *errors + ")"), "");
   }
   jit_result r;
   r.address = address->toPtr<void*>();

@@ -40,10 +40,10 @@ static_assert(sizeof(cpu::uint3) == 12 && sizeof(unsigned) == 4 && sizeof(std::s
 }  // namespace
 }  // namespace cuforge::frontend::detail
 
-// What `raise` and failed asserts in kernels call: the exception unwinds
-// through the JIT's frames (their unwind tables are registered) into the
-// scheduler, which fails the launch with the message.
-extern "C" [[noreturn]] void cuforge_codegen_raise(const char* message) { throw cuforge::logic_error(message); }
+// What a kernel thread that raised calls once its error record is written:
+// the throw unwinds through the JIT's frames (their unwind tables are
+// registered) into the scheduler, which ends the thread there.
+extern "C" [[noreturn]] void cuforge_codegen_exit_thread() { throw cuforge::cpu::thread_exit{}; }
 
 namespace cuforge::frontend::detail {
 
@@ -153,16 +153,16 @@ class host_target final : public target {
     return base + (bits == 32 ? "f" : "");
   }
 
-  void raise(function_lowering& fl, const std::string& message) override {
+  void exit_thread(function_lowering& fl) override {
     auto& b = fl.b;
-    llvm::FunctionCallee f = fl.ms.mod.getOrInsertFunction("cuforge_codegen_raise", b.getVoidTy(), b.getPtrTy());
-    auto* call = b.CreateCall(f, {b.CreateGlobalStringPtr(message, "cuforge_message")});
+    llvm::FunctionCallee f = fl.ms.mod.getOrInsertFunction("cuforge_codegen_exit_thread", b.getVoidTy());
+    auto* call = b.CreateCall(f, {});
     call->setDoesNotReturn();
     b.CreateUnreachable();
   }
 
   void set_attributes(llvm::Function& fn) const override {
-    // Barriers and raise unwind through kernels: keep their unwind tables.
+    // Barriers and exiting threads unwind through kernels: keep their unwind tables.
     fn.setUWTableKind(llvm::UWTableKind::Async);
   }
 
@@ -193,7 +193,7 @@ std::unique_ptr<target> make_host_target(const compile_config& cfg) { return std
 
 // The addresses the JIT binds first: the scheduler's entry points (libcuforge
 // exports them, but a test executable linking the objects need not), the
-// raise helper, and the math library, so that the kernel's libm is the
+// thread-exit helper, and the math library, so that the kernel's libm is the
 // process's whatever the dynamic symbol table holds.
 std::vector<host_symbol> host_symbols() {
   using f1 = float (*)(float);
@@ -203,7 +203,7 @@ std::vector<host_symbol> host_symbols() {
   std::vector<host_symbol> s = {
       {"cuforge_cpu_syncthreads", reinterpret_cast<void*>(&cuforge_cpu_syncthreads)},
       {"cuforge_cpu_grid_sync", reinterpret_cast<void*>(&cuforge_cpu_grid_sync)},
-      {"cuforge_codegen_raise", reinterpret_cast<void*>(&cuforge_codegen_raise)},
+      {"cuforge_codegen_exit_thread", reinterpret_cast<void*>(&cuforge_codegen_exit_thread)},
       {"memcpy", reinterpret_cast<void*>(&std::memcpy)},
       {"memmove", reinterpret_cast<void*>(&std::memmove)},
       {"memset", reinterpret_cast<void*>(&std::memset)},

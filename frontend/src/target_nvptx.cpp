@@ -145,8 +145,10 @@ class nvptx_target final : public target {
     return "__nv_" + base + (f32 ? "f" : "");
   }
 
-  void raise(function_lowering& fl, const std::string&) override {
-    fl.intrinsic(llvm::Intrinsic::trap, {}, {});
+  // PTX's `exit` ends the thread alone (a trap would end the context: every later launch would fail).
+  void exit_thread(function_lowering& fl) override {
+    auto* ty = llvm::FunctionType::get(fl.b.getVoidTy(), false);
+    fl.b.CreateCall(ty, llvm::InlineAsm::get(ty, "exit;", "", /*hasSideEffects=*/true));
     fl.b.CreateUnreachable();
   }
 

@@ -124,6 +124,7 @@ void check_local_memory(const typed_module& m) {
 
 typed_module module_typer::assemble(typed_function entry) {
   typed_module m;
+  m.raise_sites = sites_;
   m.functions.push_back(std::move(entry));
   std::map<int, int> index;  // specialisation id -> position in the module
   for (std::size_t k = 0; k < m.functions.size(); ++k) {

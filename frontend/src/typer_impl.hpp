@@ -124,12 +124,19 @@ class module_typer {
   /// call_device's attrs[0] renumbered from specialisation ids to indices.
   typed_module assemble(typed_function entry);
 
+  /// Registers a place that may raise; returns its index in the module's raise_sites.
+  std::int32_t add_site(raise_site site) {
+    sites_.push_back(std::move(site));
+    return static_cast<std::int32_t>(sites_.size() - 1);
+  }
+
   type_context& tc;
   const typer_options& opts;
   std::vector<const function*> stack;  ///< the functions being typed, outermost first
 
  private:
   std::deque<specialization> specs_;
+  std::vector<raise_site> sites_;
 };
 
 /// @throws typing_error when a thread's local arrays exceed CUDA's 512 KiB.

@@ -107,6 +107,10 @@ void function_typer::statement_impl(stmt_id id, std::vector<stmt_id>& out) {
         t.loc = s.loc;
         t.value = use(c.id);
         t.message = s.message;
+        // Its raise site, once: the passes before the final one are scratch.
+        if (final_)
+          t.site = m_.add_site({kernel_error::assertion, std::string(python_exception_of(kernel_error::assertion)),
+                                s.message, src_.qualname.empty() ? src_.name : src_.qualname, src_.filename, s.loc.line});
         out.push_back(add_stmt(std::move(t)));
       });
       return;

@@ -1,6 +1,7 @@
 #include <cuforge/jit/compiled_kernel.hpp>
 #include <cuforge/jit/compiler.hpp>
 #include <cuforge/runtime/device.hpp>
+#include <cuforge/memory/memory_resource.hpp>
 #include <cuforge/runtime/error.hpp>
 
 namespace cuforge::jit {
@@ -34,6 +35,7 @@ void compiled_kernel::set_entry_facts() {
   facts_.writes_arg = e.writes_arg;
   facts_.uses_barrier = e.uses_barrier;
   facts_.return_type = e.return_type;
+  facts_.raise_sites = module_.raise_sites;
 }
 
 std::shared_ptr<compiled_kernel> compiled_kernel::from_cache(cache_entry entry, std::vector<const type*> arg_types,
@@ -132,6 +134,11 @@ loaded_kernel& compiled_kernel::load(int dev) {
   fresh->static_shared = attrs.static_shared_bytes;
   fresh->dynamic_allowed = static_cast<std::size_t>(std::max(attrs.max_dynamic_shared_bytes, 0));
   fresh->generation = context_generation();
+  if (facts_.may_raise()) {
+    fresh->error_record = memory::allocation::make(std::make_shared<memory::pinned_memory_resource>(true),
+                                                   sizeof(kernel_error_record));
+    *static_cast<kernel_error_record*>(fresh->error_record->host_data()) = {};
+  }
   slot = std::move(fresh);
   return *slot;
 }

@@ -1,4 +1,5 @@
 #include <cuforge/jit/dispatcher.hpp>
+#include <cuforge/jit/error_record.hpp>
 #include <cuforge/runtime/detail/backend.hpp>
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
@@ -148,14 +149,17 @@ std::shared_ptr<compiled_kernel> dispatcher::find_slow(const std::vector<const t
 
 namespace {
 
-// The slots of `args` packed as `k`'s parameters, with pointers to them.
+// The slots of `args` packed as `k`'s parameters (then the error record's
+// address, for a kernel that may raise), with pointers to them.
 struct parameters {
   std::vector<std::uint64_t> slots;
   std::vector<void*> pointers;
 
-  parameters(const compiled_kernel& k, const std::vector<kernel_argument>& args) {
+  parameters(const compiled_kernel& k, const std::vector<kernel_argument>& args, const loaded_kernel& ld) {
     slots.reserve(16);
     for (std::size_t i = 0; i < args.size(); ++i) pack(args[i], k.arg_types()[i], slots);
+    if (k.facts().may_raise()) slots.push_back(reinterpret_cast<std::uintptr_t>(ld.error_record->data()));
+    if (slots.size() != k.layout().total_slots()) throw logic_error("the kernel ABI: packed slots do not match the layout");
     pointers.resize(slots.size());
     for (std::size_t i = 0; i < slots.size(); ++i) pointers[i] = &slots[i];
   }
@@ -187,7 +191,11 @@ void dispatcher::launch(compiled_kernel& k, std::vector<kernel_argument>& args, 
     a.owned.copy_from_host(a.host, cfg.stream);
   }
 
-  parameters params(k, args);
+  parameters params(k, args, ld);
+  // A kernel that may raise has its record to itself until the launch is
+  // over and the record read (debug kernels: their launches are waited for).
+  std::unique_lock<std::mutex> record_owner;
+  if (k.facts().may_raise()) record_owner = std::unique_lock(ld.error_record_lock);
   try {
     cuforge::launch(*ld.k, cfg, params.pointers.data());
   } catch (const logic_error& e) {
@@ -203,7 +211,17 @@ void dispatcher::launch(compiled_kernel& k, std::vector<kernel_argument>& args, 
     ap->owned.copy_to_host(ap->host, cfg.stream);
     copied_back = true;
   }
-  if (copied_back) cfg.stream.synchronize();
+  if (copied_back || k.facts().may_raise()) cfg.stream.synchronize();
+  if (k.facts().may_raise()) {
+    auto* record = static_cast<frontend::kernel_error_record*>(ld.error_record->host_data());
+    const frontend::kernel_error_record seen = *record;
+    if (seen.code == 0) return;
+    *record = {};  // ready for the next launch
+    const auto& sites = k.facts().raise_sites;
+    if (seen.site < 0 || static_cast<std::size_t>(seen.site) >= sites.size())
+      throw logic_error("kernel '" + name_ + "' raised from an unknown site " + std::to_string(seen.site));
+    throw kernel_exception(seen, sites[static_cast<std::size_t>(seen.site)]);
+  }
 }
 
 double dispatcher::raw_launch_loop(compiled_kernel& k, std::vector<kernel_argument>& args, const launch_config& cfg,
@@ -212,7 +230,7 @@ double dispatcher::raw_launch_loop(compiled_kernel& k, std::vector<kernel_argume
     if (a.k == kernel_argument::kind::host_array) throw type_error("raw_launch_loop takes device arrays");
   const int dev = device::current().ordinal();
   loaded_kernel& ld = k.load(dev);
-  parameters params(k, args);
+  parameters params(k, args, ld);
   auto& backend = detail::active();
   backend.launch(ld.k->handle(), cfg, params.pointers.data(), dev);  // warm-up
   cfg.stream.synchronize();

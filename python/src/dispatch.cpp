@@ -90,8 +90,10 @@ py::tuple cache_payload(compiled_kernel& k) {
   facts["symbol"] = e.facts.symbol;
   facts["writes_arg"] = e.facts.writes_arg;
   facts["uses_barrier"] = e.facts.uses_barrier;
-  facts["may_raise"] = e.facts.may_raise;
-  facts["messages"] = e.facts.messages;
+  py::list sites;
+  for (const auto& r : e.facts.raise_sites)
+    sites.append(py::make_tuple(static_cast<int>(r.code), r.exception, r.message, r.function, r.filename, r.line));
+  facts["raise_sites"] = sites;
   facts["return_spec"] = e.facts.return_type->str();
   facts["types_dump"] = e.types_dump;
   if (e.k == jit::cache_entry::kind::ptx) return py::make_tuple("ptx", facts, py::bytes(e.code));
@@ -118,8 +120,18 @@ std::shared_ptr<compiled_kernel> load_compiled(const std::string& kind, py::dict
     e.facts.symbol = facts["symbol"].cast<std::string>();
     e.facts.writes_arg = facts["writes_arg"].cast<std::vector<bool>>();
     e.facts.uses_barrier = facts["uses_barrier"].cast<bool>();
-    e.facts.may_raise = facts.contains("may_raise") && facts["may_raise"].cast<bool>();
-    if (facts.contains("messages")) e.facts.messages = facts["messages"].cast<std::vector<std::string>>();
+    for (auto item : facts["raise_sites"].cast<py::list>()) {
+      auto t = item.cast<py::tuple>();
+      if (t.size() != 6) throw py::value_error("a cache entry with a malformed raise site");
+      raise_site r;
+      r.code = static_cast<kernel_error>(t[0].cast<int>());
+      r.exception = t[1].cast<std::string>();
+      r.message = t[2].cast<std::string>();
+      r.function = t[3].cast<std::string>();
+      r.filename = t[4].cast<std::string>();
+      r.line = t[5].cast<std::int32_t>();
+      e.facts.raise_sites.push_back(std::move(r));
+    }
     e.types_dump = facts["types_dump"].cast<std::string>();
     e.code = code;
     if (kind == "ptx") {
@@ -134,6 +146,9 @@ std::shared_ptr<compiled_kernel> load_compiled(const std::string& kind, py::dict
     }
   } catch (const py::cast_error& ex) {
     throw py::value_error(std::string("a cache entry with malformed facts: ") + ex.what());
+  } catch (const py::error_already_set& ex) {
+    if (!ex.matches(PyExc_KeyError)) throw;
+    throw py::value_error(std::string("a cache entry without the fact ") + ex.what());
   }
   try {
     return compiled_kernel::from_cache(std::move(e), std::move(args), config);
@@ -621,7 +636,7 @@ void bind_dispatch(py::module_& m) {
       .def_property_readonly("symbol", [](const compiled_kernel& k) { return k.facts().symbol; })
       .def_property_readonly("writes_arg", [](const compiled_kernel& k) { return k.facts().writes_arg; })
       .def_property_readonly("uses_barrier", [](const compiled_kernel& k) { return k.facts().uses_barrier; })
-      .def_property_readonly("may_raise", [](const compiled_kernel& k) { return k.facts().may_raise; },
+      .def_property_readonly("may_raise", [](const compiled_kernel& k) { return k.facts().may_raise(); },
                              "Whether it may write its launch's error record (raise, assert under debug=True).")
       .def_property_readonly("from_cache", &compiled_kernel::from_disk_cache,
                              "Whether it was loaded from the disk cache (its typed IR is remade on demand).")

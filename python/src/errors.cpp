@@ -3,6 +3,8 @@
 
 #include <pybind11/eval.h>
 
+#include <cuforge/frontend/diagnostics.hpp>
+#include <cuforge/jit/error_record.hpp>
 #include <cuforge/runtime/error.hpp>
 
 #include <cuda.h>
@@ -11,6 +13,34 @@ namespace cuforge::python {
 namespace {
 PyObject* cuda_api_error = nullptr;
 PyObject* cuda_oom_error = nullptr;
+PyObject* internal_error = nullptr;
+
+void raise_internal(const frontend::internal_compiler_error& e) {
+  py::object cls = py::reinterpret_borrow<py::object>(internal_error);
+  py::object exc = cls(e.what());
+  exc.attr("function") = e.function();
+  exc.attr("detail") = e.detail();
+  PyErr_SetObject(internal_error, exc.ptr());
+}
+
+// A kernel thread raised: the Python exception its error record names (a
+// builtin: AssertionError, ZeroDivisionError...), in Numba's words, with the
+// record's facts as attributes.
+void raise_kernel(const jit::kernel_exception& e) {
+  py::object builtins = py::module_::import("builtins");
+  py::object cls = py::hasattr(builtins, e.python_exception().c_str())
+                       ? builtins.attr(e.python_exception().c_str())
+                       : py::reinterpret_borrow<py::object>(PyExc_RuntimeError);
+  py::object exc = cls(e.what());
+  try {
+    exc.attr("tid") = py::make_tuple(e.thread()[0], e.thread()[1], e.thread()[2]);
+    exc.attr("ctaid") = py::make_tuple(e.block()[0], e.block()[1], e.block()[2]);
+    exc.attr("lineno") = e.line();
+    exc.attr("filename") = e.filename();
+  } catch (const py::error_already_set&) {  // an exception class that takes no attributes: the text has them
+  }
+  PyErr_SetObject(cls.ptr(), exc.ptr());
+}
 
 void raise_cuda(const cuda_error& e) {
   py::object cls = py::reinterpret_borrow<py::object>(cuda_api_error);
@@ -52,15 +82,39 @@ class CudaAPIError(RuntimeError):
 
 class CudaOutOfMemoryError(CudaAPIError, MemoryError):
     """An allocation failed; `bytes` is the size asked for."""
+
+class InternalCompilerError(RuntimeError):
+    """The kernel compiler failed inside itself: a bug in cuforge, not in the
+    kernel. Attributes: function (the Python function being compiled, "" when
+    not known), detail (what failed)."""
 )", ns);
   cuda_api_error = ns["CudaAPIError"].ptr();
   cuda_oom_error = ns["CudaOutOfMemoryError"].ptr();
+  internal_error = ns["InternalCompilerError"].ptr();
   Py_INCREF(cuda_api_error);
   Py_INCREF(cuda_oom_error);
-  ns["CudaAPIError"].attr("__module__") = "cuforge.cuda";
-  ns["CudaOutOfMemoryError"].attr("__module__") = "cuforge.cuda";
-  m.attr("CudaAPIError") = ns["CudaAPIError"];
-  m.attr("CudaOutOfMemoryError") = ns["CudaOutOfMemoryError"];
+  Py_INCREF(internal_error);
+  for (const char* name : {"CudaAPIError", "CudaOutOfMemoryError", "InternalCompilerError"}) {
+    ns[name].attr("__module__") = "cuforge.cuda";
+    m.attr(name) = ns[name];
+  }
+
+  m.def("_raise_for_test", [](const std::string& kind, const std::string& text) {
+    if (kind == "internal") throw frontend::internal_compiler_error(text, "kernel_fn");
+    if (kind == "kernel") {
+      frontend::kernel_error_record r;
+      r.code = static_cast<std::int32_t>(frontend::kernel_error::assertion);
+      r.line = 12;
+      r.thread[0] = 5;
+      r.block[1] = 2;
+      throw jit::kernel_exception(r, {frontend::kernel_error::assertion, "AssertionError", text, "kernel_fn", "<src>", 12});
+    }
+    if (kind == "logic") throw logic_error(text);
+    if (kind == "type") throw type_error(text);
+    if (kind == "index") throw index_error(text);
+    throw std::runtime_error(text);
+  }, "Raises a C++ exception of `kind` ('internal', 'kernel', 'logic', 'type', 'index') through the one mapping to "
+     "Python exceptions: for that mapping's tests.");
 
   py::register_exception_translator([](std::exception_ptr p) {
     if (p && !set_cuforge_error(p)) std::rethrow_exception(p);  // not ours: the next translator's
@@ -75,6 +129,10 @@ bool set_cuforge_error(std::exception_ptr p) {
     raise_cuda(e);
   } catch (const out_of_memory& e) {
     raise_oom(e);
+  } catch (const frontend::internal_compiler_error& e) {
+    raise_internal(e);
+  } catch (const jit::kernel_exception& e) {
+    raise_kernel(e);
   } catch (const type_error& e) {
     PyErr_SetString(PyExc_TypeError, e.what());
   } catch (const index_error& e) {

@@ -7,7 +7,7 @@ something inside jitted functions only. Signature types are in
 ``cuforge.types`` (also reachable as ``cuda.types``).
 """
 
-from cuforge._core import CudaAPIError, CudaOutOfMemoryError, DeviceNDArray, Event, Stream
+from cuforge._core import CudaAPIError, CudaOutOfMemoryError, DeviceNDArray, Event, InternalCompilerError, Stream
 from cuforge.cuda._api import (
     as_cuda_array,
     backend,
@@ -64,6 +64,7 @@ HOST_NAMES = (
     "DeviceNDArray",
     "Dispatcher",
     "Event",
+    "InternalCompilerError",
     "ManagedNDArray",
     "MappedNDArray",
     "Stream",

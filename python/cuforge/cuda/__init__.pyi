@@ -81,6 +81,10 @@ class TypingError(TypeError):
 
 class CacheWarning(UserWarning): ...
 
+class InternalCompilerError(RuntimeError):
+    function: str
+    detail: str
+
 class Stream:
     handle_value: int
     external: bool

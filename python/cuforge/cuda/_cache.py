@@ -41,8 +41,10 @@ from cuforge import _core
 
 __all__ = ["CacheStats", "CacheWarning", "DiskCache", "FORMAT_VERSION", "cache_dir_candidates"]
 
-#: Bumped whenever the file layout or what a key covers changes.
-FORMAT_VERSION = 1
+#: Bumped whenever the file layout or what a key covers changes (2: the key
+#: holds the compile configuration's key; the facts list raise sites, whose
+#: kernels take the error record's parameter).
+FORMAT_VERSION = 2
 _MAGIC = b"CUFORGE-KERNEL-CACHE\n"
 _SUFFIX = ".cfk"
 _PREFIX = struct.Struct("<II")  # format version, header length

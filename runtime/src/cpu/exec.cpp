@@ -331,6 +331,8 @@ class scheduler {
             ctx.thread_idx = {x, y, z};
             try {
               st.fn(&ctx, st.params);
+            } catch (const cpu::thread_exit&) {
+              // The thread ended early, having reported why: the launch goes on.
             } catch (const std::exception& e) {
               st.record(e.what(), ctx.block_idx, ctx.thread_idx);
             } catch (...) {
@@ -439,6 +441,8 @@ class scheduler {
     // Nothing may unwind past here: above this frame is the fiber's start.
     try {
       st.fn(&self.ctx, st.params);
+    } catch (const cpu::thread_exit&) {
+      // The thread ended early, having reported why: the launch goes on.
     } catch (const std::exception& e) {
       st.record(e.what(), self.ctx.block_idx, self.ctx.thread_idx);
     } catch (...) {

@@ -253,20 +253,30 @@ class typed_builder {
     s.value = value;
     return add_stmt(s);
   }
+  /// A raise (a site of its own in sites(), as the typer registers them).
   stmt_id raise() {
     stmt s;
     s.kind = stmt_kind::raise_;
+    s.site = add_site(kernel_error::raised, "Exception", "");
     return add_stmt(s);
   }
   stmt_id assert_(expr_id c, std::string message) {
     stmt s;
     s.kind = stmt_kind::assert_;
     s.value = c;
+    s.site = add_site(kernel_error::assertion, "AssertionError", message);
     s.message = std::move(message);
     return add_stmt(s);
   }
+  /// The raise sites of this function's raise and assert statements (typed_module::raise_sites).
+  const std::vector<raise_site>& sites() const { return sites_; }
 
   const type* type_of(expr_id e) const { return f_->exprs.at(static_cast<std::size_t>(e)).ty; }
+
+  std::int32_t add_site(kernel_error code, std::string exception, std::string message) {
+    sites_.push_back({code, std::move(exception), std::move(message), f_->name, "test.py", line_});
+    return static_cast<std::int32_t>(sites_.size() - 1);
+  }
 
   /// The typed function (a kernel returns None; `ret` is a device function's return type).
   typed_function finish(std::vector<stmt_id> body, const type* ret = nullptr, bool uses_barrier = false) {
@@ -288,11 +298,13 @@ class typed_builder {
   std::vector<const type*> args_;
   bool kernel_;
   std::int32_t line_ = 2;
+  std::vector<raise_site> sites_;
 };
 
-inline typed_module module_of(std::vector<typed_function> fns) {
+inline typed_module module_of(std::vector<typed_function> fns, std::vector<raise_site> sites = {}) {
   typed_module m;
   m.functions = std::move(fns);
+  m.raise_sites = std::move(sites);
   return m;
 }
 
@@ -340,9 +352,18 @@ class slots {
 inline compile_config host_config() { return compile_config::for_target(target_kind::host); }
 
 /// Compiles `m` for the active backend and launches it once, waiting for it.
-inline void run(const typed_module& m, dim3 grid, dim3 block, const slots& args, std::size_t shared_bytes = 0,
-                compile_config opts = {}) {
+/// A module that may raise gets an error record (the ABI's hidden slot),
+/// returned after the launch (code 0: nothing raised).
+inline kernel_error_record run(const typed_module& m, dim3 grid, dim3 block, const slots& args,
+                               std::size_t shared_bytes = 0, compile_config opts = {}) {
   std::vector<std::uint64_t> values = args.values();
+  std::unique_ptr<device_buffer<kernel_error_record>> record;
+  if (m.may_raise()) {
+    record = std::make_unique<device_buffer<kernel_error_record>>(1);
+    record->upload({kernel_error_record{}});
+    values.push_back(reinterpret_cast<std::uintptr_t>(record->get()));
+  }
+  auto read_record = [&] { return record ? record->download().at(0) : kernel_error_record{}; };
   std::vector<void*> params;
   for (auto& v : values) params.push_back(&v);
   launch_config cfg{.grid = grid, .block = block, .shared_bytes = shared_bytes};
@@ -352,7 +373,7 @@ inline void run(const typed_module& m, dim3 grid, dim3 block, const slots& args,
     auto mod = module::load(module_image::from_ptx(ptx.ptx));
     launch(mod.get_kernel(ptx.entry), cfg, params.data());
     cuforge::synchronize();
-    return;
+    return read_record();
   }
   host_kernel hk = compile_host(m, opts.with_target(target_kind::host));
   cpu_kernel_symbol sym;
@@ -364,6 +385,7 @@ inline void run(const typed_module& m, dim3 grid, dim3 block, const slots& args,
   auto mod = module::load(module_image::from_host({sym}));
   launch(mod.get_kernel(hk.name), cfg, params.data());
   cuforge::synchronize();
+  return read_record();
 }
 
 /// One 1-d array of an elementwise kernel: its type and its bytes.

@@ -5,6 +5,8 @@
 // compile latency (measured, not asserted).
 #include "test_codegen_support.hpp"
 
+#include <cuforge/frontend/diagnostics.hpp>
+
 #include <algorithm>
 #include <cstdlib>
 #include <thread>
@@ -200,28 +202,44 @@ TEST(CodegenTargets, DeviceFunctionWithSharedMemoryAndBarriers) {
 
 // Errors that leave host kernels unwind through the JIT's frames into the
 // scheduler, which fails the launch with the message.
-TEST(CodegenTargets, AssertAndRaiseFailTheLaunch) {
+TEST(CodegenTargets, AssertAndRaiseWriteTheErrorRecordAndEndTheThread) {
   type_context tc;
   typed_builder k(tc, "asserts");
   var_id x = k.param("x", tc.array(tc.int64(), 1, array_layout::c));
   auto ok = k.cmp(op_id::lt, k.load(k.v(x), {k.cast(k.tid(0), tc.int64())}), k.i64(3));
-  typed_module m = module_of({k.finish({k.assert_(ok, "value too large")})});
+  stmt_id check = k.assert_(ok, "value too large");  // (before k.sites(): argument order is unspecified)
+  typed_module m = module_of({k.finish({check})}, k.sites());
+  ASSERT_TRUE(m.may_raise());
   ptx_result p = expect_ptx_assembles(m);
-  EXPECT_NE(p.ptx.find("trap;"), std::string::npos) << p.ptx;
+  EXPECT_EQ(p.ptx.find("trap;"), std::string::npos) << "a trap would end the context:\n" << p.ptx;
+  EXPECT_NE(p.ptx.find("exit;"), std::string::npos) << p.ptx;
+  EXPECT_NE(p.ptx.find("atom.global.cas.b32"), std::string::npos) << "the first thread claims the record:\n" << p.ptx;
+  EXPECT_NE(p.ptx.find(".param .u64 " + m.functions[0].symbol + "_param_3"), std::string::npos)
+      << "the error record's hidden slot after the array's three:\n" << p.ptx;
   expect_valid_ir(m, false);
-  typed_builder r(tc, "raises");
-  var_id y = r.param("y", tc.int64());
-  typed_module mr = module_of({r.finish({r.if_(r.cmp(op_id::gt, r.v(y), r.i64(0)), {r.raise()})})});
-  expect_compiles(mr);
-  CUFORGE_REQUIRE_CPU("a trap on the GPU ends the context");
   device_buffer<std::int64_t> dx(4);
   dx.upload({0, 1, 2, 3});
-  CUFORGE_EXPECT_THROW_WITH(cuforge::cuda_error, "AssertionError: value too large",
-                            run(m, dim3(1), dim3(4), slots().array(dx.get(), {4}, 8)));
+  kernel_error_record rec = run(m, dim3(1), dim3(4), slots().array(dx.get(), {4}, 8));
+  EXPECT_EQ(rec.code, static_cast<std::int32_t>(kernel_error::assertion));
+  EXPECT_EQ(rec.site, 0);
+  EXPECT_EQ(rec.line, m.raise_sites[0].line);
+  EXPECT_EQ(rec.thread[0], 3u) << "the thread that failed";
+  EXPECT_EQ(rec.block[0], 0u);
   dx.upload({0, 1, 2, 2});
-  run(m, dim3(1), dim3(4), slots().array(dx.get(), {4}, 8));  // passes
-  CUFORGE_EXPECT_THROW_WITH(cuforge::cuda_error, "exception raised in raises", run(mr, dim3(2), dim3(2), slots().scalar<std::int64_t>(1)));
-  run(mr, dim3(2), dim3(2), slots().scalar<std::int64_t>(0));
+  EXPECT_EQ(run(m, dim3(1), dim3(4), slots().array(dx.get(), {4}, 8)).code, 0) << "nothing raised";
+  // A raise in a device function reports through the record its kernel was given.
+  typed_builder d(tc, "deep", false);
+  var_id y = d.param("y", tc.int64());
+  stmt_id raise = d.if_(d.cmp(op_id::gt, d.v(y), d.i64(0)), {d.raise()});
+  typed_function dev = d.finish({raise, d.ret(d.v(y))}, tc.int64());
+  typed_builder r(tc, "raises");
+  var_id z = r.param("z", tc.int64());
+  expr_id call = r.op(op_id::call_device, tc.int64(), {r.v(z)}, {1});
+  typed_module mr = module_of({r.finish({r.eval(call)}), dev}, d.sites());
+  expect_compiles(mr);
+  kernel_error_record raised = run(mr, dim3(2), dim3(2), slots().scalar<std::int64_t>(1));
+  EXPECT_EQ(raised.code, static_cast<std::int32_t>(kernel_error::raised));
+  EXPECT_EQ(run(mr, dim3(2), dim3(2), slots().scalar<std::int64_t>(0)).code, 0);
 }
 
 // A kernel that calls syncthreads but is declared without barriers: the
@@ -235,6 +253,31 @@ TEST(CodegenTargets, BarrierInKernelDeclaredWithoutBarriersFailsCleanly) {
   typed_module m = module_of({k.finish({st, k.eval(k.sync())}, nullptr, /*uses_barrier=*/false)});
   device_buffer<std::int32_t> dx(8);
   CUFORGE_EXPECT_THROW_WITH(cuforge::cuda_error, "declared without barriers", run(m, dim3(1), dim3(8), slots().array(dx.get(), {8}, 4)));
+}
+
+TEST(CodegenTargets, InternalFailuresAreInternalCompilerErrorsNamingTheFunction) {
+  type_context tc;
+  typed_builder k(tc, "broken");
+  k.param("x", tc.array(tc.float32(), 1, array_layout::c));
+  std::vector<stmt_id> body{k.eval(k.op(op_id::tuple_get, tc.int64(), {k.tuple({k.i64(1)})}, {3}))};
+  typed_module m = module_of({k.finish(body)});
+  for (int target = 0; target < 2; ++target) {
+    try {
+      if (target == 0)
+        compile_ptx(m, {});
+      else
+        compile_host(m, host_config());
+      ADD_FAILURE() << "compiled";
+    } catch (const internal_compiler_error& e) {
+      EXPECT_EQ(e.function(), "broken");
+      std::string what = e.what();
+      EXPECT_NE(what.find("cuforge internal compiler error in 'broken'"), std::string::npos) << what;
+      EXPECT_NE(what.find("This is a bug in cuforge, not in your kernel"), std::string::npos) << what;
+      EXPECT_NE(e.detail().find("tuple_get"), std::string::npos) << e.detail();
+    }
+  }
+  // A failure below the function level (an empty module) still names no function, but is internal.
+  EXPECT_THROW(emit_llvm_ir(typed_module{}, host_config()), internal_compiler_error);
 }
 
 TEST(CodegenTargets, MalformedTypedIrThrowsLogicError) {

@@ -22,8 +22,9 @@ typed_module libm_kernel(type_context& tc, const std::string& name = "libm_kerne
   });
 }
 
-void launch_host(const host_kernel& hk, dim3 grid, dim3 block, const slots& args) {
+void launch_host(const host_kernel& hk, dim3 grid, dim3 block, const slots& args, kernel_error_record* record = nullptr) {
   std::vector<std::uint64_t> values = args.values();
+  if (record != nullptr) values.push_back(reinterpret_cast<std::uintptr_t>(record));
   std::vector<void*> params;
   for (auto& v : values) params.push_back(&v);
   cuforge::cpu_kernel_symbol sym;
@@ -119,14 +120,22 @@ TEST(HostObject, ExceptionsUnwindThroughLoadedCode) {
   typed_builder k(tc, "asserts_loaded");
   var_id x = k.param("x", tc.array(tc.int64(), 1, array_layout::c));
   auto ok = k.cmp(op_id::lt, k.load(k.v(x), {k.cast(k.tid(0), tc.int64())}), k.i64(3));
-  typed_module m = module_of({k.finish({k.assert_(ok, "value too large")})});
-  host_kernel hk = load_host_object(compile_host_object(m, host_config()));
+  stmt_id check = k.assert_(ok, "value too large");  // (before k.sites(): argument order is unspecified)
+  typed_module m = module_of({k.finish({check})}, k.sites());
+  host_object obj = compile_host_object(m, host_config());
+  EXPECT_EQ(obj.slots, 4u) << "the array's three and the error record's";
+  host_kernel hk = load_host_object(obj);
   device_buffer<std::int64_t> dx(4);
   dx.upload({0, 1, 2, 3});
-  CUFORGE_EXPECT_THROW_WITH(cuforge::cuda_error, "AssertionError: value too large",
-                            launch_host(hk, dim3(1), dim3(4), slots().array(dx.get(), {4}, 8)));
+  // The failing thread writes the record and ends (its exit unwinds through the loaded frames); the others run.
+  kernel_error_record record;
+  launch_host(hk, dim3(1), dim3(4), slots().array(dx.get(), {4}, 8), &record);
+  EXPECT_EQ(record.code, static_cast<std::int32_t>(kernel_error::assertion));
+  EXPECT_EQ(record.thread[0], 3u);
+  record = {};
   dx.upload({0, 1, 2, 2});
-  launch_host(hk, dim3(1), dim3(4), slots().array(dx.get(), {4}, 8));
+  launch_host(hk, dim3(1), dim3(4), slots().array(dx.get(), {4}, 8), &record);
+  EXPECT_EQ(record.code, 0);
 }
 
 TEST(HostObject, BadBytesAreErrorsNotCrashes) {

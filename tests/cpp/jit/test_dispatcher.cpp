@@ -6,6 +6,7 @@
 #include <cuforge/jit/compiled_kernel.hpp>
 #include <cuforge/jit/compiler.hpp>
 #include <cuforge/jit/dispatcher.hpp>
+#include <cuforge/jit/error_record.hpp>
 #include <cuforge/jit/kernel_abi.hpp>
 #include <cuforge/runtime/backend.hpp>
 #include <cuforge/runtime/device.hpp>
@@ -17,6 +18,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <vector>
 
@@ -335,3 +337,74 @@ TEST(KernelAbi, ArraysAndTuplesFollowTheLayout) {
 }
 
 }  // namespace
+
+namespace {
+
+constexpr const char* assert_src =
+    "def check(a):\n"
+    "    i = cuda.grid(1)\n"
+    "    if i < a.size:\n"
+    "        assert a[i] < 3, 'value too large'\n";
+
+}  // namespace
+
+TEST(ErrorRecord, ARaisingThreadMakesTheLaunchThrowWhatItRecorded) {
+  compile_config debug = backend_config();
+  debug.debug_level = 1;
+  auto k = compile(assert_src, {"array(int64, 1d, C)"}, debug);
+  ASSERT_TRUE(k->facts().may_raise());
+  ASSERT_EQ(k->facts().raise_sites.size(), 1u);
+  EXPECT_EQ(k->layout().total_slots(), 4u) << "the array's three and the error record";
+  dispatcher d("check", nullptr);
+  d.add(k);
+  d.set_lazy(false);
+  auto a = upload(std::vector<std::int64_t>{0, 1, 2, 3, 1, 1, 1, 1});
+  std::vector<kernel_argument> args{device_arg(a, "array(int64, 1d, C)")};
+  try {
+    d.launch(*k, args, grid(2, 4));
+    ADD_FAILURE() << "nothing raised";
+  } catch (const kernel_exception& e) {
+    EXPECT_EQ(e.python_exception(), "AssertionError");
+    EXPECT_EQ(e.code(), frontend::kernel_error::assertion);
+    EXPECT_EQ(e.message(), "value too large");
+    EXPECT_EQ(e.function(), "check");
+    EXPECT_EQ(e.line(), 4);
+    EXPECT_EQ(e.thread(), (std::array<std::uint32_t, 3>{3, 0, 0}));
+    EXPECT_EQ(e.block(), (std::array<std::uint32_t, 3>{0, 0, 0}));
+    // Numba's words: the file's absolute path, tid and ctaid listed z, y, x.
+    EXPECT_EQ(std::string(e.what()), "In function 'check', file " + std::filesystem::absolute("test.py").string() +
+                                         ", line 4, tid=[0, 0, 3] ctaid=[0, 0, 0]: value too large");
+  }
+  // The record is ready again, and the kernel runs on: the context is intact.
+  auto ok = upload(std::vector<std::int64_t>{0, 1, 2, 2});
+  std::vector<kernel_argument> fine{device_arg(ok, "array(int64, 1d, C)")};
+  EXPECT_NO_THROW(d.launch(*k, fine, grid(1, 4)));
+  auto bad = upload(std::vector<std::int64_t>{0, 0, 0, 0, 0, 9});
+  std::vector<kernel_argument> again{device_arg(bad, "array(int64, 1d, C)")};
+  try {
+    d.launch(*k, again, grid(2, 4));
+    ADD_FAILURE() << "nothing raised";
+  } catch (const kernel_exception& e) {
+    EXPECT_EQ(e.block(), (std::array<std::uint32_t, 3>{1, 0, 0}));
+    EXPECT_EQ(e.thread(), (std::array<std::uint32_t, 3>{1, 0, 0}));
+  }
+  // Without debug the assert is gone, and with it the record.
+  auto plain = compile(assert_src, {"array(int64, 1d, C)"});
+  EXPECT_FALSE(plain->facts().may_raise());
+  EXPECT_EQ(plain->layout().total_slots(), 3u);
+}
+
+TEST(ErrorRecord, CacheEntriesKeepTheRaiseSites) {
+  compile_config debug = backend_config();
+  debug.debug_level = 1;
+  auto k = compile(assert_src, {"array(int64, 1d, C)"}, debug);
+  auto loaded = compiled_kernel::from_cache(k->to_cache_entry(), k->arg_types(), k->config());
+  ASSERT_EQ(loaded->facts().raise_sites.size(), 1u);
+  EXPECT_EQ(loaded->facts().raise_sites[0].message, "value too large");
+  dispatcher d("check", nullptr);
+  d.add(loaded);
+  d.set_lazy(false);
+  auto a = upload(std::vector<std::int64_t>{5});
+  std::vector<kernel_argument> args{device_arg(a, "array(int64, 1d, C)")};
+  EXPECT_THROW(d.launch(*loaded, args, grid(1, 1)), kernel_exception);
+}

@@ -24,6 +24,9 @@
 #include <cuforge/runtime/export.hpp>
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace cuforge::frontend {
@@ -46,5 +49,50 @@ CUFORGE_API kernel_layout layout_of(const std::vector<const type*>& arg_types, b
 
 /// The most bytes of parameters a kernel may take (PTX ISA 7.8's limit).
 inline constexpr std::size_t max_parameter_bytes = 4352;
+
+// --- the error record ------------------------------------------------------------------
+
+/// What a kernel reports through its error record, with the Python
+/// exception the launcher raises for it: X(code, value, Python class).
+#define CUFORGE_KERNEL_ERRORS(X)                                                   \
+  X(none, 0, "")                                                                   \
+  X(assertion, 1, "AssertionError")     /* a failed assert (debug=True) */         \
+  X(raised, 2, "Exception")             /* a raise statement: the site names it */ \
+  X(zero_division, 3, "ZeroDivisionError")                                         \
+  X(index, 4, "IndexError")             /* an index out of bounds */
+
+enum class kernel_error : std::int32_t {
+#define CUFORGE_KERNEL_ERROR_ENUM(name, value, python) name = value,
+  CUFORGE_KERNEL_ERRORS(CUFORGE_KERNEL_ERROR_ENUM)
+#undef CUFORGE_KERNEL_ERROR_ENUM
+};
+
+/// The Python exception class of a code ("AssertionError"); "" for none or an unknown code.
+CUFORGE_API std::string_view python_exception_of(kernel_error e) noexcept;
+
+/// The record a kernel that may raise writes when a thread raises: the
+/// launch's first raising thread claims it (an atomic compare-and-swap of
+/// `code` from 0), fills the rest, and exits; the launcher reads it after
+/// the launch has completed. Laid out as codegen writes it: 40 bytes of
+/// 32-bit words.
+struct kernel_error_record {
+  std::int32_t code = 0;     ///< a kernel_error; 0 while nothing was raised
+  std::int32_t site = 0;     ///< the raising site: an index into the module's raise_sites (its message)
+  std::int32_t line = 0;     ///< the site's source line
+  std::uint32_t block[3] = {0, 0, 0};   ///< blockIdx x, y, z of the raising thread
+  std::uint32_t thread[3] = {0, 0, 0};  ///< threadIdx x, y, z
+  std::int32_t reserved = 0;
+};
+static_assert(sizeof(kernel_error_record) == 40);
+
+/// One place in a kernel that may raise: what it raises and where.
+struct raise_site {
+  kernel_error code = kernel_error::none;
+  std::string exception;  ///< the Python exception class raised ("AssertionError")
+  std::string message;    ///< its message ("" when none)
+  std::string function;   ///< the Python function it is in
+  std::string filename;
+  std::int32_t line = 0;
+};
 
 }  // namespace cuforge::frontend

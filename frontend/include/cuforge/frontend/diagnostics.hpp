@@ -38,6 +38,22 @@ class CUFORGE_API typing_error : public compile_error {
   using compile_error::compile_error;
 };
 
+/// A failure inside the compiler: an inconsistency codegen found in the
+/// typed IR it was given, invalid LLVM IR, an LLVM error. Never the user's
+/// fault, and the message says so, with the function being compiled.
+/// Python maps it to cuforge.cuda.InternalCompilerError (a RuntimeError).
+class CUFORGE_API internal_compiler_error : public cuforge::logic_error {
+ public:
+  /// `function`: the Python function being compiled ("" when not known).
+  internal_compiler_error(const std::string& detail, std::string function);
+  const std::string& function() const noexcept { return function_; }
+  const std::string& detail() const noexcept { return detail_; }
+
+ private:
+  std::string function_;
+  std::string detail_;
+};
+
 /// Formats "<message>\n\nFile "f.py", line 12, in kernel:\n    x = a + b\n        ^"
 CUFORGE_API std::string format_diagnostic(const std::string& message, const function& where, location loc);
 

@@ -150,6 +150,8 @@ struct CUFORGE_API stmt {
   std::vector<stmt_id> body;
   std::vector<stmt_id> orelse;
   std::string message;
+  /// Typed raise_ and assert_: the module's raise site (typed_module::raise_sites) it reports as.
+  std::int32_t site = no_id;
 };
 
 struct CUFORGE_API variable {

@@ -5,6 +5,7 @@
 /// typed module out (the function and every device function it calls,
 /// specialised). See docs/compiler.md for the rules.
 
+#include <cuforge/frontend/abi.hpp>
 #include <cuforge/frontend/ir.hpp>
 #include <cuforge/frontend/types.hpp>
 #include <cuforge/runtime/export.hpp>
@@ -42,6 +43,14 @@ struct typed_module {
   /// reaches, each once per argument types. op_id::call_device refers to
   /// them by index.
   std::vector<typed_function> functions;
+  /// Every place in these functions that may raise (asserts kept by
+  /// debug=True), in the order typed: a typed raise_ or assert_ statement's
+  /// `site` indexes it, and so does the error record a raising thread
+  /// writes. A module with any takes the error record's hidden parameter
+  /// slot (abi.hpp).
+  std::vector<raise_site> raise_sites;
+
+  bool may_raise() const noexcept { return !raise_sites.empty(); }
 };
 
 struct typer_options {

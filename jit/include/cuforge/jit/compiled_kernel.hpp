@@ -12,6 +12,7 @@
 #include <cuforge/frontend/compile_config.hpp>
 #include <cuforge/frontend/ir.hpp>
 #include <cuforge/frontend/typer.hpp>
+#include <cuforge/memory/allocation.hpp>
 #include <cuforge/runtime/export.hpp>
 #include <cuforge/runtime/module.hpp>
 
@@ -33,10 +34,12 @@ struct entry_facts {
   std::string symbol;             ///< the entry's symbol in the code
   std::vector<bool> writes_arg;   ///< per argument: the kernel may write through it
   bool uses_barrier = false;      ///< the cpu backend must run its threads as fibers
-  bool may_raise = false;         ///< it may write its launch's error record
   const frontend::type* return_type = nullptr;
-  /// The message table of its error record: raise and assert sites, by message id.
-  std::vector<std::string> messages;
+  /// The places it may raise (its error record's `site` indexes them);
+  /// none: its launches take no error record and are not waited for.
+  std::vector<frontend::raise_site> raise_sites;
+
+  bool may_raise() const noexcept { return !raise_sites.empty(); }
 };
 
 /// What the disk cache stores for one specialisation, and loads back.
@@ -58,6 +61,10 @@ struct loaded_kernel {
   std::size_t static_shared = 0;  ///< bytes of its static shared arrays
   /// Dynamic shared bytes a launch may ask for without opting in (raised by launches that opt in).
   std::atomic<std::size_t> dynamic_allowed{0};
+  /// A kernel that may raise: its launches' error record (mapped host memory, so the kernel writes
+  /// it and the host reads it without a copy), and the lock that gives it to one launch at a time.
+  std::shared_ptr<memory::allocation> error_record;
+  std::mutex error_record_lock;
 };
 
 class CUFORGE_API compiled_kernel {
@@ -83,7 +90,7 @@ class CUFORGE_API compiled_kernel {
   const std::vector<const frontend::type*>& arg_types() const noexcept { return arg_types_; }
   const entry_facts& facts() const noexcept { return facts_; }
   /// The parameter block its kernels take (frontend/abi.hpp).
-  frontend::kernel_layout layout() const { return frontend::layout_of(arg_types_, facts_.may_raise); }
+  frontend::kernel_layout layout() const { return frontend::layout_of(arg_types_, facts_.may_raise()); }
   /// Whether it came from the disk cache (its typed module is remade on demand).
   bool from_disk_cache() const noexcept { return module_.functions.empty(); }
 

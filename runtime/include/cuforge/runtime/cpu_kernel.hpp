@@ -50,6 +50,12 @@ struct thread_context {
 
 using kernel_fn = void (*)(thread_context* ctx, void** params);
 
+/// @brief What a kernel thread throws to end early, once it has reported
+/// why (a compiled kernel's raise writes its launch's error record first).
+/// The scheduler ends that thread and the launch goes on, as a thread that
+/// executes `exit` on a GPU; any other exception fails the launch.
+struct thread_exit {};
+
 /// @brief The thread context of the fiber running now, or nullptr outside a
 /// cpu-backend kernel.
 CUFORGE_API thread_context* current() noexcept;
