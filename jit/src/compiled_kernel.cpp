@@ -1,7 +1,8 @@
 #include <cuforge/jit/compiled_kernel.hpp>
 #include <cuforge/jit/compiler.hpp>
-#include <cuforge/runtime/device.hpp>
 #include <cuforge/memory/memory_resource.hpp>
+#include <cuforge/memory/pinned_memory_resource.hpp>
+#include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
 
 namespace cuforge::jit {

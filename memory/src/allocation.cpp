@@ -1,5 +1,7 @@
 #include <cuforge/memory/allocation.hpp>
+#include <cuforge/memory/current_resource.hpp>
 #include <cuforge/memory/deallocation.hpp>
+#include <cuforge/memory/pool_memory_resource.hpp>
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
 

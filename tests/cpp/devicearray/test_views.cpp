@@ -6,8 +6,10 @@
 
 #include <cuforge/devicearray/device_ndarray.hpp>
 #include <cuforge/memory/allocation.hpp>
+#include <cuforge/memory/current_resource.hpp>
 #include <cuforge/memory/deallocation.hpp>
 #include <cuforge/memory/memory_resource.hpp>
+#include <cuforge/memory/statistics_resource_adaptor.hpp>
 #include <cuforge/runtime/error.hpp>
 #include <cuforge/runtime/stream.hpp>
 

@@ -11,6 +11,7 @@
 #include <cuforge/devicearray/device_ndarray.hpp>
 #include <cuforge/interop/cuda_array_interface.hpp>
 #include <cuforge/memory/allocation.hpp>
+#include <cuforge/memory/current_resource.hpp>
 #include <cuforge/memory/deallocation.hpp>
 #include <cuforge/memory/memory_resource.hpp>
 #include <cuforge/runtime/device.hpp>

@@ -11,8 +11,10 @@
 #include <cuforge/devicearray/device_ndarray.hpp>
 #include <cuforge/interop/dlpack.hpp>
 #include <cuforge/memory/allocation.hpp>
+#include <cuforge/memory/current_resource.hpp>
 #include <cuforge/memory/deallocation.hpp>
 #include <cuforge/memory/memory_resource.hpp>
+#include <cuforge/memory/statistics_resource_adaptor.hpp>
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
 #include <cuforge/runtime/memory_ops.hpp>

@@ -4,8 +4,11 @@
 // and never flushing from a callback thread.
 
 #include <cuforge/memory/allocation.hpp>
+#include <cuforge/memory/current_resource.hpp>
 #include <cuforge/memory/deallocation.hpp>
+#include <cuforge/memory/device_memory_resource.hpp>
 #include <cuforge/memory/memory_resource.hpp>
+#include <cuforge/memory/statistics_resource_adaptor.hpp>
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
 #include <cuforge/runtime/launch.hpp>

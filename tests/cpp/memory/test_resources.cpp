@@ -3,8 +3,14 @@
 // then the statistics adaptor's counters and the current-resource registry.
 
 #include <cuforge/memory/allocation.hpp>
+#include <cuforge/memory/current_resource.hpp>
 #include <cuforge/memory/deallocation.hpp>
+#include <cuforge/memory/device_memory_resource.hpp>
+#include <cuforge/memory/managed_memory_resource.hpp>
 #include <cuforge/memory/memory_resource.hpp>
+#include <cuforge/memory/pinned_memory_resource.hpp>
+#include <cuforge/memory/pool_memory_resource.hpp>
+#include <cuforge/memory/statistics_resource_adaptor.hpp>
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
 #include <cuforge/runtime/launch.hpp>
