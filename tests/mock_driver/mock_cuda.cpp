@@ -18,6 +18,7 @@
 #pragma GCC visibility pop
 
 #include "mock_cuda.hpp"
+#include "sm90_limits.hpp"
 
 // The backend's list of entry points: the mock implements exactly these
 // (the library links with --no-undefined, so a missing one fails the build).
@@ -38,10 +39,12 @@
 namespace {
 
 constexpr int device_count = 1;
+// The architecture's limits are sm_90's, shared with the cpu backend
+// (runtime/src/sm90_limits.hpp); the rest is an H100's.
 constexpr int multiprocessors = 132;
-constexpr int shared_per_block = 48 * 1024;
-constexpr int shared_per_block_optin = 232448;
-constexpr int shared_per_multiprocessor = 233472;
+constexpr int shared_per_block = cuforge::detail::sm90::shared_per_block;
+constexpr int shared_per_block_optin = cuforge::detail::sm90::shared_per_block_optin;
+constexpr int shared_per_multiprocessor = cuforge::detail::sm90::shared_per_multiprocessor;
 constexpr int greatest_priority = -5;
 
 struct mock_context {
@@ -255,18 +258,8 @@ void destroy_context(mock_context* ctx) {
 }
 
 int device_attribute(CUdevice_attribute a) {
+  if (auto v = cuforge::detail::sm90::limit(a)) return *v;
   switch (a) {
-    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: return 1024;
-    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: return 1024;
-    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: return 1024;
-    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: return 64;
-    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: return 2147483647;
-    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: return 65535;
-    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: return 65535;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: return shared_per_block;
-    case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: return 65536;
-    case CU_DEVICE_ATTRIBUTE_WARP_SIZE: return 32;
-    case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: return 65536;
     case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: return 1980000;
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: return multiprocessors;
     case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: return 1;
@@ -275,25 +268,20 @@ int device_attribute(CUdevice_attribute a) {
     case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: return 2619000;
     case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: return 5120;
     case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: return 50 * 1024 * 1024;
-    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: return 2048;
     case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: return 3;
     case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: return 1;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: return 9;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: return 0;
     case CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: return 1;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: return shared_per_multiprocessor;
     case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: return 1;
     case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: return 1;
     case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: return 1;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: return shared_per_block_optin;
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: return 1;
     default: return 0;
   }
 }
 
 int occupancy(int block_threads, std::size_t dynamic_shared) {
-  if (block_threads <= 0 || block_threads > 1024) return 0;
-  int blocks = std::min(32, 2048 / block_threads);
+  if (block_threads <= 0 || block_threads > cuforge::detail::sm90::max_threads_per_block) return 0;
+  int blocks = std::min(32, cuforge::detail::sm90::max_threads_per_multiprocessor / block_threads);
   if (dynamic_shared > 0)
     blocks = std::min<int>(blocks, static_cast<int>(shared_per_multiprocessor / dynamic_shared));
   return blocks;

@@ -3,6 +3,7 @@
 #include "cpu/exec.hpp"
 #include "cpu/host_memory.hpp"
 #include "cpu/streams.hpp"
+#include "sm90_limits.hpp"
 #include "status.hpp"
 
 #include <cstdlib>
@@ -65,7 +66,7 @@ class cpu_backend final : public backend {
     // The cpu device keeps the rules of the GPUs the compiler targets first
     // (sm_90): warp size, block limits and this capability, so code that
     // checks them behaves as it would there.
-    p.cc = {9, 0};
+    p.cc = {detail::sm90::compute_capability_major, detail::sm90::compute_capability_minor};
     p.total_memory = memory_.total_physical();
     char uuid[64];
     std::snprintf(uuid, sizeof uuid, "GPU-cf000000-0000-0000-0000-%012d", dev);
@@ -77,22 +78,9 @@ class cpu_backend final : public backend {
   }
 
   int attribute(int dev, int attr) override {
+    if (auto v = detail::sm90::limit(static_cast<CUdevice_attribute>(attr))) return *v;
     switch (attr) {
-      case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: return 1024;
-      case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: return 1024;
-      case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: return 1024;
-      case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: return 64;
-      case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: return 2147483647;
-      case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: return 65535;
-      case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: return 65535;
-      case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: return 48 * 1024;
-      case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: return 227 * 1024;
-      case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: return 228 * 1024;
-      case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: return 64 * 1024;
-      case CU_DEVICE_ATTRIBUTE_WARP_SIZE: return 32;
-      case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: return 65536;
       case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: return static_cast<int>(cpu_exec::worker_count());
-      case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: return 2048;
       case CU_DEVICE_ATTRIBUTE_INTEGRATED: return 1;  // its memory is the host's
       case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: return 1;
       case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: return 1;
@@ -104,8 +92,6 @@ class cpu_backend final : public backend {
       case CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED: return 1;
       case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: return 1;
       case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: return 1;
-      case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: return 9;
-      case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: return 0;
       case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: return dev;
       case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: return 1000000;
       case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: return 1000000;
@@ -360,7 +346,7 @@ class cpu_backend final : public backend {
     kernel_attributes a;
     a.max_threads_per_block = sym->max_threads_per_block;
     a.static_shared_bytes = sym->static_shared_bytes;
-    a.max_dynamic_shared_bytes = static_cast<int>(227 * 1024 - sym->static_shared_bytes);
+    a.max_dynamic_shared_bytes = static_cast<int>(detail::sm90::shared_per_block_optin - sym->static_shared_bytes);
     return a;
   }
 

@@ -8,6 +8,7 @@
 #include "backends.hpp"
 #include "cuda/driver.hpp"
 #include "mock_cuda.hpp"
+#include "sm90_limits.hpp"
 #include "status.hpp"
 
 #include <cuforge/devicearray/device_ndarray.hpp>
@@ -145,6 +146,15 @@ TEST(selection, the_cuda_backend_runs_on_the_mock) {
   const detail::cuda_probe& p = detail::probe_cuda();
   EXPECT_TRUE(p.usable);
   EXPECT_EQ(p.device_count, 1);
+}
+
+TEST(device, the_mock_gpu_has_sm90s_limits_from_the_shared_table) {
+  device d = device::current();
+  for (int a = 1; a < CU_DEVICE_ATTRIBUTE_MAX; ++a) {
+    if (auto v = detail::sm90::limit(static_cast<CUdevice_attribute>(a))) {
+      EXPECT_EQ(d.attribute(a), *v) << a;
+    }
+  }
 }
 
 TEST(selection, the_cuda_backend_runs_ptx_on_device_memory) {

@@ -15,6 +15,8 @@
 #include <cuda.h>
 #include <gtest/gtest.h>
 
+#include "sm90_limits.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -66,6 +68,21 @@ TEST(Backend, SelectionIsConsistentWithTheEnvironmentAndDriver) {
     EXPECT_GT(driver_version(), 0);
     EXPECT_NE(want, "cpu");
   }
+}
+
+TEST(Device, ReportsSm90sLimitsFromTheSharedTable) {
+  // The cpu backend's device and the mock GPU read one table (runtime/src/sm90_limits.hpp).
+  if (active_backend() != backend_kind::cpu) GTEST_SKIP() << "a real GPU reports its own limits";
+  device d = device::current();
+  int checked = 0;
+  for (int a = 1; a < CU_DEVICE_ATTRIBUTE_MAX; ++a) {
+    if (auto v = detail::sm90::limit(static_cast<CUdevice_attribute>(a))) {
+      EXPECT_EQ(d.attribute(a), *v) << "attribute " << a;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 16);
+  EXPECT_EQ(d.cc(), (compute_capability{9, 0}));
 }
 
 TEST(Backend, TraitsSayWhatCodeAboveTheRuntimeNeedsToKnow) {
