@@ -51,10 +51,26 @@ stream_view to_stream(py::handle obj, const py_devarray* bound) {
                        std::string(py::repr(obj)));
 }
 
+namespace {
+// The class Stream objects are made as: the Python package's subclass of
+// _core.Stream once it has registered it (cuforge/cuda/_stream.py), which
+// adds what is better written in Python; _core.Stream until then.
+py::object& stream_class() {
+  static auto* cls = new py::object;
+  return *cls;
+}
+}  // namespace
+
+py::object make_stream(py_stream s) {
+  py::object base = py::cast(std::move(s));
+  if (!stream_class() || stream_class().is(py::type::of(base))) return base;
+  return stream_class()(base);
+}
+
 py::object stream_object(py::handle obj) {
   if (is_zero(obj)) return py::none();
   if (py::isinstance<py_stream>(obj)) return py::reinterpret_borrow<py::object>(obj);
-  return py::cast(py_stream{nullptr, to_stream(obj), true});
+  return make_stream(py_stream{nullptr, to_stream(obj), true});
 }
 
 cuforge::event& py_event::get() const {
@@ -147,6 +163,8 @@ void bind_runtime(py::module_& m) {
   m.def("profile_stop", &profiler_stop);
 
   py::class_<py_stream>(m, "Stream", "A CUDA stream (cuda.stream(), cuda.default_stream(), ...).")
+      .def(py::init([](const py_stream& other) { return other; }), py::arg("stream"),
+           "The same stream as `stream` (what a subclass is made from).")
       .def_property_readonly("handle_value", [](const py_stream& s) { return s.view.handle(); })
       .def_property_readonly("external", [](const py_stream& s) { return s.external; })
       .def_property_readonly("is_default", [](const py_stream& s) { return s.view.is_default(); })
@@ -183,16 +201,23 @@ void bind_runtime(py::module_& m) {
       })
       .def("__hash__", [](const py_stream& s) { return std::hash<std::uintptr_t>{}(s.view.handle()); });
 
+  m.def("_set_stream_class", [](py::object cls) {
+    py::object base = py::type::of<py_stream>();
+    if (!PyType_Check(cls.ptr()) || !PyObject_IsSubclass(cls.ptr(), base.ptr()))
+      throw py::type_error("the stream class must be a subclass of _core.Stream");
+    stream_class() = std::move(cls);
+  }, "Makes every Stream the binding returns an instance of this subclass of _core.Stream.");
   m.def("new_stream", [](int priority, bool non_blocking) {
     auto owned = std::make_shared<cuforge::stream>(stream::options{priority, non_blocking});
-    return py_stream{owned, owned->view(), false};
+    return make_stream(py_stream{owned, owned->view(), false});
   }, py::arg("priority") = 0, py::arg("non_blocking") = false);
-  m.def("default_stream", [] { return py_stream{nullptr, default_stream_view(), false}; });
-  m.def("legacy_default_stream", [] { return py_stream{nullptr, stream_view::legacy_default(), false}; });
-  m.def("per_thread_default_stream", [] { return py_stream{nullptr, stream_view::per_thread_default(), false}; });
+  m.def("default_stream", [] { return make_stream(py_stream{nullptr, default_stream_view(), false}); });
+  m.def("legacy_default_stream", [] { return make_stream(py_stream{nullptr, stream_view::legacy_default(), false}); });
+  m.def("per_thread_default_stream",
+        [] { return make_stream(py_stream{nullptr, stream_view::per_thread_default(), false}); });
   m.def("external_stream", [](std::uintptr_t handle) {
     if (handle == 0) throw py::value_error("external_stream needs a stream handle, not 0 (use default_stream())");
-    return py_stream{nullptr, stream_view::from_handle(handle), true};
+    return make_stream(py_stream{nullptr, stream_view::from_handle(handle), true});
   });
   m.def("stream_priority_range", [] { return stream::priority_range(); });
 

@@ -7,7 +7,7 @@ something inside jitted functions only. Signature types are in
 ``cuforge.types`` (also reachable as ``cuda.types``).
 """
 
-from cuforge._core import CudaAPIError, CudaOutOfMemoryError, DeviceNDArray, Event, InternalCompilerError, Stream
+from cuforge._core import CudaAPIError, CudaOutOfMemoryError, DeviceNDArray, Event, InternalCompilerError
 from cuforge.cuda._api import (
     as_cuda_array,
     backend,
@@ -48,6 +48,7 @@ from cuforge.cuda._api import (
 from cuforge.cuda._cache import CacheWarning
 from cuforge.cuda._errors import TypingError
 from cuforge.cuda._hostarrays import ManagedNDArray, MappedNDArray
+from cuforge.cuda._stream import Stream
 from cuforge.cuda._jit import Dispatcher, compile_ptx, compile_ptx_for_current_device, jit
 from cuforge.cuda._stubs import STUBS as _KERNEL_NAMES
 from cuforge import types

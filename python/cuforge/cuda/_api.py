@@ -12,6 +12,7 @@ import numpy as np
 from cuforge import _core
 from cuforge.cuda._device_attributes import ATTRIBUTES
 from cuforge.cuda._hostarrays import ManagedNDArray, MappedNDArray
+from cuforge.cuda._stream import Stream  # noqa: F401 - registers the class streams are made as
 
 to_device = _core.to_device
 device_array = _core.device_array
@@ -146,47 +147,6 @@ def event(timing=True):
 def event_elapsed_time(evtstart, evtend):
     """Milliseconds between two recorded events."""
     return evtstart.elapsed_time(evtend)
-
-
-def _stream_add_callback(self, callback, arg=None):
-    """Calls ``callback(stream, status, arg)`` on a host thread once the work
-    queued so far is done; later work waits for it."""
-    self._add_host_callback(lambda: callback(self, 0, arg))
-
-
-@contextlib.contextmanager
-def _stream_auto_synchronize(self):
-    """A scope that synchronises the stream when it ends."""
-    try:
-        yield self
-    finally:
-        self.synchronize()
-
-
-def _stream_async_done(self):
-    """An asyncio future that completes when the work queued so far is done."""
-    import asyncio
-
-    loop = asyncio.get_running_loop()
-    future = loop.create_future()
-
-    def resolve(stream, status, arg):
-        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(stream))
-
-    _stream_add_callback(self, resolve)
-    return future
-
-
-def _stream_handle(self):
-    import ctypes
-
-    return ctypes.c_void_p(self.handle_value)
-
-
-_core.Stream.add_callback = _stream_add_callback
-_core.Stream.auto_synchronize = _stream_auto_synchronize
-_core.Stream.async_done = _stream_async_done
-_core.Stream.handle = property(_stream_handle)
 
 
 # --- devices ---------------------------------------------------------------------

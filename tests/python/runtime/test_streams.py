@@ -322,3 +322,21 @@ def test_freeing_memory_while_a_python_callback_holds_a_stream_does_not_deadlock
         timeout=60,
     )
     assert run.rc == 0 and "freed" in run.stdout, run
+
+
+def test_streams_are_the_packages_subclass_and_the_binding_is_left_as_it_is():
+    from cuforge import _core
+
+    own = cuda.stream()
+    made = [own, cuda.default_stream(), cuda.legacy_default_stream(), cuda.per_thread_default_stream(),
+            cuda.external_stream(own.handle_value)]
+    for s in made:
+        assert type(s) is cuda.Stream and isinstance(s, _core.Stream)
+    # What Python adds lives in the subclass: nothing is patched onto _core.Stream at import.
+    for name in ("add_callback", "auto_synchronize", "async_done", "handle"):
+        assert name in vars(cuda.Stream) and not hasattr(_core.Stream, name)
+    # A copy made from a stream is the same stream.
+    s = made[0]
+    assert cuda.Stream(s) == s and hash(cuda.Stream(s)) == hash(s)
+    with pytest.raises(TypeError, match="subclass of _core.Stream"):
+        _core._set_stream_class(int)
