@@ -38,64 +38,29 @@ import sys
 import tempfile
 import uuid
 
-KERNELS = '''
-from math import exp
+# The kernels are the examples' own (examples/python), numba's copy being the
+# same source with its imports of cuforge changed (bench/_examples.py).
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+import _examples  # noqa: E402
 
-TPB = 16
-
-
-def activate(values, out):
-    i = cuda.grid(1)
-    if i < values.size:
-        out[i] = (exp(values[i]) - exp(-values[i])) / (exp(values[i]) + exp(-values[i]))
-
-
-def fast_matmul(A, B, C):
-    sA = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
-    sB = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
-    x, y = cuda.grid(2)
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    bpg = cuda.gridDim.x
-    tmp = float32(0.)
-    for i in range(bpg):
-        sA[tx, ty] = 0
-        sB[tx, ty] = 0
-        if x < A.shape[0] and (ty + i * TPB) < A.shape[1]:
-            sA[tx, ty] = A[x, ty + i * TPB]
-        if y < B.shape[1] and (tx + i * TPB) < B.shape[0]:
-            sB[tx, ty] = B[tx + i * TPB, y]
-        cuda.syncthreads()
-        for j in range(TPB):
-            tmp += sA[tx, j] * sB[j, ty]
-        cuda.syncthreads()
-    if x < C.shape[0] and y < C.shape[1]:
-        C[x, y] = tmp
-
-
+EXAMPLE_OF = {"activate": "kernel_hidden_layer", "fast_matmul": "kernel_matmul"}
 SIGNATURES = {
-    "activate": (float32[::1], float32[::1]),
-    "fast_matmul": (float32[:, ::1], float32[:, ::1], float32[:, ::1]),
-}
-'''
-
-HEADERS = {
-    "ours": "from cuforge import cuda\nfrom cuforge.types import float32\n",
-    "numba": "from numba import cuda, float32\n",
+    "activate": "void(float32[::1], float32[::1])",
+    "fast_matmul": "void(float32[:, ::1], float32[:, ::1], float32[:, ::1])",
 }
 
-# argv: implementation, kernel name, mode ("time" or "breakdown").
+# argv: implementation, example module, kernel name, signature, mode ("time" or "breakdown").
 DRIVER = '''
-import json, statistics, sys, time
-impl, name, mode = sys.argv[1:4]
+import importlib, json, statistics, sys, time
+impl, module, name, sig, mode = sys.argv[1:6]
 t = time.perf_counter()
 if impl == "ours":
     from cuforge import cuda
 else:
     from numba import cuda
 imported = time.perf_counter() - t
-kernels = __import__("kernels_" + impl)
-fn, sig = getattr(kernels, name), kernels.SIGNATURES[name]
+kernel = getattr(importlib.import_module(module), name)
+fn = getattr(kernel, "py_func", kernel)  # compile_ptx takes the Python function
 if mode == "time":
     t = time.perf_counter()
     ptx, _ = cuda.compile_ptx(fn, sig, cc=(9, 0))
@@ -108,14 +73,16 @@ if mode == "time":
         warm.append(time.perf_counter() - t)
     print(json.dumps({"import": imported, "first": first, "warm": statistics.median(warm)}))
 else:
-    # The stages compile_ptx goes through (private: update with _jit.py).
+    # The stages compile_ptx goes through (private: update with _jit.compile_ptx).
     from cuforge import _core
     from cuforge.cuda._compiler import build_ir
     from cuforge.cuda._jit import CompileOptions
+    from cuforge.types import normalize_signature
+    args, _ = normalize_signature(sig)
     t0 = time.perf_counter()
     ir = build_ir(fn)
     t1 = time.perf_counter()
-    cf = _core.compile(ir, [a.spec for a in sig], CompileOptions(cc=(9, 0)).config("nvptx"), False, None)
+    cf = _core.compile(ir, [a.spec for a in args], CompileOptions(cc=(9, 0)).config("nvptx"), False, None)
     t2 = time.perf_counter()
     cf.ptx
     t3 = time.perf_counter()
@@ -152,19 +119,24 @@ def medians(rows):
 def compile_latency(folder, runs, numba_python):
     """{kernel: {impl: medians}}; numba's entry is an error string when it fails."""
     results = {}
+    ours_env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (str(_examples.EXAMPLES), os.environ.get("PYTHONPATH")) if p))
     for name in ("activate", "fast_matmul"):
+        what = (EXAMPLE_OF[name], name, SIGNATURES[name])
         got = {"ours": [], "numba": []}
         for _ in range(runs):  # interleaved, so drift hits both alike
-            got["ours"].append(run_json([sys.executable, "driver.py", "ours", name, "time"], folder))
+            got["ours"].append(run_json([sys.executable, "driver.py", "ours", *what, "time"], folder, ours_env))
             if numba_python and not isinstance(got["numba"], str):
                 try:
-                    got["numba"].append(run_json([numba_python, "driver.py", "numba", name, "time"], folder))
+                    got["numba"].append(
+                        run_json([numba_python, "driver.py", "numba", f"{what[0]}_numba", *what[1:], "time"], folder))
                 except RuntimeError as e:
                     got["numba"] = f"could not run ({e})"
         results[name] = {k: (medians(v) if isinstance(v, list) and v else v or None) for k, v in got.items()}
         try:
             results[name]["stages"] = medians(
-                [run_json([sys.executable, "driver.py", "ours", name, "breakdown"], folder) for _ in range(runs)])
+                [run_json([sys.executable, "driver.py", "ours", *what, "breakdown"], folder, ours_env)
+                 for _ in range(runs)])
         except RuntimeError as e:
             results[name]["stages"] = f"unavailable ({e})"
     return results
@@ -257,8 +229,8 @@ def main():
     numba_python = find_numba_python(args.numba_python)
 
     with tempfile.TemporaryDirectory(prefix="bench_compile_") as folder:
-        for impl, header in HEADERS.items():
-            pathlib.Path(folder, f"kernels_{impl}.py").write_text(header + KERNELS)
+        for example in set(EXAMPLE_OF.values()):
+            pathlib.Path(folder, f"{example}_numba.py").write_text(_examples.numba_source(example))
         pathlib.Path(folder, "driver.py").write_text(DRIVER)
         results = compile_latency(folder, args.runs, numba_python)
 

@@ -8,7 +8,8 @@ kernels compiled to host code) and by numba-cuda's simulator
 (NUMBA_ENABLE_CUDASIM=1, in a subprocess with the interpreter that has
 numba-cuda: --numba-python, else /tmp/numbaenv/bin/python, else this one if
 it imports numba.cuda). Kernels: a vector add, the hidden layer's activate
-(math.exp), and a block reduction through shared memory with syncthreads;
+(math.exp), and a block reduction through shared memory with syncthreads,
+the examples' own (examples/python);
 sizes the simulator gets through in a few seconds (--scale multiplies
 them). Each figure is one launch + synchronize on device arrays made
 beforehand, median of --repeats; ours after a first launch that compiles
@@ -25,84 +26,56 @@ import subprocess
 import sys
 import tempfile
 
-KERNELS = '''
-import math
+# The kernels are the examples' own (examples/python); the simulator runs the
+# same source with its imports of cuforge changed (bench/_examples.py).
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+import _examples  # noqa: E402
 
-TPB = 128
-
-
-@cuda.jit
-def vector_add(a, b, out):
-    i = cuda.grid(1)
-    if i < out.size:
-        out[i] = a[i] + b[i]
-
-
-@cuda.jit
-def activate(values, out):
-    i = cuda.grid(1)
-    if i < values.size:
-        out[i] = (math.exp(values[i]) - math.exp(-values[i])) / (math.exp(values[i]) + math.exp(-values[i]))
-
-
-@cuda.jit
-def block_sum(x, out):
-    s = cuda.shared.array(TPB, dtype=float32)
-    tid = cuda.threadIdx.x
-    i = cuda.grid(1)
-    s[tid] = x[i] if i < x.size else 0
-    cuda.syncthreads()
-    stride = TPB // 2
-    while stride > 0:
-        if tid < stride:
-            s[tid] += s[tid + stride]
-        cuda.syncthreads()
-        stride //= 2
-    if tid == 0:
-        out[cuda.blockIdx.x] = s[0]
-'''
-
-HEADERS = {
-    "ours": "from cuforge import cuda\nfrom cuforge.types import float32\n",
-    "sim": "from numba import cuda, float32\n",
-}
+EXAMPLES = ("kernel_vector_add", "kernel_hidden_layer", "kernel_reduce_histogram")
 
 # argv: implementation, sizes as JSON ({kernel: n}), repeats. Prints
 # {kernel: {"first": s, "median": s}}.
 DRIVER = '''
-import json, statistics, sys, time
+import importlib, json, statistics, sys, time
 import numpy as np
 impl, sizes, repeats = sys.argv[1], json.loads(sys.argv[2]), int(sys.argv[3])
-k = __import__("kernels_" + impl)
-from_impl = k.cuda
+suffix = "" if impl == "ours" else "_numba"
+vector_add = importlib.import_module("kernel_vector_add" + suffix)
+hidden_layer = importlib.import_module("kernel_hidden_layer" + suffix)
+reduce = importlib.import_module("kernel_reduce_histogram" + suffix)
+cuda = vector_add.cuda
 rng = np.random.default_rng(0)
+TPB = 128
 out = {}
 for name, n in sizes.items():
-    tpb = k.TPB
-    blocks = (n + tpb - 1) // tpb
     x = rng.uniform(-2, 2, n).astype(np.float32)
     y = rng.uniform(-2, 2, n).astype(np.float32)
-    dx, dy = from_impl.to_device(x), from_impl.to_device(y)
+    dx, dy = cuda.to_device(x), cuda.to_device(y)
+    blocks = (n + TPB - 1) // TPB
     if name == "vector_add":
-        res = from_impl.device_array(n, dtype=np.float32)
-        launch = lambda: k.vector_add[blocks, tpb](dx, dy, res)
+        res = cuda.device_array(n, dtype=np.float32)
+        launch = lambda: vector_add.vector_add[blocks, TPB](res, dx, dy)
         expect = lambda: np.allclose(res.copy_to_host(), x + y)
     elif name == "activate":
-        res = from_impl.device_array(n, dtype=np.float32)
-        launch = lambda: k.activate[blocks, tpb](dx, res)
+        res = cuda.device_array(n, dtype=np.float32)
+        launch = lambda: hidden_layer.activate[blocks, TPB](dx, res)
         expect = lambda: np.allclose(res.copy_to_host(), np.tanh(x), rtol=1e-5, atol=1e-6)
     else:
-        res = from_impl.device_array(blocks, dtype=np.float32)
-        launch = lambda: k.block_sum[blocks, tpb](dx, res)
-        padded = np.zeros(blocks * tpb, np.float32)
-        padded[:n] = x
-        expect = lambda: np.allclose(res.copy_to_host(), padded.reshape(blocks, tpb).sum(axis=1), rtol=1e-4, atol=1e-4)
+        tpb = reduce.TPB  # the shared array's size
+        blocks = (n + tpb - 1) // tpb
+        xi = rng.integers(-100, 100, n, dtype=np.int32)
+        dxi = cuda.to_device(xi)
+        res = cuda.device_array(blocks, dtype=np.int32)
+        launch = lambda: reduce.block_sum[blocks, tpb](dxi, res)
+        padded = np.zeros(blocks * tpb, np.int32)
+        padded[:n] = xi
+        expect = lambda: np.array_equal(res.copy_to_host(), padded.reshape(blocks, tpb).sum(axis=1))
     times = []
     for _ in range(repeats + 1):
-        from_impl.synchronize()
+        cuda.synchronize()
         t = time.perf_counter()
         launch()
-        from_impl.synchronize()
+        cuda.synchronize()
         times.append(time.perf_counter() - t)
     assert expect(), f"{impl}: {name} gave wrong results"
     out[name] = {"first": times[0], "median": statistics.median(times[1:]) if repeats else times[0]}
@@ -145,11 +118,12 @@ def main():
     numba_python = find_numba_python(args.numba_python)
 
     with tempfile.TemporaryDirectory(prefix="bench_cpu_backend_") as folder:
-        for impl, header in HEADERS.items():
-            pathlib.Path(folder, f"kernels_{impl}.py").write_text(header + KERNELS)
+        for example in EXAMPLES:
+            pathlib.Path(folder, f"{example}_numba.py").write_text(_examples.numba_source(example))
         pathlib.Path(folder, "driver.py").write_text(DRIVER)
+        pythonpath = os.pathsep.join(p for p in (str(_examples.EXAMPLES), os.environ.get("PYTHONPATH")) if p)
         ours = run(sys.executable, "ours", sizes, args.repeats, folder,
-                   dict(os.environ, CUFORGE_BACKEND="cpu", OPENBLAS_NUM_THREADS="1"))
+                   dict(os.environ, CUFORGE_BACKEND="cpu", OPENBLAS_NUM_THREADS="1", PYTHONPATH=pythonpath))
         sim, why = None, "numba-cuda not found (pass --numba-python)"
         if numba_python:
             try:

@@ -5,14 +5,16 @@
 
 `create_hidden_layer` exactly as the course's solution writes it (seeds/003:
 two `cuda.to_device`, three `cuda.device_array`, the normalize, weigh and
-activate kernels with 512 threads per block, `copy_to_host`), timed whole,
+activate kernels with 512 threads per block, `copy_to_host`), and the
+kernels, from examples/python/kernel_hidden_layer.py, timed whole,
 transfers and allocations included, after one call at a small n that
 compiles the kernels. Median of --repeats calls; the result is checked
 against NumPy's tanh.
 
 Baselines, measured in the same run:
-- on a GPU: the same source under numba-cuda (in this process, when
-  importable; --no-numba leaves it out). Default n = 100M, the assessment's.
+- on a GPU: the same source under numba-cuda (the example with its imports
+  of cuforge made numba's, in this process when importable; --no-numba
+  leaves it out). Default n = 100M, the assessment's.
   Goals: at most 0.25 s and faster than Numba (the course asks < 1 s).
 - on the cpu backend: the course's CPU version in NumPy (its `exp` on whole
   arrays). Default n = 4M (the backend runs the kernels on the host's
@@ -34,24 +36,10 @@ import numpy as np
 import cuforge
 from cuforge import cuda
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import hidden_layer_kernels as ours  # noqa: E402  (the kernels, written against `cuda` as the course does)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+import _examples  # noqa: E402
 
-
-def create_hidden_layer(n, greyscales, weights, exp, normalize, weigh, activate, cuda=cuda):
-    """The course's solution, line for line (`cuda` is a parameter only so
-    that the same lines run under numba-cuda)."""
-    greyscales_device = cuda.to_device(greyscales)
-    weights_device = cuda.to_device(weights)
-    normalized_device = cuda.device_array(greyscales.shape, dtype=np.float32)
-    weighted_device = cuda.device_array(weights.shape, dtype=np.float32)
-    activated_device = cuda.device_array(weights.shape, dtype=np.float32)
-    threads_per_block = 512
-    blocks_per_grid = (n + (threads_per_block - 1)) // threads_per_block
-    normalize[blocks_per_grid, threads_per_block](greyscales_device, normalized_device)
-    weigh[blocks_per_grid, threads_per_block](normalized_device, weights_device, weighted_device)
-    activate[blocks_per_grid, threads_per_block](weighted_device, activated_device)
-    return activated_device.copy_to_host()
+ours = _examples.load("kernel_hidden_layer")  # the course's kernels and solution, as the example writes them
 
 
 def create_hidden_layer_numpy(n, greyscales, weights, exp):
@@ -98,21 +86,15 @@ def stages(n, greyscales, weights):
     return t1 - t0, t2 - t1, t3 - t2
 
 
-def numba_kernels():
-    """The same kernels compiled by numba-cuda, or None (with the reason printed)."""
+def numba_example():
+    """The example under numba-cuda (its imports of cuforge made numba's), or
+    None with the reason printed."""
     try:
         from numba import cuda as ncuda
 
         if not ncuda.is_available():
             raise RuntimeError("numba.cuda.is_available() is False")
-        import importlib.util
-
-        spec = importlib.util.spec_from_file_location(
-            "hidden_layer_kernels_numba", pathlib.Path(__file__).resolve().parent / "hidden_layer_kernels.py")
-        module = importlib.util.module_from_spec(spec)
-        module.cuda = ncuda  # the file's `cuda` is whichever its loader gives it
-        spec.loader.exec_module(module)
-        return ncuda, module
+        return _examples.load("kernel_hidden_layer", "numba")
     except Exception as e:  # noqa: BLE001 - any failure means "not here"
         print(f"numba-cuda: not available ({type(e).__name__}: {e})")
         return None
@@ -134,21 +116,20 @@ def main():
     greyscales = np.floor(rng.uniform(0, 255, n).astype(np.float32))
     weights = rng.normal(0.5, 0.1, n).astype(np.float32)
     kernels = (ours.normalize, ours.weigh, ours.activate)
-    create_hidden_layer(1024, greyscales[:1024], weights[:1024], np.exp, *kernels)  # compiles
-    t_ours, result = timed(lambda: create_hidden_layer(n, greyscales, weights, np.exp, *kernels), args.repeats)
+    ours.create_hidden_layer(1024, greyscales[:1024], weights[:1024], np.exp, *kernels)  # compiles
+    t_ours, result = timed(lambda: ours.create_hidden_layer(n, greyscales, weights, np.exp, *kernels), args.repeats)
     check(result, greyscales, weights, "ours")
     del result
     print(f"ours (cuforge):      {t_ours:8.3f} s   correct")
 
     if gpu:
-        got = None if args.no_numba else numba_kernels()
+        nk = None if args.no_numba else numba_example()
         t_numba = None
-        if got:
-            ncuda, nk = got
+        if nk is not None:
             nkernels = (nk.normalize, nk.weigh, nk.activate)
-            create_hidden_layer(1024, greyscales[:1024], weights[:1024], np.exp, *nkernels, cuda=ncuda)
-            t_numba, result = timed(lambda: create_hidden_layer(n, greyscales, weights, np.exp, *nkernels,
-                                                                cuda=ncuda), args.repeats)
+            nk.create_hidden_layer(1024, greyscales[:1024], weights[:1024], np.exp, *nkernels)
+            t_numba, result = timed(lambda: nk.create_hidden_layer(n, greyscales, weights, np.exp, *nkernels),
+                                    args.repeats)
             check(result, greyscales, weights, "numba-cuda")
             del result
             print(f"numba-cuda:          {t_numba:8.3f} s   correct;  ours is {t_ours / t_numba:.2f}x numba's")

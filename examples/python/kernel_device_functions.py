@@ -1,5 +1,9 @@
 """Device functions: hypot (the course's first example) and polar_to_cartesian
-returning a tuple, called from kernels; and a nan_compact-style loop."""
+returning a tuple, called from kernels; and a nan_compact-style loop.
+
+The kernels are importable (tests and benchmarks use these); running the
+file runs the demonstration.
+"""
 
 import math
 
@@ -47,20 +51,25 @@ def nan_compact(x, out, count):
         count[0] = k
 
 
-n = 10_000
-rng = np.random.default_rng(2)
-rho1, rho2 = rng.uniform(0.5, 1.5, (2, n)).astype(np.float32)
-theta1, theta2 = rng.uniform(-np.pi, np.pi, (2, n)).astype(np.float32)
-out = np.zeros(n, dtype=np.float32)
-polar_distance[(n + 255) // 256, 256](rho1, theta1, rho2, theta2, out)
-expected = np.hypot(rho1 * np.cos(theta1) - rho2 * np.cos(theta2), rho1 * np.sin(theta1) - rho2 * np.sin(theta2))
-np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
-print("hypot and polar_to_cartesian device functions: ok")
+def main():
+    n = 10_000
+    rng = np.random.default_rng(2)
+    rho1, rho2 = rng.uniform(0.5, 1.5, (2, n)).astype(np.float32)
+    theta1, theta2 = rng.uniform(-np.pi, np.pi, (2, n)).astype(np.float32)
+    out = np.zeros(n, dtype=np.float32)
+    polar_distance[(n + 255) // 256, 256](rho1, theta1, rho2, theta2, out)
+    expected = np.hypot(rho1 * np.cos(theta1) - rho2 * np.cos(theta2), rho1 * np.sin(theta1) - rho2 * np.sin(theta2))
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
+    print("hypot and polar_to_cartesian device functions: ok")
 
-a = rng.uniform(size=1000)
-a[a < 0.2] = np.nan
-out = np.zeros_like(a)
-count = np.zeros(1, dtype=np.int64)
-nan_compact[1, 1](a, out, count)
-np.testing.assert_array_equal(out[: count[0]], a[~np.isnan(a)])
-print("nan_compact loop: ok,", count[0], "values kept")
+    a = rng.uniform(size=1000)
+    a[a < 0.2] = np.nan
+    out = np.zeros_like(a)
+    count = np.zeros(1, dtype=np.int64)
+    nan_compact[1, 1](a, out, count)
+    np.testing.assert_array_equal(out[: count[0]], a[~np.isnan(a)])
+    print("nan_compact loop: ok,", count[0], "values kept")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,6 +1,10 @@
 """The course's hidden-layer assessment: normalize, weigh and activate on the
 device with transfers kept to the minimum. n = 1M unless given as the first
-argument (the course assesses 100M on a GPU: see bench/hidden_layer)."""
+argument (the course assesses 100M on a GPU: see bench/hidden_layer).
+
+The kernels are importable (tests and benchmarks use these); running the
+file runs the demonstration.
+"""
 
 import sys
 import time
@@ -47,13 +51,18 @@ def create_hidden_layer(n, greyscales, weights, exp, normalize, weigh, activate)
     return activated_device.copy_to_host()
 
 
-n = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
-greyscales = np.floor(np.random.uniform(0, 255, n).astype(np.float32))
-weights = np.random.normal(0.5, 0.1, n).astype(np.float32)
-create_hidden_layer(1024, greyscales[:1024], weights[:1024], exp, normalize, weigh, activate)  # compile
-t = time.perf_counter()
-a = create_hidden_layer(n, greyscales, weights, exp, normalize, weigh, activate)
-elapsed = time.perf_counter() - t
-expected = np.tanh(greyscales / np.float32(255.0) * weights)
-np.testing.assert_allclose(a, expected, rtol=1e-5, atol=1e-6)
-print(f"hidden layer, n = {n}: correct, {elapsed:.3f} s on the {cuforge.backend()} backend")
+def main():
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
+    greyscales = np.floor(np.random.uniform(0, 255, n).astype(np.float32))
+    weights = np.random.normal(0.5, 0.1, n).astype(np.float32)
+    create_hidden_layer(1024, greyscales[:1024], weights[:1024], exp, normalize, weigh, activate)  # compile
+    t = time.perf_counter()
+    a = create_hidden_layer(n, greyscales, weights, exp, normalize, weigh, activate)
+    elapsed = time.perf_counter() - t
+    expected = np.tanh(greyscales / np.float32(255.0) * weights)
+    np.testing.assert_allclose(a, expected, rtol=1e-5, atol=1e-6)
+    print(f"hidden layer, n = {n}: correct, {elapsed:.3f} s on the {cuforge.backend()} backend")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,5 +1,9 @@
 """A block sum reduction in shared memory with syncthreads, and a histogram
-with cuda.atomic.add."""
+with cuda.atomic.add.
+
+The kernels are importable (tests and benchmarks use these); running the
+file runs the demonstration.
+"""
 
 import numpy as np
 
@@ -33,15 +37,20 @@ def histogram(values, bins):
         cuda.atomic.add(bins, values[i], 1)
 
 
-x = np.arange(10_000, dtype=np.int32)
-blocks = (x.size + TPB - 1) // TPB
-partial = np.zeros(blocks, dtype=np.int32)
-block_sum[blocks, TPB](x, partial)
-np.testing.assert_array_equal(partial, np.add.reduceat(x, np.arange(0, x.size, TPB)))  # each block's sum
-print("block sum reduction: ok,", partial.sum())
+def main():
+    x = np.arange(10_000, dtype=np.int32)
+    blocks = (x.size + TPB - 1) // TPB
+    partial = np.zeros(blocks, dtype=np.int32)
+    block_sum[blocks, TPB](x, partial)
+    np.testing.assert_array_equal(partial, np.add.reduceat(x, np.arange(0, x.size, TPB)))  # each block's sum
+    print("block sum reduction: ok,", partial.sum())
 
-values = np.random.default_rng(1).integers(0, 50, 100_000).astype(np.int64)
-bins = np.zeros(50, dtype=np.int32)
-histogram[32, 128](values, bins)
-np.testing.assert_array_equal(bins, np.bincount(values, minlength=50))
-print("histogram with atomics: ok")
+    values = np.random.default_rng(1).integers(0, 50, 100_000).astype(np.int64)
+    bins = np.zeros(50, dtype=np.int32)
+    histogram[32, 128](values, bins)
+    np.testing.assert_array_equal(bins, np.bincount(values, minlength=50))
+    print("histogram with atomics: ok")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,15 +1,38 @@
 """The kernels of the seed documents (/work/shared/seeds), as users write
-them: the walker's tests build their IR. Kept in a module of their own so
-that their line numbers, globals and imports are the users'."""
+them: the walker's tests build their IR. Kept in modules of their own so
+that their line numbers, globals and imports are the users': those the
+examples hold (examples/python) are imported from there, the rest are here.
+"""
 
-import math
-from math import exp
+import math  # noqa: F401 - the fuzz (test_fuzz.py) runs mutated copies of the
+from math import exp  # noqa: F401 - imported kernels in this module's globals
+import pathlib
+import sys
 
 import numpy as np
 from numpy import rint
 
 from cuforge import cuda
-from cuforge.types import float32, int32
+from cuforge.types import float32, int32  # noqa: F401 - float32: as math above
+
+_EXAMPLES = pathlib.Path(__file__).resolve().parents[3] / "examples" / "python"
+if str(_EXAMPLES) not in sys.path:
+    sys.path.insert(0, str(_EXAMPLES))
+
+# 000: grid-strided vector add; 001: the 2-D increment
+from kernel_vector_add import increment_a_2D_array, vector_add  # noqa: E402
+
+# 004: square matrix multiplication, and with shared-memory tiles
+from kernel_matmul import TPB, fast_matmul, matmul  # noqa: E402
+
+# 003: the hidden layer
+from kernel_hidden_layer import activate, normalize, weigh  # noqa: E402
+
+# 003: device functions
+from kernel_device_functions import hypot, polar_distance, polar_to_cartesian  # noqa: E402
+
+# a block-wide sum reduction in shared memory (its TPB is the shared array's size)
+from kernel_reduce_histogram import TPB as REDUCE_TPB, block_sum  # noqa: E402
 
 try:  # the RNG utilities arrive with cuforge.cuda.random
     from cuforge.cuda.random import xoroshiro128p_uniform_float32
@@ -20,130 +43,7 @@ except ImportError:
         return 0.5
 
 
-TPB = 16
 NBINS = 32
-
-
-# 000: grid-strided vector add
-@cuda.jit
-def vector_add(r, x, y):
-    start = cuda.grid(1)
-    step = cuda.gridsize(1)
-    stop = len(r)
-
-    for i in range(start, stop, step):
-        r[i] = x[i] + y[i]
-
-
-# 001: the 2-D increment
-@cuda.jit
-def increment_a_2D_array(an_array):
-    x, y = cuda.grid(2)
-    if x < an_array.shape[0] and y < an_array.shape[1]:
-        an_array[x, y] += 1
-
-
-# 004: square matrix multiplication
-@cuda.jit
-def matmul(A, B, C):
-    i, j = cuda.grid(2)
-    if i < C.shape[0] and j < C.shape[1]:
-        tmp = 0.0
-        for k in range(A.shape[1]):
-            tmp += A[i, k] * B[k, j]
-        C[i, j] = tmp
-
-
-# matmul with shared-memory tiles (the CUDA-C equivalent's shape)
-@cuda.jit
-def fast_matmul(A, B, C):
-    sA = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
-    sB = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
-    x, y = cuda.grid(2)
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    bpg = cuda.gridDim.x
-    tmp = float32(0.0)
-    for i in range(bpg):
-        sA[ty, tx] = 0
-        sB[ty, tx] = 0
-        if y < A.shape[0] and (tx + i * TPB) < A.shape[1]:
-            sA[ty, tx] = A[y, tx + i * TPB]
-        if x < B.shape[1] and (ty + i * TPB) < B.shape[0]:
-            sB[ty, tx] = B[ty + i * TPB, x]
-        cuda.syncthreads()
-        for j in range(TPB):
-            tmp += sA[ty, j] * sB[j, tx]
-        cuda.syncthreads()
-    if y < C.shape[0] and x < C.shape[1]:
-        C[y, x] = tmp
-
-
-# 003: the hidden layer
-@cuda.jit
-def normalize(grayscales, out):
-    i = cuda.grid(1)
-    if i < grayscales.size:
-        out[i] = grayscales[i] / 255.0
-
-
-@cuda.jit
-def weigh(values, weights, out):
-    i = cuda.grid(1)
-    if i < values.size:
-        out[i] = values[i] * weights[i]
-
-
-@cuda.jit
-def activate(values, out):
-    i = cuda.grid(1)
-    if i < values.size:
-        out[i] = (exp(values[i]) - exp(-values[i])) / (exp(values[i]) + exp(-values[i]))
-
-
-# 003: device functions
-@cuda.jit(device=True)
-def hypot(x, y):
-    x = abs(x)
-    y = abs(y)
-    t = min(x, y)
-    x = max(x, y)
-    t = t / x
-    return x * math.sqrt(1 + t * t)
-
-
-@cuda.jit(device=True)
-def polar_to_cartesian(rho, theta):
-    x = rho * math.cos(theta)
-    y = rho * math.sin(theta)
-    return x, y
-
-
-@cuda.jit
-def polar_distance(rho1, theta1, rho2, theta2, out):
-    i = cuda.grid(1)
-    if i < out.size:
-        x1, y1 = polar_to_cartesian(rho1[i], theta1[i])
-        x2, y2 = polar_to_cartesian(rho2[i], theta2[i])
-        out[i] = hypot(x1 - x2, y1 - y2)
-
-
-# A block-wide sum reduction in shared memory
-@cuda.jit
-def sum_reduce(a, partial):
-    buf = cuda.shared.array(TPB, dtype=float32)
-    tid = cuda.threadIdx.x
-    i = cuda.grid(1)
-    buf[tid] = a[i] if i < a.size else 0
-    cuda.syncthreads()
-    s = cuda.blockDim.x // 2
-    while s > 0:
-        if tid < s:
-            buf[tid] += buf[tid + s]
-        cuda.syncthreads()
-        s //= 2
-    if tid == 0:
-        partial[cuda.blockIdx.x] = buf[0]
 
 
 # A histogram with atomics (global, then shared per block)

@@ -96,21 +96,21 @@ def test_device_functions():
 
 
 def test_sum_reduction():
-    assert dump(seeds.sum_reduce) == expected("""
-        def sum_reduce(a, partial):
-            buf = global(cuda).shared.array(global(TPB), dtype=global(float32))
+    assert dump(seeds.block_sum) == expected("""
+        def block_sum(x, partial):
+            s = global(cuda).shared.array(global(TPB), dtype=global(int32))
             tid = global(cuda).threadIdx.x
             i = global(cuda).grid(1)
-            buf[tid] = (a[i] if (i < a.size) else 0)
+            s[tid] = (x[i] if (i < x.size) else 0)
             global(cuda).syncthreads()
-            s = (global(cuda).blockDim.x // 2)
-            while (s > 0):
-                if (tid < s):
-                    buf[tid] = (buf[tid] + buf[(tid + s)])
+            stride = (global(TPB) // 2)
+            while (stride > 0):
+                if (tid < stride):
+                    s[tid] = (s[tid] + s[(tid + stride)])
                 global(cuda).syncthreads()
-                s = (s // 2)
+                stride = (stride // 2)
             if (tid == 0):
-                partial[global(cuda).blockIdx.x] = buf[0]
+                partial[global(cuda).blockIdx.x] = s[0]
         """)
 
 
@@ -232,11 +232,11 @@ def _polar_distance():
     np.testing.assert_allclose(out, np.hypot(dx, dy), atol=1e-5)
 
 
-def _sum_reduce():
-    a = np.arange(64, dtype=np.float32)
-    partial = np.zeros(4, np.float32)
-    seeds.sum_reduce[4, seeds.TPB](a, partial)
-    np.testing.assert_allclose(partial, a.reshape(4, seeds.TPB).sum(axis=1))
+def _block_sum():
+    a = np.arange(4 * seeds.REDUCE_TPB, dtype=np.int32) - 300
+    partial = np.zeros(4, np.int32)
+    seeds.block_sum[4, seeds.REDUCE_TPB](a, partial)
+    np.testing.assert_array_equal(partial, a.reshape(4, seeds.REDUCE_TPB).sum(axis=1))
 
 
 def _histogram():
@@ -279,7 +279,7 @@ def _axpy_and_add_1():
 
 @needs_codegen
 @pytest.mark.parametrize("run", [_vector_add, _increment_a_2D_array, _matmul, _fast_matmul, _hidden_layer,
-                                 _polar_distance, _sum_reduce, _histogram, _shared_histogram, _nan_compact,
+                                 _polar_distance, _block_sum, _histogram, _shared_histogram, _nan_compact,
                                  _gpu_round, _axpy_and_add_1], ids=lambda f: f.__name__.strip("_"))
 def test_seed_kernels_run(run):
     run()

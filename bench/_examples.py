@@ -1,0 +1,51 @@
+"""The examples' kernels, for the benchmarks: examples/python is where the
+seed workflows' kernels live once (tests import them too).
+
+``load(name)`` imports an example as written (against cuforge);
+``load(name, "numba")`` imports it with its imports of cuforge changed to
+numba's and nothing else, the drop-in promise read backwards, so that the
+same source runs under numba-cuda; ``numba_source(name)`` is that source as
+text, for a benchmark's subprocess."""
+
+import importlib.util
+import pathlib
+import re
+import sys
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples" / "python"
+
+_IMPORT = re.compile(r"^(\s*)(from|import)\s+cuforge\b", re.M)
+
+
+def path_of(name: str) -> pathlib.Path:
+    path = EXAMPLES / f"{name}.py"
+    if not path.exists():
+        raise FileNotFoundError(f"no example {name}.py in {EXAMPLES}")
+    return path
+
+
+def numba_source(name: str) -> str:
+    """The example's source with `from cuforge ...` / `import cuforge` made numba's."""
+    text = path_of(name).read_text()
+    swapped, n = _IMPORT.subn(lambda m: f"{m.group(1)}{m.group(2)} numba", text)
+    if n == 0:
+        raise ValueError(f"example {name} imports nothing from cuforge")
+    return swapped
+
+
+def load(name: str, implementation: str = "cuforge"):
+    """The example as a module: as written, or with numba's imports."""
+    if implementation == "cuforge":
+        if str(EXAMPLES) not in sys.path:
+            sys.path.insert(0, str(EXAMPLES))
+        return importlib.import_module(name)
+    if implementation != "numba":
+        raise ValueError(f"implementation must be 'cuforge' or 'numba', not {implementation!r}")
+    module_name = f"{name}_numba"
+    spec = importlib.util.spec_from_loader(module_name, loader=None, origin=str(path_of(name)))
+    module = importlib.util.module_from_spec(spec)
+    module.__file__ = str(path_of(name))
+    code = compile(numba_source(name), str(path_of(name)), "exec")
+    sys.modules[module_name] = module
+    exec(code, module.__dict__)  # noqa: S102 - our own example, its imports changed
+    return module
