@@ -366,3 +366,31 @@ UNSUPPORTED = [(add_int8, "add", "int8"), (and_float32, "and_", "float32"), (inc
 def test_atomics_on_unsupported_dtypes_are_typing_errors(fn, op, dtype):
     with pytest.raises(cuda.TypingError, match=f"cuda.atomic.{op} supports"):
         cuda.compile_ptx(fn, f"void({dtype}[:])")
+
+
+@cuda.jit
+def bit_functions(x, counts, reversed_bits):
+    i = cuda.grid(1)
+    if i < x.size:
+        counts[i, 0] = cuda.popc(x[i])
+        counts[i, 1] = cuda.clz(x[i])
+        counts[i, 2] = cuda.ffs(x[i])
+        reversed_bits[i] = cuda.brev(x[i])
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64, np.uint64])
+def test_popc_clz_ffs_and_brev_against_python_integers(dtype):
+    bits = np.dtype(dtype).itemsize * 8
+    info = np.iinfo(dtype)
+    x = np.array([0, 1, 2, 3, 0x80, 0x7F, info.max, info.min, 12345, -1 if info.min < 0 else info.max - 6,
+                  1 << (bits - 2)], dtype=dtype)
+    counts = np.full((x.size, 3), -1, np.int64)
+    reversed_bits = np.zeros_like(x)
+    bit_functions[1, 32](x, counts, reversed_bits)
+    for k, v in enumerate(x.tolist()):
+        u = v & ((1 << bits) - 1)  # the two's-complement bits
+        assert counts[k, 0] == bin(u).count("1"), ("popc", v)
+        assert counts[k, 1] == bits - u.bit_length(), ("clz", v)
+        assert counts[k, 2] == (u & -u).bit_length(), ("ffs", v)
+        want = int(format(u, f"0{bits}b")[::-1], 2)
+        assert int(reversed_bits[k]) & ((1 << bits) - 1) == want, ("brev", v)
