@@ -37,6 +37,7 @@ void compiled_kernel::set_entry_facts() {
   facts_.uses_barrier = e.uses_barrier;
   facts_.return_type = e.return_type;
   facts_.raise_sites = module_.raise_sites;
+  layout_ = layout_of(arg_types_, facts_.may_raise());
 }
 
 std::shared_ptr<compiled_kernel> compiled_kernel::from_cache(cache_entry entry, std::vector<const type*> arg_types,
@@ -50,6 +51,7 @@ std::shared_ptr<compiled_kernel> compiled_kernel::from_cache(cache_entry entry, 
   if (entry.facts.writes_arg.size() != k->arg_types_.size())
     throw logic_error("a cache entry whose facts do not match its argument types");
   k->facts_ = std::move(entry.facts);
+  k->layout_ = layout_of(k->arg_types_, k->facts_.may_raise());
   k->types_dump_ = std::move(entry.types_dump);
   switch (entry.k) {
     case cache_entry::kind::ptx:
@@ -108,9 +110,19 @@ const std::string& compiled_kernel::types_dump() {
 }
 
 loaded_kernel& compiled_kernel::load(int dev) {
+  // Every launch comes here: once loaded in this context, no lock.
+  if (dev >= 0 && static_cast<std::size_t>(dev) < published_size_.load(std::memory_order_acquire)) {
+    loaded_kernel* p = published_[static_cast<std::size_t>(dev)].load(std::memory_order_acquire);
+    if (p != nullptr && p->generation == context_generation()) return *p;
+  }
   if (device_) throw type_error("a device function cannot be loaded as a kernel");
   std::lock_guard guard(load_lock_);
-  if (per_device_.empty()) per_device_.resize(static_cast<std::size_t>(std::max(device::count(), dev + 1)));
+  if (per_device_.empty()) {
+    const auto n = static_cast<std::size_t>(std::max(device::count(), dev + 1));
+    per_device_.resize(n);
+    published_ = std::make_unique<std::atomic<loaded_kernel*>[]>(n);
+    published_size_.store(n, std::memory_order_release);
+  }
   auto& slot = per_device_.at(static_cast<std::size_t>(dev));
   if (slot && slot->k && slot->generation == context_generation()) return *slot;
   module_image image = [&] {
@@ -140,7 +152,9 @@ loaded_kernel& compiled_kernel::load(int dev) {
                                                    sizeof(kernel_error_record));
     *static_cast<kernel_error_record*>(fresh->error_record->host_data()) = {};
   }
+  if (slot) retired_.push_back(std::move(slot));  // a lock-free reader may still be looking at it
   slot = std::move(fresh);
+  published_[static_cast<std::size_t>(dev)].store(slot.get(), std::memory_order_release);
   return *slot;
 }
 

@@ -5,8 +5,10 @@
 #include <cuforge/runtime/error.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <functional>
+#include <span>
 
 namespace cuforge::jit {
 
@@ -150,19 +152,38 @@ std::shared_ptr<compiled_kernel> dispatcher::find_slow(const std::vector<const t
 namespace {
 
 // The slots of `args` packed as `k`'s parameters (then the error record's
-// address, for a kernel that may raise), with pointers to them.
-struct parameters {
-  std::vector<std::uint64_t> slots;
-  std::vector<void*> pointers;
-
+// address, for a kernel that may raise), with pointers to them: on the stack
+// for the usual few dozen slots, so a launch allocates nothing here.
+class parameters {
+ public:
   parameters(const compiled_kernel& k, const std::vector<kernel_argument>& args, const loaded_kernel& ld) {
-    slots.reserve(16);
-    for (std::size_t i = 0; i < args.size(); ++i) pack(args[i], k.arg_types()[i], slots);
-    if (k.facts().may_raise()) slots.push_back(reinterpret_cast<std::uintptr_t>(ld.error_record->data()));
-    if (slots.size() != k.layout().total_slots()) throw logic_error("the kernel ABI: packed slots do not match the layout");
-    pointers.resize(slots.size());
-    for (std::size_t i = 0; i < slots.size(); ++i) pointers[i] = &slots[i];
+    const std::size_t total = k.layout().total_slots();
+    std::span<std::uint64_t> slots(small_slots_.data(), total);
+    pointers_ = small_pointers_.data();
+    if (total > inline_slots) {
+      big_slots_.resize(total);
+      big_pointers_.resize(total);
+      slots = big_slots_;
+      pointers_ = big_pointers_.data();
+    }
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < args.size(); ++i) n += pack_into(args[i], k.arg_types()[i], slots.subspan(n));
+    if (k.facts().may_raise() && n < total) slots[n++] = reinterpret_cast<std::uintptr_t>(ld.error_record->data());
+    if (n != total) throw logic_error("the kernel ABI: packed slots do not match the layout");
+    for (std::size_t i = 0; i < n; ++i) pointers_[i] = &slots[i];
   }
+  parameters(const parameters&) = delete;  // pointers_ point into this object
+  parameters& operator=(const parameters&) = delete;
+
+  void** pointers() noexcept { return pointers_; }
+
+ private:
+  static constexpr std::size_t inline_slots = 96;
+  std::array<std::uint64_t, inline_slots> small_slots_;
+  std::array<void*, inline_slots> small_pointers_;
+  std::vector<std::uint64_t> big_slots_;
+  std::vector<void*> big_pointers_;
+  void** pointers_ = nullptr;
 };
 
 }  // namespace
@@ -197,7 +218,7 @@ void dispatcher::launch(compiled_kernel& k, std::vector<kernel_argument>& args, 
   std::unique_lock<std::mutex> record_owner;
   if (k.facts().may_raise()) record_owner = std::unique_lock(ld.error_record_lock);
   try {
-    cuforge::launch(*ld.k, cfg, params.pointers.data());
+    cuforge::launch(*ld.k, cfg, params.pointers());
   } catch (const logic_error& e) {
     // The runtime names the kernel by its symbol; the user knows its Python name.
     std::string msg = e.what();
@@ -232,10 +253,10 @@ double dispatcher::raw_launch_loop(compiled_kernel& k, std::vector<kernel_argume
   loaded_kernel& ld = k.load(dev);
   parameters params(k, args, ld);
   auto& backend = detail::active();
-  backend.launch(ld.k->handle(), cfg, params.pointers.data(), dev);  // warm-up
+  backend.launch(ld.k->handle(), cfg, params.pointers(), dev);  // warm-up
   cfg.stream.synchronize();
   auto t0 = std::chrono::steady_clock::now();
-  for (std::size_t i = 0; i < n; ++i) backend.launch(ld.k->handle(), cfg, params.pointers.data(), dev);
+  for (std::size_t i = 0; i < n; ++i) backend.launch(ld.k->handle(), cfg, params.pointers(), dev);
   cfg.stream.synchronize();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }

@@ -40,36 +40,40 @@ std::uint16_t half_bits(double d) noexcept {
   return static_cast<std::uint16_t>(sign | bits);
 }
 
-void pack_scalar(const scalar_value& v, std::vector<std::uint64_t>& slots) {
+namespace {
+
+// The number of slots a scalar of type `t` takes.
+std::size_t scalar_slots(const type* t) { return t->kind == type_kind::complex && t->bits == 128 ? 2 : 1; }
+
+// Writes the scalar `v` at out[0] (and out[1] for complex128); `out` holds enough.
+void put_scalar(const scalar_value& v, std::uint64_t* out) {
   const type* t = v.ty;
-  if (t == nullptr || !t->is_scalar()) throw type_error("a scalar argument without a scalar type");
-  std::uint64_t s = 0;
-  auto put = [&](const auto& x) {
-    s = 0;
+  auto put = [&](std::size_t at, const auto& x) {
+    std::uint64_t s = 0;
     std::memcpy(&s, &x, sizeof x);
-    slots.push_back(s);
+    out[at] = s;
   };
   switch (t->kind) {
-    case type_kind::boolean: put(static_cast<std::uint8_t>(v.i != 0)); return;
+    case type_kind::boolean: put(0, static_cast<std::uint8_t>(v.i != 0)); return;
     case type_kind::integer:
       switch (t->bits) {
-        case 8: put(static_cast<std::int8_t>(v.i)); return;
-        case 16: put(static_cast<std::int16_t>(v.i)); return;
-        case 32: put(static_cast<std::int32_t>(v.i)); return;
-        default: put(v.i); return;
+        case 8: put(0, static_cast<std::int8_t>(v.i)); return;
+        case 16: put(0, static_cast<std::int16_t>(v.i)); return;
+        case 32: put(0, static_cast<std::int32_t>(v.i)); return;
+        default: put(0, v.i); return;
       }
     case type_kind::floating:
-      if (t->bits == 16) put(half_bits(v.f));
-      else if (t->bits == 32) put(static_cast<float>(v.f));
-      else put(v.f);
+      if (t->bits == 16) put(0, half_bits(v.f));
+      else if (t->bits == 32) put(0, static_cast<float>(v.f));
+      else put(0, v.f);
       return;
     case type_kind::complex:
       if (t->bits == 64) {
         const float parts[2] = {static_cast<float>(v.re), static_cast<float>(v.im)};
-        put(parts);
+        put(0, parts);
       } else {
-        put(v.re);
-        put(v.im);
+        put(0, v.re);
+        put(1, v.im);
       }
       return;
     default: break;
@@ -77,29 +81,67 @@ void pack_scalar(const scalar_value& v, std::vector<std::uint64_t>& slots) {
   throw type_error("cannot pass a " + t->str() + " as a scalar");
 }
 
-void pack(const kernel_argument& a, const type* as, std::vector<std::uint64_t>& slots) {
+void check_scalar(const scalar_value& v) {
+  if (v.ty == nullptr || !v.ty->is_scalar()) throw type_error("a scalar argument without a scalar type");
+}
+
+}  // namespace
+
+void pack_scalar(const scalar_value& v, std::vector<std::uint64_t>& slots) {
+  check_scalar(v);
+  const std::size_t at = slots.size();
+  slots.resize(at + scalar_slots(v.ty));
+  put_scalar(v, slots.data() + at);
+}
+
+std::size_t pack_into(const kernel_argument& a, const type* as, std::span<std::uint64_t> out) {
   auto mismatch = [&] {
     return type_error("a kernel argument of type " + (a.ty ? a.ty->str() : std::string("?")) +
                       " packed as the parameter type " + as->str());
   };
+  auto room = [&](std::size_t n) {
+    if (out.size() < n) throw type_error("the kernel ABI: no room for the slots of an argument of type " + as->str());
+  };
   switch (a.k) {
     case kernel_argument::kind::device_array:
     case kernel_argument::kind::host_array: {
-      if (!as->is_array() || static_cast<std::size_t>(as->ndim) != a.array().ndim()) throw mismatch();
       const device_ndarray& d = a.array();
-      slots.push_back(reinterpret_cast<std::uintptr_t>(d.data()));
-      for (auto e : d.shape()) slots.push_back(static_cast<std::uint64_t>(e));
-      for (auto st : d.strides()) slots.push_back(static_cast<std::uint64_t>(st));
-      return;
+      const std::size_t nd = d.ndim();
+      if (!as->is_array() || static_cast<std::size_t>(as->ndim) != nd) throw mismatch();
+      room(1 + 2 * nd);
+      out[0] = reinterpret_cast<std::uintptr_t>(d.data());
+      for (std::size_t i = 0; i < nd; ++i) {
+        out[1 + i] = static_cast<std::uint64_t>(d.shape()[i]);
+        out[1 + nd + i] = static_cast<std::uint64_t>(d.strides()[i]);
+      }
+      return 1 + 2 * nd;
     }
-    case kernel_argument::kind::scalar:
+    case kernel_argument::kind::scalar: {
       if (a.scalar.ty != as) throw mismatch();
-      pack_scalar(a.scalar, slots);
-      return;
-    case kernel_argument::kind::tuple:
+      check_scalar(a.scalar);
+      const std::size_t n = scalar_slots(as);
+      room(n);
+      put_scalar(a.scalar, out.data());
+      return n;
+    }
+    case kernel_argument::kind::tuple: {
       if (!as->is_tuple() || as->elements.size() != a.elements.size()) throw mismatch();
-      for (std::size_t i = 0; i < a.elements.size(); ++i) pack(a.elements[i], as->elements[i], slots);
-      return;
+      std::size_t n = 0;
+      for (std::size_t i = 0; i < a.elements.size(); ++i) n += pack_into(a.elements[i], as->elements[i], out.subspan(n));
+      return n;
+    }
+  }
+  throw mismatch();
+}
+
+void pack(const kernel_argument& a, const type* as, std::vector<std::uint64_t>& slots) {
+  const std::size_t at = slots.size();
+  slots.resize(at + frontend::slot_count(as));
+  try {
+    slots.resize(at + pack_into(a, as, std::span<std::uint64_t>(slots).subspan(at)));
+  } catch (...) {
+    slots.resize(at);  // nothing appended
+    throw;
   }
 }
 

@@ -231,22 +231,22 @@ struct classified {
   std::vector<py::object> keep;
 };
 
-// `launch`: the stream of the launch the argument is for (foreign arrays
-// are ordered after their producer's stream on it); null for typing only.
-kernel_argument classify(py::handle v, std::size_t index, std::vector<py::object>& keep,
-                         const stream_view* launch = nullptr) {
-  kernel_argument a;
+// Fills `a` (fresh) for the argument `v`. `launch`: the stream of the
+// launch the argument is for (foreign arrays are ordered after their
+// producer's stream on it); null for typing only.
+void classify_into(kernel_argument& a, py::handle v, std::size_t index, std::vector<py::object>& keep,
+                   const stream_view* launch = nullptr) {
   if (is_devarray(v)) {
     a.k = kernel_argument::kind::device_array;
     a.borrowed = &v.cast<const py_devarray&>().a;
     a.ty = array_type_of(*a.borrowed);
-    return a;
+    return;
   }
   if (auto d = device_array_of(v, true, launch)) {
     a.k = kernel_argument::kind::device_array;
     a.owned = std::move(*d);
     a.ty = array_type_of(a.owned);
-    return a;
+    return;
   }
   if (py::isinstance<py::array>(v)) {
     py::array arr = py::reinterpret_borrow<py::array>(v);
@@ -257,7 +257,7 @@ kernel_argument classify(py::handle v, std::size_t index, std::vector<py::object
     auto& tc = jit::types();
     a.ty = tc.array(tc.scalar(a.host.type.scalar()), nd, layout_of(c, f, nd), !arr.writeable());
     a.k = kernel_argument::kind::host_array;
-    return a;
+    return;
   }
   // Host data from other libraries (a CPU torch tensor): NumPy's zero-copy
   // view, then transferred like any host array.
@@ -265,25 +265,26 @@ kernel_argument classify(py::handle v, std::size_t index, std::vector<py::object
     py::tuple dev = v.attr("__dlpack_device__")();
     if (dev[0].cast<int>() == 1) {
       keep.push_back(py::module_::import("numpy").attr("from_dlpack")(v));
-      return classify(keep.back(), index, keep, launch);
+      classify_into(a, keep.back(), index, keep, launch);
+      return;
     }
   }
   if (py::isinstance<py::tuple>(v)) {
     a.k = kernel_argument::kind::tuple;
     std::vector<const type*> ts;
     for (auto e : py::reinterpret_borrow<py::tuple>(v)) {
-      a.elements.push_back(classify(e, index, keep, launch));
+      classify_into(a.elements.emplace_back(), e, index, keep, launch);
       ts.push_back(a.elements.back().ty);
     }
     std::lock_guard lock(jit::compile_lock());
     a.ty = jit::types().tuple(std::move(ts));
-    return a;
+    return;
   }
   if (const type* t = scalar_type(v)) {
     a.k = kernel_argument::kind::scalar;
     a.ty = t;
     a.source = reinterpret_cast<std::uintptr_t>(v.ptr());  // borrowed: the argument tuple holds it
-    return a;
+    return;
   }
   throw py::type_error("kernel argument " + std::to_string(index) + " (" +
                        std::string(py::str(py::type::of(v).attr("__name__"))) +
@@ -422,10 +423,12 @@ class py_dispatcher {
     cfg.shared_bytes = to_shared_bytes(shared);
     classified c;
     c.args.reserve(pyargs.size());
-    for (std::size_t i = 0; i < pyargs.size(); ++i) c.args.push_back(classify(pyargs[i], i, c.keep, &cfg.stream));
+    for (std::size_t i = 0; i < pyargs.size(); ++i) classify_into(c.args.emplace_back(), pyargs[i], i, c.keep, &cfg.stream);
     std::shared_ptr<compiled_kernel> k = d_.find(c.args);
     if (c.args.size() == k->arg_types().size())
-      for (std::size_t i = 0; i < c.args.size(); ++i) convert_scalars(c.args[i], k->arg_types()[i]);
+      for (std::size_t i = 0; i < c.args.size(); ++i)
+        if (c.args[i].k == kernel_argument::kind::scalar || c.args[i].k == kernel_argument::kind::tuple)
+          convert_scalars(c.args[i], k->arg_types()[i]);
     py::gil_scoped_release nogil;
     d_.launch(*k, c.args, cfg);
   }
@@ -436,7 +439,7 @@ class py_dispatcher {
     cfg.block = to_dim3(block, "the block");
     cfg.stream = default_stream_view();
     classified c;
-    for (std::size_t i = 0; i < pyargs.size(); ++i) c.args.push_back(classify(pyargs[i], i, c.keep, &cfg.stream));
+    for (std::size_t i = 0; i < pyargs.size(); ++i) classify_into(c.args.emplace_back(), pyargs[i], i, c.keep, &cfg.stream);
     std::shared_ptr<compiled_kernel> k = d_.find(c.args);
     for (std::size_t i = 0; i < c.args.size() && i < k->arg_types().size(); ++i)
       convert_scalars(c.args[i], k->arg_types()[i]);
@@ -669,7 +672,9 @@ void bind_dispatch(py::module_& m) {
   m.def("set_typing_error_class", [](py::object cls) { typing_error_class() = std::move(cls); });
   m.def("typeof", [](py::handle v) {
     std::vector<py::object> keep;
-    return classify(v, 0, keep).ty->str();
+    kernel_argument a;
+    classify_into(a, v, 0, keep);
+    return a.ty->str();
   }, "The compiler's type of a kernel argument, as a type spec.");
 
   py::class_<py_dispatcher>(m, "Dispatcher", "The launch path of a jitted kernel (jit::dispatcher).")

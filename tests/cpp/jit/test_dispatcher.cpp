@@ -16,10 +16,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <span>
 #include <vector>
 
 namespace {
@@ -334,6 +337,15 @@ TEST(KernelAbi, ArraysAndTuplesFollowTheLayout) {
   // A value packed as another shape of parameter is refused.
   EXPECT_THROW(pack(arr, T("array(float64, 2d, C)"), s), type_error);
   EXPECT_THROW(pack(scalar_arg("int64", 0, 1), T("int32"), s), type_error);
+  EXPECT_EQ(s.size(), 4u) << "a refused argument appends nothing";
+
+  // The launch path's form writes the same slots into a buffer it is given, and refuses one too short.
+  std::array<std::uint64_t, 6> buf{};
+  ASSERT_EQ(pack_into(tup, tup.ty, buf), 4u);
+  EXPECT_TRUE(std::equal(s.begin(), s.end(), buf.begin()));
+  EXPECT_THROW(pack_into(tup, tup.ty, std::span<std::uint64_t>(buf).first(3)), type_error);
+  EXPECT_THROW(pack_into(scalar_arg("complex128", 1.5, 0), T("complex128"), std::span<std::uint64_t>(buf).first(1)),
+               type_error);
 }
 
 }  // namespace

@@ -195,3 +195,38 @@ def test_python_floats_reach_float16_parameters_rounded_as_numpy_rounds_them():
         with np.errstate(over="ignore"):
             want = np.float16(v)
         assert out.view(np.uint16)[0] == want.view(np.uint16), v
+
+
+CLOSE_AND_RELAUNCH = '''
+import sys
+import numpy as np
+from cuforge import cuda
+
+
+@cuda.jit
+def add_one(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 1
+
+
+a = cuda.to_device(np.zeros(40, np.int64))
+add_one[2, 32](a)
+first = a.copy_to_host().tolist()
+cuda.close()
+b = cuda.to_device(np.full(40, 5, np.int64))
+add_one[2, 32](b)  # loaded again in the new context
+add_one[2, 32](b)
+print(first == [1] * 40, b.copy_to_host().tolist() == [7] * 40, len(add_one.overloads))
+'''
+
+
+def test_a_kernel_launched_before_close_loads_again_after_it(tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "relaunch.py"
+    script.write_text(CLOSE_AND_RELAUNCH)
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["True", "True", "1"], r.stdout + r.stderr

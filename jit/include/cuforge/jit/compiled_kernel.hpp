@@ -90,7 +90,7 @@ class CUFORGE_API compiled_kernel {
   const std::vector<const frontend::type*>& arg_types() const noexcept { return arg_types_; }
   const entry_facts& facts() const noexcept { return facts_; }
   /// The parameter block its kernels take (frontend/abi.hpp).
-  frontend::kernel_layout layout() const { return frontend::layout_of(arg_types_, facts_.may_raise()); }
+  const frontend::kernel_layout& layout() const noexcept { return layout_; }
   /// Whether it came from the disk cache (its typed module is remade on demand).
   bool from_disk_cache() const noexcept { return module_.functions.empty(); }
 
@@ -106,7 +106,7 @@ class CUFORGE_API compiled_kernel {
 
   /// Its kernel loaded for the active backend on device `dev`, once per
   /// context (compiling host code on first use on the cpu backend).
-  /// Thread-safe.
+  /// Thread-safe; once loaded, without taking a lock (the launch path).
   loaded_kernel& load(int dev);
 
   /// What the disk cache stores for the active backend's target: PTX on a
@@ -125,13 +125,19 @@ class CUFORGE_API compiled_kernel {
   bool device_ = false;
   std::vector<const frontend::type*> arg_types_;
   entry_facts facts_;
+  frontend::kernel_layout layout_;
   rebuild_fn rebuild_;
   // Made on demand, under compile_lock().
   std::optional<std::string> ptx_, llvm_gpu_, llvm_host_, types_dump_;
   std::optional<frontend::host_object> host_obj_;
   std::optional<frontend::host_kernel> host_;
   std::mutex load_lock_;
-  std::vector<std::unique_ptr<loaded_kernel>> per_device_;  // by device ordinal; entries never move
+  std::vector<std::unique_ptr<loaded_kernel>> per_device_;  // by device ordinal, under load_lock_
+  // What load() reads without the lock: per_device_'s pointers, published once made. Kernels of an
+  // earlier context generation are retired, not freed, so a reader never holds a dangling pointer.
+  std::unique_ptr<std::atomic<loaded_kernel*>[]> published_;
+  std::atomic<std::size_t> published_size_{0};
+  std::vector<std::unique_ptr<loaded_kernel>> retired_;
 };
 
 }  // namespace cuforge::jit

@@ -11,6 +11,7 @@
 #include <cuforge/runtime/export.hpp>
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace cuforge::jit {
@@ -50,6 +51,11 @@ struct kernel_argument {
 /// type (which must be `as`), tuples element by element.
 /// @throws type_error when `a` does not have the shape `as` has.
 CUFORGE_API void pack(const kernel_argument& a, const frontend::type* as, std::vector<std::uint64_t>& slots);
+
+/// Writes `a`'s slots, packed as `pack` does, at the front of `out` and
+/// returns how many it wrote (slot_count(as)): the launch path's form, with
+/// no allocation. @throws type_error as `pack`, or when `out` is too short.
+CUFORGE_API std::size_t pack_into(const kernel_argument& a, const frontend::type* as, std::span<std::uint64_t> out);
 
 /// A scalar's slot(s) (complex128 takes two).
 CUFORGE_API void pack_scalar(const scalar_value& v, std::vector<std::uint64_t>& slots);
