@@ -2,7 +2,6 @@
 better written in Python. The binding makes every stream it returns an
 instance of this class (``_core._set_stream_class``)."""
 
-import asyncio
 import contextlib
 import ctypes
 
@@ -37,6 +36,8 @@ class Stream(_core.Stream):
 
     def async_done(self):
         """An asyncio future that completes when the work queued so far is done."""
+        import asyncio  # here, not at import: asyncio takes ~25 ms to import
+
         loop = asyncio.get_running_loop()
         future = loop.create_future()
 
