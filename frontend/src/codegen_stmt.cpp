@@ -68,14 +68,18 @@ void function_lowering::raise_at(const stmt& s, kernel_error code) {
   if (s.site < 0 || static_cast<std::size_t>(s.site) >= ms.tm.raise_sites.size())
     fail_at("a raising statement without its raise site", s.loc);
   if (error_record != nullptr) {
-    // The first thread to raise claims the record (code 0 -> its code), then fills it in.
+    // The first thread to raise claims the record (code 0 -> its code), then fills it in. A device
+    // function compiled alone (Numba's device ABI) is given no record: then the thread only exits.
     auto* i32 = b.getInt32Ty();
     auto field = [&](unsigned word) { return b.CreateConstInBoundsGEP1_32(i32, error_record, word); };
+    auto* claim_bb = llvm::BasicBlock::Create(c_(), "raise.claim", fn);
+    auto* fill = llvm::BasicBlock::Create(c_(), "raise.fill", fn);
+    auto* done = llvm::BasicBlock::Create(c_(), "raise.exit", fn);
+    b.CreateCondBr(b.CreateIsNotNull(error_record), claim_bb, done);
+    b.SetInsertPoint(claim_bb);
     const auto order = llvm::AtomicOrdering::SequentiallyConsistent;
     auto* claim = b.CreateAtomicCmpXchg(field(0), b.getInt32(0), b.getInt32(static_cast<std::int32_t>(code)),
                                         llvm::Align(4), order, order);
-    auto* fill = llvm::BasicBlock::Create(c_(), "raise.fill", fn);
-    auto* done = llvm::BasicBlock::Create(c_(), "raise.exit", fn);
     b.CreateCondBr(b.CreateExtractValue(claim, 1), fill, done);
     b.SetInsertPoint(fill);
     b.CreateStore(b.getInt32(s.site), field(1));

@@ -242,6 +242,23 @@ TEST(CodegenTargets, AssertAndRaiseWriteTheErrorRecordAndEndTheThread) {
   EXPECT_EQ(run(mr, dim3(2), dim3(2), slots().scalar<std::int64_t>(0)).code, 0);
 }
 
+// A raising device function compiled on its own (Numba's device ABI) has no
+// error record: its wrapper passes none, and a raising thread only exits: the
+// claim on the record is guarded, so nothing is written through a null pointer.
+TEST(CodegenTargets, ARaisingDeviceFunctionWithoutARecordOnlyExits) {
+  type_context tc;
+  typed_builder d(tc, "alone", false);
+  var_id y = d.param("y", tc.int64());
+  stmt_id raise = d.if_(d.cmp(op_id::gt, d.v(y), d.i64(0)), {d.raise()});
+  typed_module m = module_of({d.finish({raise, d.ret(d.v(y))}, tc.int64())}, d.sites());
+  ASSERT_TRUE(m.may_raise());
+  expect_ptx_assembles(m);
+  // Optimised, the wrapper's null record folds the guard away: no atomic on the record is left.
+  const std::string ir = emit_llvm_ir(m, compile_config::for_target(target_kind::nvptx));
+  EXPECT_EQ(ir.find("cmpxchg"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("exit"), std::string::npos) << "the raising thread still ends:\n" << ir;
+}
+
 // A kernel that calls syncthreads but is declared without barriers: the
 // runtime's error propagates out of the JIT-compiled kernel.
 TEST(CodegenTargets, BarrierInKernelDeclaredWithoutBarriersFailsCleanly) {
