@@ -17,7 +17,7 @@ namespace cuforge::frontend {
 namespace detail {
 
 lowered run_pipeline(const typed_module& m, const compile_config& cfg) {
-  if (m.functions.empty()) throw internal_compiler_error("codegen: empty typed module", "");
+  if (m.functions.empty()) fail("empty typed module");
   initialize_llvm();
   lowered r;
   r.entry = m.functions[0].symbol.empty() ? "cuforge_function_0" : m.functions[0].symbol;
@@ -48,7 +48,7 @@ auto naming_entry(const typed_module& m, F&& f) {
   } catch (const internal_compiler_error& e) {
     if (!e.function().empty() || m.functions.empty() || !m.functions[0].ir) throw;
     const function& entry = *m.functions[0].ir;
-    throw internal_compiler_error(e.detail(), entry.qualname.empty() ? entry.name : entry.qualname);
+    throw internal_compiler_error(e.detail(), entry.display_name());
   }
 }
 
@@ -88,20 +88,20 @@ host_kernel compile_host(const typed_module& m, const compile_config& cfg) {
   detail::expect_target(cfg, target_kind::host, "compile_host");
   if (m.functions.empty() || !m.functions[0].is_kernel)
     throw logic_error("codegen: compile_host compiles kernels; a device function runs inside the kernel that calls it");
-  lowered r = naming_entry(m, [&] { return run_pipeline(m, cfg); });
-  const std::size_t slots = layout_of(m.functions[0].arg_types, m.may_raise()).total_slots();
-  // 4. emit, into the JIT
-  detail::jit_result jit = naming_entry(m, [&] {
-    return detail::jit_compile(std::move(r.mod), std::move(r.ctx), r.entry, detail::host_symbols(), cfg.opt);
+  return naming_entry(m, [&] {
+    lowered r = run_pipeline(m, cfg);
+    // 4. emit, into the JIT
+    detail::jit_result jit =
+        detail::jit_compile(std::move(r.mod), std::move(r.ctx), r.entry, detail::host_symbols(), cfg.opt);
+    host_kernel k;
+    k.name = r.entry;
+    k.fn = reinterpret_cast<cpu::kernel_fn>(jit.address);
+    k.static_shared_bytes = r.static_shared_bytes;
+    k.uses_barrier = m.functions[0].uses_barrier;
+    k.param_sizes.assign(layout_of(m.functions[0].arg_types, m.may_raise()).total_slots(), 8);
+    k.session = std::move(jit.session);
+    return k;
   });
-  host_kernel k;
-  k.name = r.entry;
-  k.fn = reinterpret_cast<cpu::kernel_fn>(jit.address);
-  k.static_shared_bytes = r.static_shared_bytes;
-  k.uses_barrier = m.functions[0].uses_barrier;
-  k.param_sizes.assign(slots, 8);
-  k.session = std::move(jit.session);
-  return k;
 }
 
 host_object compile_host_object(const typed_module& m, const compile_config& cfg) {

@@ -183,7 +183,7 @@ class function_lowering {
   void ret_default();
   /// A raising site (an assert that failed...): the first thread to raise claims the error record
   /// and fills it in, then the thread exits.
-  void raise_at(const stmt& s, kernel_error code);
+  void raise_at(const stmt& s);
   void if_stmt(const stmt& s);
   void while_stmt(const stmt& s);
   void for_range(const stmt& s);

@@ -341,7 +341,7 @@ function_lowering::function_lowering(module_state& s, std::size_t i, llvm::Funct
 }
 
 void function_lowering::fail_at(const std::string& what, location loc) const {
-  fail(what + " (line " + std::to_string(loc.line) + ")", f.qualname.empty() ? f.name : f.qualname);
+  fail(what + " (line " + std::to_string(loc.line) + ")", f.display_name());
 }
 
 void function_lowering::set_location(location loc) {

@@ -5,6 +5,8 @@
 
 #include <llvm/IR/Constants.h>
 
+#include <cstddef>
+
 namespace cuforge::frontend::detail {
 
 bool function_lowering::terminated() const { return b.GetInsertBlock()->getTerminator() != nullptr; }
@@ -49,14 +51,14 @@ void function_lowering::statement(stmt_id id) {
       return;
     case stmt_kind::return_: return_stmt(s); return;
     case stmt_kind::pass: return;
-    case stmt_kind::raise_: raise_at(s, kernel_error::raised); return;
+    case stmt_kind::raise_: raise_at(s); return;
     case stmt_kind::assert_: {
       llvm::Value* ok = truth(expr(s.value), type_of(s.value));
       auto* fail_bb = llvm::BasicBlock::Create(c_(), "assert.fail", fn);
       auto* next = llvm::BasicBlock::Create(c_(), "assert.ok", fn);
       b.CreateCondBr(ok, next, fail_bb);
       b.SetInsertPoint(fail_bb);
-      raise_at(s, kernel_error::assertion);
+      raise_at(s);
       b.SetInsertPoint(next);
       return;
     }
@@ -64,29 +66,35 @@ void function_lowering::statement(stmt_id id) {
   fail_at("unknown statement kind", s.loc);
 }
 
-void function_lowering::raise_at(const stmt& s, kernel_error code) {
+void function_lowering::raise_at(const stmt& s) {
   if (s.site < 0 || static_cast<std::size_t>(s.site) >= ms.tm.raise_sites.size())
     fail_at("a raising statement without its raise site", s.loc);
+  const kernel_error code = ms.tm.raise_sites[static_cast<std::size_t>(s.site)].code;
   if (error_record != nullptr) {
     // The first thread to raise claims the record (code 0 -> its code), then fills it in. A device
     // function compiled alone (Numba's device ABI) is given no record: then the thread only exits.
     auto* i32 = b.getInt32Ty();
-    auto field = [&](unsigned word) { return b.CreateConstInBoundsGEP1_32(i32, error_record, word); };
+    // A field of kernel_error_record (abi.hpp), every one a 32-bit word.
+    auto field = [&](std::size_t offset) {
+      return b.CreateConstInBoundsGEP1_32(i32, error_record, static_cast<unsigned>(offset / 4));
+    };
     auto* claim_bb = llvm::BasicBlock::Create(c_(), "raise.claim", fn);
     auto* fill = llvm::BasicBlock::Create(c_(), "raise.fill", fn);
     auto* done = llvm::BasicBlock::Create(c_(), "raise.exit", fn);
     b.CreateCondBr(b.CreateIsNotNull(error_record), claim_bb, done);
     b.SetInsertPoint(claim_bb);
     const auto order = llvm::AtomicOrdering::SequentiallyConsistent;
-    auto* claim = b.CreateAtomicCmpXchg(field(0), b.getInt32(0), b.getInt32(static_cast<std::int32_t>(code)),
+    auto* claim = b.CreateAtomicCmpXchg(field(offsetof(kernel_error_record, code)), b.getInt32(0), b.getInt32(static_cast<std::int32_t>(code)),
                                         llvm::Align(4), order, order);
     b.CreateCondBr(b.CreateExtractValue(claim, 1), fill, done);
     b.SetInsertPoint(fill);
-    b.CreateStore(b.getInt32(s.site), field(1));
-    b.CreateStore(b.getInt32(s.loc.line), field(2));
-    for (int d = 0; d < 3; ++d) {
-      b.CreateStore(ms.tgt.special_register(*this, sreg::block_idx, d), field(3 + static_cast<unsigned>(d)));
-      b.CreateStore(ms.tgt.special_register(*this, sreg::thread_idx, d), field(6 + static_cast<unsigned>(d)));
+    b.CreateStore(b.getInt32(s.site), field(offsetof(kernel_error_record, site)));
+    b.CreateStore(b.getInt32(s.loc.line), field(offsetof(kernel_error_record, line)));
+    for (std::size_t d = 0; d < 3; ++d) {
+      const int dim = static_cast<int>(d);
+      b.CreateStore(ms.tgt.special_register(*this, sreg::block_idx, dim), field(offsetof(kernel_error_record, block) + 4 * d));
+      b.CreateStore(ms.tgt.special_register(*this, sreg::thread_idx, dim),
+                    field(offsetof(kernel_error_record, thread) + 4 * d));
     }
     b.CreateBr(done);
     b.SetInsertPoint(done);

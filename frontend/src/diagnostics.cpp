@@ -4,7 +4,7 @@ namespace cuforge::frontend {
 
 std::string format_diagnostic(const std::string& message, const function& where, location loc) {
   std::string s = message + "\n\nFile \"" + where.filename + "\", line " + std::to_string(loc.line) + ", in " +
-                  (where.qualname.empty() ? where.name : where.qualname) + ":";
+                  where.display_name() + ":";
   if (loc.line >= 1 && static_cast<std::size_t>(loc.line) <= where.source_lines.size()) {
     std::string text = where.source_lines[static_cast<std::size_t>(loc.line - 1)];
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();

@@ -16,27 +16,25 @@
 namespace cuforge::frontend::detail {
 
 namespace {
-std::string message_of(llvm::Error e) { return llvm::toString(std::move(e)); }
-}  // namespace
 
-std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm) {
-  llvm::SmallString<0> text;
-  llvm::raw_svector_ostream os(text);
-  llvm::legacy::PassManager pm;
-  if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
-    throw internal_compiler_error("codegen: the NVPTX target cannot emit PTX", "");
-  pm.run(m);
-  return std::string(text.str());
-}
-
-std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm) {
+// The module through the target's code generator, as a file of `type`.
+std::string emit_file(llvm::Module& m, llvm::TargetMachine& tm, llvm::CodeGenFileType type, const char* what) {
   llvm::SmallString<0> bytes;
   llvm::raw_svector_ostream os(bytes);
   llvm::legacy::PassManager pm;
-  if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
-    throw internal_compiler_error("codegen: the host target cannot emit object files", "");
+  if (tm.addPassesToEmitFile(pm, os, nullptr, type)) throw internal_compiler_error(std::string("codegen: ") + what);
   pm.run(m);
   return std::string(bytes.begin(), bytes.end());
+}
+
+}  // namespace
+
+std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm) {
+  return emit_file(m, tm, llvm::CodeGenFileType::AssemblyFile, "the NVPTX target cannot emit PTX");
+}
+
+std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm) {
+  return emit_file(m, tm, llvm::CodeGenFileType::ObjectFile, "the host target cannot emit object files");
 }
 
 jit_result jit_compile(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
@@ -53,24 +51,24 @@ jit_result jit_compile(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LL
                  .setJITTargetMachineBuilder(std::move(jtmb))
                  .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
                  .create();
-  if (!jit) throw logic_error("codegen: cannot create the host JIT: " + message_of(jit.takeError()));
+  if (!jit) throw logic_error("codegen: cannot create the host JIT: " + llvm::toString(jit.takeError()));
   auto errors = std::make_shared<std::string>();
   (*jit)->getExecutionSession().setErrorReporter([errors](llvm::Error e) {
-    *errors += (errors->empty() ? "" : "; ") + message_of(std::move(e));
+    *errors += (errors->empty() ? "" : "; ") + llvm::toString(std::move(e));
   });
   llvm::orc::SymbolMap map;
   for (const auto& s : symbols)
     map[(*jit)->mangleAndIntern(s.name)] = {llvm::orc::ExecutorAddr::fromPtr(s.address),
                                             llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
   if (auto e = (*jit)->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(map))))
-    throw logic_error("codegen: host JIT: " + message_of(std::move(e)));
+    throw logic_error("codegen: host JIT: " + llvm::toString(std::move(e)));
   if (auto e = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))))
-    throw logic_error("codegen: host JIT: " + message_of(std::move(e)));
+    throw logic_error("codegen: host JIT: " + llvm::toString(std::move(e)));
   auto address = (*jit)->lookup(symbol);
   if (!address) {
-    std::string why = message_of(address.takeError());
+    std::string why = llvm::toString(address.takeError());
     throw internal_compiler_error(
-        "codegen: host JIT cannot compile " + symbol + ": " + why + (errors->empty() ? "" : " (" + *errors + ")"), "");
+        "codegen: host JIT cannot compile " + symbol + ": " + why + (errors->empty() ? "" : " (" + *errors + ")"));
   }
   jit_result r;
   r.address = address->toPtr<void*>();

@@ -17,11 +17,9 @@
 #include <llvm/ExecutionEngine/Orc/ExecutorProcessControl.h>
 #include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
 #include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/SubtargetFeature.h>
 
@@ -39,8 +37,6 @@
 namespace cuforge::frontend {
 
 namespace {
-
-std::string message_of(llvm::Error e) { return llvm::toString(std::move(e)); }
 
 // The process's linker for cached kernels, made on first use and never
 // destroyed (kernels may be released during interpreter shutdown): LLJIT's
@@ -94,7 +90,7 @@ class host_symbol_generator final : public llvm::orc::DefinitionGenerator {
 object_linker* make_linker() {
   auto l = std::make_unique<object_linker>();
   auto epc = llvm::orc::SelfExecutorProcessControl::Create(nullptr, std::make_unique<llvm::orc::InPlaceTaskDispatcher>());
-  if (!epc) throw logic_error("codegen: host JIT: " + message_of(epc.takeError()));
+  if (!epc) throw logic_error("codegen: host JIT: " + llvm::toString(epc.takeError()));
   l->es = std::make_unique<llvm::orc::ExecutionSession>(std::move(*epc));
   llvm::orc::ExecutionSession& es = *l->es;
   // Failures of a load reach its caller through the lookup; what else is
@@ -104,7 +100,7 @@ object_linker* make_linker() {
   // that raise and barrier errors unwind through the kernel's frames.
   l->layer = std::make_unique<llvm::orc::ObjectLinkingLayer>(es);
   auto registrar = llvm::orc::EPCEHFrameRegistrar::Create(es);
-  if (!registrar) throw logic_error("codegen: host JIT: " + message_of(registrar.takeError()));
+  if (!registrar) throw logic_error("codegen: host JIT: " + llvm::toString(registrar.takeError()));
   l->layer->addPlugin(std::make_unique<llvm::orc::EHFrameRegistrationPlugin>(es, std::move(*registrar)));
   l->host = &es.createBareJITDylib("cuforge_host_symbols");
   l->host->addGenerator(std::make_unique<host_symbol_generator>());
@@ -187,9 +183,9 @@ host_kernel load_host_object(const host_object& obj) {
   std::shared_ptr<void> session(&jd, [](void* p) { remove_dylib(*static_cast<llvm::orc::JITDylib*>(p)); });
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(obj.object, obj.name);
   if (auto e = l.layer->add(jd, std::move(buffer)))
-    throw logic_error("codegen: host JIT cannot load the object of " + obj.name + ": " + message_of(std::move(e)));
+    throw logic_error("codegen: host JIT cannot load the object of " + obj.name + ": " + llvm::toString(std::move(e)));
   auto address = es.lookup({&jd}, es.intern(obj.name));
-  if (!address) throw logic_error("codegen: host JIT cannot link " + obj.name + ": " + message_of(address.takeError()));
+  if (!address) throw logic_error("codegen: host JIT cannot link " + obj.name + ": " + llvm::toString(address.takeError()));
 
   host_kernel k;
   k.name = obj.name;

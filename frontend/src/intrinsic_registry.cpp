@@ -78,7 +78,7 @@ const intrinsic& entry_of(const expr& e) {
   const auto& all = all_tables().entries;
   if (e.op != op_id::intrinsic || e.attrs.empty() || e.attrs[0] < 0 ||
       static_cast<std::size_t>(e.attrs[0]) >= all.size())
-    throw internal_compiler_error("codegen: an intrinsic op without a registry index", "");
+    throw internal_compiler_error("codegen: an intrinsic op without a registry index");
   return *all[static_cast<std::size_t>(e.attrs[0])];
 }
 

@@ -117,6 +117,16 @@ std::int64_t index_of(const intrinsic& e);
 /// The entry an `intrinsic` op names. @throws logic_error (codegen) for an index out of range.
 const intrinsic& entry_of(const expr& e);
 
+// --- typing functions rows of several areas share ---------------------------------------
+
+/// (x) -> the row's op on floats: a float32 argument computes in float32, integers in float64
+/// (math.sin, numpy.sin, cuda.cbrt). intrinsics_math.cpp.
+value type_unary(function_typer& ft, const intrinsic& self, call_args& c);
+/// abs(x) (builtins.abs, operator.abs, numpy.abs). intrinsics_builtins.cpp.
+value type_abs(function_typer& ft, const intrinsic& self, call_args& c);
+/// pow(x, y) (builtins.pow, numpy.power). intrinsics_builtins.cpp.
+value type_pow(function_typer& ft, const intrinsic& self, call_args& c);
+
 // --- helpers the typing functions share -------------------------------------------------
 
 /// Refuses a call without lo..hi positional arguments (or with keywords).

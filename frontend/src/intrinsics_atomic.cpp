@@ -14,6 +14,9 @@ namespace {
 
 enum class rmw : int { add, sub, and_, or_, xor_, max, min, nanmax, nanmin, exch, inc, dec, cas, compare_and_swap };
 
+// cas (ary, idx, old, val) and the legacy compare_and_swap (ary, old, val): both compare and swap.
+constexpr bool is_cas(rmw w) { return w == rmw::cas || w == rmw::compare_and_swap; }
+
 struct rule {
   bool floats;         // float32 and float64 too
   bool only_unsigned;  // uint32 and uint64 only
@@ -33,13 +36,11 @@ value type_atomic(function_typer& ft, const intrinsic& self, call_args& c) {
   const location loc = c.loc;
   const auto which = static_cast<rmw>(self.arg);
   const std::string name(self.info.name);
-  const bool cas = which == rmw::cas || which == rmw::compare_and_swap;
+  const bool cas = is_cas(which);
   const bool legacy_cas = which == rmw::compare_and_swap;  // (ary, old, val) on ary[0]
-  const std::size_t nargs = legacy_cas ? 3 : cas ? 4 : 3;
+  const std::size_t nargs = cas && !legacy_cas ? 4 : 3;
   if (c.args.size() != nargs || !c.kwargs.empty())
     ft.no_impl(c, legacy_cas ? "it takes (ary, old, val)" : cas ? "it takes (ary, idx, old, val)" : "it takes (ary, idx, val)");
-  for (const auto& a : c.args)
-    if (!a.runtime()) ft.no_impl(c);
   if (!c.args[0].ty->is_array()) ft.no_impl(c, "the first argument must be an array");
   const value a = ft.pure(c.args[0], loc);  // used again to count negative indices from the end
   if (a.ty->space != address_space::global && a.ty->space != address_space::shared)
@@ -95,7 +96,7 @@ site prepare(function_lowering& fl, const intrinsic& self, const expr& e) {
   site s;
   s.dt = at->dtype;
   s.space = at->space;
-  const std::size_t nvalues = which == rmw::cas || which == rmw::compare_and_swap ? 2 : 1;
+  const std::size_t nvalues = is_cas(which) ? 2 : 1;
   if (e.operands.size() != 1 + nvalues + static_cast<std::size_t>(at->ndim))
     fl.fail_at(name + " with " + std::to_string(e.operands.size()) + " operands on a " + std::to_string(at->ndim) +
                    "-d array",
@@ -164,7 +165,7 @@ llvm::Value* lower_atomic(function_lowering& fl, const intrinsic& self, const ex
   auto int_only = [&]() {
     if (is_float) fl.fail_at(std::string(self.info.name) + " on " + s.dt->str(), e.loc);
   };
-  if (is_float && s.mt->isHalfTy() && which != rmw::exch && which != rmw::cas && which != rmw::compare_and_swap)
+  if (is_float && s.mt->isHalfTy() && which != rmw::exch && !is_cas(which))
     fl.fail_at(std::string(self.info.name) + " on float16", e.loc);
   llvm::Value* old = nullptr;
   switch (which) {

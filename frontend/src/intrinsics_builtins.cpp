@@ -9,28 +9,6 @@ namespace {
 
 // --- builtins -------------------------------------------------------------------------------------
 
-value type_abs(function_typer& ft, const intrinsic&, call_args& c) {
-  expect_args(ft, c, 1, 1);
-  const location loc = c.loc;
-  const value& x = scalar_arg(ft, c, 0);
-  if (x.ty->is_complex()) {
-    value r = ft.op(op_id::abs, ft.tc_.floating(x.ty->bits / 2), {x}, loc);
-    r.weak = x.weak;
-    return r;
-  }
-  const type* t = x.ty->kind == type_kind::boolean ? ft.tc_.int64() : ft.arith(x.ty);
-  value v = ft.cast(x, t, loc);
-  if (t->is_int()) {
-    if (auto k = ft.const_int(v))
-      return ft.int_constant(*k < 0 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(*k)) : *k, t, loc, x.weak);
-    if (!t->is_signed) return v;
-  }
-  value r = ft.op(op_id::abs, t, {v}, loc);
-  r.weak = x.weak;
-  r.nonneg = t->is_int();
-  return r;
-}
-
 // min (arg 1) and max (arg 0): two or more numbers, or a tuple of them.
 value type_min_max(function_typer& ft, const intrinsic& self, call_args& c) {
   if (!c.kwargs.empty()) ft.no_impl(c);
@@ -38,11 +16,6 @@ value type_min_max(function_typer& ft, const intrinsic& self, call_args& c) {
 }
 
 value type_round(function_typer& ft, const intrinsic&, call_args& c) { return ft.round(c); }
-
-value type_pow(function_typer& ft, const intrinsic&, call_args& c) {
-  expect_args(ft, c, 2, 2);
-  return ft.pow(scalar_arg(ft, c, 0), scalar_arg(ft, c, 1), c.loc);
-}
 
 value type_divmod(function_typer& ft, const intrinsic&, call_args& c) {
   expect_args(ft, c, 2, 2);
@@ -209,6 +182,33 @@ const intrinsic table[] = {
 };
 
 }  // namespace
+
+value type_pow(function_typer& ft, const intrinsic&, call_args& c) {
+  expect_args(ft, c, 2, 2);
+  return ft.pow(scalar_arg(ft, c, 0), scalar_arg(ft, c, 1), c.loc);
+}
+
+value type_abs(function_typer& ft, const intrinsic&, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  const location loc = c.loc;
+  const value& x = scalar_arg(ft, c, 0);
+  if (x.ty->is_complex()) {
+    value r = ft.op(op_id::abs, ft.tc_.floating(x.ty->bits / 2), {x}, loc);
+    r.weak = x.weak;
+    return r;
+  }
+  const type* t = x.ty->kind == type_kind::boolean ? ft.tc_.int64() : ft.arith(x.ty);
+  value v = ft.cast(x, t, loc);
+  if (t->is_int()) {
+    if (auto k = ft.const_int(v))
+      return ft.int_constant(*k < 0 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(*k)) : *k, t, loc, x.weak);
+    if (!t->is_signed) return v;
+  }
+  value r = ft.op(op_id::abs, t, {v}, loc);
+  r.weak = x.weak;
+  r.nonneg = t->is_int();
+  return r;
+}
 
 std::span<const intrinsic> builtin_intrinsics() { return table; }
 

@@ -9,6 +9,8 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
+#include <array>
+
 namespace cuforge::frontend::detail {
 
 namespace {
@@ -30,7 +32,9 @@ llvm::Value* i32_operand(function_lowering& fl, const expr& e, std::size_t i) {
 
 // --- thread coordinates: cuda.threadIdx.x ... cuda.gridDim.z -----------------------------------
 
-// arg = register * 3 + dimension.
+// arg = register * 3 + dimension (coordinate()); cuda.laneid reads the same way.
+constexpr int coordinate(sreg r, int dim) { return static_cast<int>(r) * 3 + dim; }
+
 value read_coordinate(function_typer& ft, const intrinsic& self, location loc) {
   value v = ft.intrinsic_op(self, ft.tc_.int32(), {}, loc);
   v.nonneg = true;
@@ -39,12 +43,6 @@ value read_coordinate(function_typer& ft, const intrinsic& self, location loc) {
 
 llvm::Value* lower_coordinate(function_lowering& fl, const intrinsic& self, const expr& e) {
   return result(fl, e, fl.ms.tgt.special_register(fl, static_cast<sreg>(self.arg / 3), self.arg % 3));
-}
-
-value read_laneid(function_typer& ft, const intrinsic& self, location loc) {
-  value v = ft.intrinsic_op(self, ft.tc_.int32(), {}, loc);
-  v.nonneg = true;
-  return v;
 }
 
 llvm::Value* lower_laneid_nvptx(function_lowering& fl, const intrinsic&, const expr& e) {
@@ -70,16 +68,19 @@ value read_warpsize(function_typer& ft, const intrinsic&, location loc) { return
 value type_grid(function_typer& ft, const intrinsic& self, call_args& c) {
   const location loc = c.loc;
   if (c.args.size() != 1 || !c.kwargs.empty()) ft.no_impl(c, "it takes the number of dimensions, 1, 2 or 3");
-  auto n = c.args[0].ty && c.args[0].ty->is_int() ? ft.const_int(c.args[0]) : std::nullopt;
+  auto n = c.args[0].ty->is_int() ? ft.const_int(c.args[0]) : std::nullopt;
   if (!n || *n < 1 || *n > 3) ft.no_impl(c, "the number of dimensions must be a constant 1, 2 or 3");
   const bool size = self.arg == 1;
-  static const char* const names[4][3] = {{"cuda.threadIdx.x", "cuda.threadIdx.y", "cuda.threadIdx.z"},
-                                          {"cuda.blockIdx.x", "cuda.blockIdx.y", "cuda.blockIdx.z"},
-                                          {"cuda.blockDim.x", "cuda.blockDim.y", "cuda.blockDim.z"},
-                                          {"cuda.gridDim.x", "cuda.gridDim.y", "cuda.gridDim.z"}};
+  // The coordinate rows, by coordinate(): found once.
+  static const auto rows = [] {
+    std::array<const intrinsic*, 12> r{};
+    for (const intrinsic* e : registry())
+      if (e->lower == &lower_coordinate) r.at(static_cast<std::size_t>(e->arg)) = e;
+    return r;
+  }();
   const type* i64 = ft.tc_.int64();
   auto coord = [&](sreg r, int d) {
-    return ft.cast(read_coordinate(ft, entry(names[static_cast<int>(r)][d]), loc), i64, loc);
+    return ft.cast(read_coordinate(ft, *rows[static_cast<std::size_t>(coordinate(r, d))], loc), i64, loc);
   };
   std::vector<value> dims;
   for (int d = 0; d < *n; ++d) {
@@ -97,7 +98,8 @@ value type_grid(function_typer& ft, const intrinsic& self, call_args& c) {
 
 // --- barriers, fences, warps -----------------------------------------------------------------
 
-value type_syncthreads(function_typer& ft, const intrinsic& self, call_args& c) {
+// cuda.syncthreads(), the fences, syncwarp's typing without a mask: no arguments, no value.
+value type_no_args(function_typer& ft, const intrinsic& self, call_args& c) {
   expect_args(ft, c, 0, 0);
   return ft.intrinsic_op(self, ft.tc_.none(), {}, c.loc, {}, true);
 }
@@ -172,12 +174,7 @@ llvm::Value* lower_syncwarp_host(function_lowering& fl, const intrinsic&, const 
   return fl.ms.none_value();
 }
 
-// threadfence_block (arg 0), threadfence (1), threadfence_system (2).
-value type_fence(function_typer& ft, const intrinsic& self, call_args& c) {
-  expect_args(ft, c, 0, 0);
-  return ft.intrinsic_op(self, ft.tc_.none(), {}, c.loc, {}, true);
-}
-
+// threadfence_block (arg 0), threadfence (1), threadfence_system (2): typed by type_no_args.
 llvm::Value* lower_fence_nvptx(function_lowering& fl, const intrinsic& self, const expr&) {
   static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_membar_cta, llvm::Intrinsic::nvvm_membar_gl,
                                                 llvm::Intrinsic::nvvm_membar_sys};
@@ -247,11 +244,6 @@ value type_fma(function_typer& ft, const intrinsic&, call_args& c) {
   return r;
 }
 
-value type_cbrt(function_typer& ft, const intrinsic&, call_args& c) {
-  expect_args(ft, c, 1, 1);
-  return ft.float_math(op_id::cbrt, c.args[0], c);
-}
-
 // --- arrays: cuda.shared.array (arg 1), cuda.local.array (arg 0), cuda.const.array_like ------------
 
 value type_array_alloc(function_typer& ft, const intrinsic& self, call_args& c) {
@@ -308,7 +300,10 @@ value type_const_array_like(function_typer& ft, const intrinsic&, call_args& c) 
   return a;
 }
 
-constexpr int coordinate(sreg r, int dim) { return static_cast<int>(r) * 3 + dim; }
+// A thread-coordinate row: cuda.threadIdx.x ... cuda.gridDim.z.
+constexpr intrinsic coordinate_entry(std::string_view name, std::string_view doc, sreg r, int dim) {
+  return lowered_by(value_entry(name, doc, read_coordinate, op_id::none, coordinate(r, dim)), lower_coordinate);
+}
 
 const intrinsic table[] = {
     module_entry("cuda", "The kernel language's names: thread coordinates, barriers, atomics, arrays."),
@@ -319,31 +314,19 @@ const intrinsic table[] = {
     module_entry("cuda.shared", "Arrays in the block's shared memory."),
     module_entry("cuda.local", "Arrays private to each thread."),
     module_entry("cuda.const", "Arrays in constant memory."),
-    lowered_by(value_entry("cuda.threadIdx.x", "The thread's x index in its block.", read_coordinate, op_id::none,
-                           coordinate(sreg::thread_idx, 0)), lower_coordinate),
-    lowered_by(value_entry("cuda.threadIdx.y", "The thread's y index in its block.", read_coordinate, op_id::none,
-                           coordinate(sreg::thread_idx, 1)), lower_coordinate),
-    lowered_by(value_entry("cuda.threadIdx.z", "The thread's z index in its block.", read_coordinate, op_id::none,
-                           coordinate(sreg::thread_idx, 2)), lower_coordinate),
-    lowered_by(value_entry("cuda.blockIdx.x", "The block's x index in the grid.", read_coordinate, op_id::none,
-                           coordinate(sreg::block_idx, 0)), lower_coordinate),
-    lowered_by(value_entry("cuda.blockIdx.y", "The block's y index in the grid.", read_coordinate, op_id::none,
-                           coordinate(sreg::block_idx, 1)), lower_coordinate),
-    lowered_by(value_entry("cuda.blockIdx.z", "The block's z index in the grid.", read_coordinate, op_id::none,
-                           coordinate(sreg::block_idx, 2)), lower_coordinate),
-    lowered_by(value_entry("cuda.blockDim.x", "Threads per block in x.", read_coordinate, op_id::none,
-                           coordinate(sreg::block_dim, 0)), lower_coordinate),
-    lowered_by(value_entry("cuda.blockDim.y", "Threads per block in y.", read_coordinate, op_id::none,
-                           coordinate(sreg::block_dim, 1)), lower_coordinate),
-    lowered_by(value_entry("cuda.blockDim.z", "Threads per block in z.", read_coordinate, op_id::none,
-                           coordinate(sreg::block_dim, 2)), lower_coordinate),
-    lowered_by(value_entry("cuda.gridDim.x", "Blocks in the grid in x.", read_coordinate, op_id::none,
-                           coordinate(sreg::grid_dim, 0)), lower_coordinate),
-    lowered_by(value_entry("cuda.gridDim.y", "Blocks in the grid in y.", read_coordinate, op_id::none,
-                           coordinate(sreg::grid_dim, 1)), lower_coordinate),
-    lowered_by(value_entry("cuda.gridDim.z", "Blocks in the grid in z.", read_coordinate, op_id::none,
-                           coordinate(sreg::grid_dim, 2)), lower_coordinate),
-    lowered_by(value_entry("cuda.laneid", "The thread's lane in its warp, 0 to 31 (int32).", read_laneid),
+    coordinate_entry("cuda.threadIdx.x", "The thread's x index in its block.", sreg::thread_idx, 0),
+    coordinate_entry("cuda.threadIdx.y", "The thread's y index in its block.", sreg::thread_idx, 1),
+    coordinate_entry("cuda.threadIdx.z", "The thread's z index in its block.", sreg::thread_idx, 2),
+    coordinate_entry("cuda.blockIdx.x", "The block's x index in the grid.", sreg::block_idx, 0),
+    coordinate_entry("cuda.blockIdx.y", "The block's y index in the grid.", sreg::block_idx, 1),
+    coordinate_entry("cuda.blockIdx.z", "The block's z index in the grid.", sreg::block_idx, 2),
+    coordinate_entry("cuda.blockDim.x", "Threads per block in x.", sreg::block_dim, 0),
+    coordinate_entry("cuda.blockDim.y", "Threads per block in y.", sreg::block_dim, 1),
+    coordinate_entry("cuda.blockDim.z", "Threads per block in z.", sreg::block_dim, 2),
+    coordinate_entry("cuda.gridDim.x", "Blocks in the grid in x.", sreg::grid_dim, 0),
+    coordinate_entry("cuda.gridDim.y", "Blocks in the grid in y.", sreg::grid_dim, 1),
+    coordinate_entry("cuda.gridDim.z", "Blocks in the grid in z.", sreg::grid_dim, 2),
+    lowered_by(value_entry("cuda.laneid", "The thread's lane in its warp, 0 to 31 (int32).", read_coordinate),
                lower_laneid_nvptx, lower_laneid_host),
     value_entry("cuda.warpsize", "Threads per warp: 32.", read_warpsize),
     function_entry("cuda.grid", "(ndim)",
@@ -352,7 +335,7 @@ const intrinsic table[] = {
     function_entry("cuda.gridsize", "(ndim)",
                    "The grid's size in threads: an int64, or a tuple of ndim of them.", type_grid, op_id::none, 1),
     lowered_by(function_entry("cuda.syncthreads", "()", "Waits until every thread of the block has reached it.",
-                              type_syncthreads, op_id::none, 0, cpu_needs::block_sync),
+                              type_no_args, op_id::none, 0, cpu_needs::block_sync),
                lower_syncthreads),
     lowered_by(function_entry("cuda.syncthreads_count", "(predicate)",
                               "syncthreads(), then the number of threads whose predicate was true (int32).",
@@ -371,14 +354,14 @@ const intrinsic table[] = {
                               op_id::none, 0, cpu_needs::warp_sync),
                lower_syncwarp_nvptx, lower_syncwarp_host),
     lowered_by(function_entry("cuda.threadfence_block", "()",
-                              "Orders this thread's memory accesses as seen by its block.", type_fence, op_id::none, 0),
+                              "Orders this thread's memory accesses as seen by its block.", type_no_args, op_id::none, 0),
                lower_fence_nvptx, lower_fence_host),
     lowered_by(function_entry("cuda.threadfence", "()",
-                              "Orders this thread's memory accesses as seen by the whole device.", type_fence,
+                              "Orders this thread's memory accesses as seen by the whole device.", type_no_args,
                               op_id::none, 1),
                lower_fence_nvptx, lower_fence_host),
     lowered_by(function_entry("cuda.threadfence_system", "()",
-                              "Orders this thread's memory accesses as seen by the device and the host.", type_fence,
+                              "Orders this thread's memory accesses as seen by the device and the host.", type_no_args,
                               op_id::none, 2),
                lower_fence_nvptx, lower_fence_host),
     lowered_by(function_entry("cuda.popc", "(x)", "The number of bits set in the integer x (int32).", type_bits,
@@ -395,7 +378,7 @@ const intrinsic table[] = {
                               type_bits, op_id::none, 3),
                lower_bits),
     function_entry("cuda.fma", "(a, b, c)", "a * b + c rounded once (floats).", type_fma),
-    function_entry("cuda.cbrt", "(x)", "The cube root of x.", type_cbrt),
+    function_entry("cuda.cbrt", "(x)", "The cube root of x.", type_unary, op_id::cbrt),
     taking_compile_time_args(function_entry(
         "cuda.shared.array", "(shape, dtype)",
         "An array in the block's shared memory; shape 0 is the launch's dynamic shared memory.", type_array_alloc,

@@ -44,12 +44,6 @@ value read_imaginary(function_typer& ft, const intrinsic& self, location loc) {
 
 // --- real functions -------------------------------------------------------------------------------
 
-// (x) -> the op: a float32 argument computes in float32, integers in float64.
-value type_unary(function_typer& ft, const intrinsic& self, call_args& c) {
-  expect_args(ft, c, 1, 1);
-  return ft.float_math(self.op, c.args[0], c);
-}
-
 // numpy's functions that take complex numbers too: the complex op is `arg`.
 value type_numpy_unary(function_typer& ft, const intrinsic& self, call_args& c) {
   if (c.args.size() == 1 && c.args[0].runtime() && c.args[0].ty->is_complex()) {
@@ -160,19 +154,12 @@ value type_angle_unit(function_typer& ft, const intrinsic& self, call_args& c) {
 
 // --- numpy's own ------------------------------------------------------------------------------
 
-value type_numpy_abs(function_typer& ft, const intrinsic&, call_args& c) { return entry("builtins.abs").call(ft, entry("builtins.abs"), c); }
-
 // numpy.minimum (arg 1) / maximum (arg 0): Python's min/max. Where NumPy
 // propagates a nan in either operand, these return the second operand when
 // the comparison is false.
 value type_numpy_min_max(function_typer& ft, const intrinsic& self, call_args& c) {
   expect_args(ft, c, 2, 2);
   return ft.min_max(self.arg == 1, c.args, c);
-}
-
-value type_numpy_power(function_typer& ft, const intrinsic&, call_args& c) {
-  expect_args(ft, c, 2, 2);
-  return ft.pow(scalar_arg(ft, c, 0), scalar_arg(ft, c, 1), c.loc);
 }
 
 value type_square(function_typer& ft, const intrinsic&, call_args& c) {
@@ -214,13 +201,6 @@ value type_cmath_unary(function_typer& ft, const intrinsic& self, call_args& c) 
   const value& z = scalar_arg(ft, c, 0);
   const type* t = complex_for(ft.tc_, z.ty);
   return ft.op(self.op, t, {ft.cast(z, t, loc)}, loc);
-}
-
-value type_phase(function_typer& ft, const intrinsic&, call_args& c) {
-  expect_args(ft, c, 1, 1);
-  const value& z = scalar_arg(ft, c, 0);
-  const type* t = complex_for(ft.tc_, z.ty);
-  return ft.op(op_id::phase, ft.tc_.floating(t->bits / 2), {ft.cast(z, t, c.loc)}, c.loc);
 }
 
 value type_polar(function_typer& ft, const intrinsic&, call_args& c) {
@@ -335,7 +315,8 @@ const intrinsic table[] = {
     cmath_unary("cmath.sinh", op_id::csinh, "The complex hyperbolic sine."),
     cmath_unary("cmath.cosh", op_id::ccosh, "The complex hyperbolic cosine."),
     cmath_unary("cmath.tanh", op_id::ctanh, "The complex hyperbolic tangent."),
-    function_entry("cmath.phase", "(z)", "The argument of z: atan2(z.imag, z.real).", type_phase),
+    function_entry("cmath.phase", "(z)", "The argument of z: atan2(z.imag, z.real).", type_complex_part,
+                   op_id::phase),
     function_entry("cmath.polar", "(z)", "(abs(z), phase(z)).", type_polar),
     function_entry("cmath.rect", "(r, phi)", "The complex number with modulus r and argument phi.", type_rect),
     function_entry("cmath.isnan", "(z)", "Whether a part of z is nan.", type_classify, op_id::isnan, 1),
@@ -395,13 +376,13 @@ const intrinsic table[] = {
     function_entry("numpy.deg2rad", "(x)", "Degrees to radians.", type_angle_unit, op_id::none, 0),
     function_entry("numpy.degrees", "(x)", "Radians to degrees.", type_angle_unit, op_id::none, 1),
     function_entry("numpy.rad2deg", "(x)", "Radians to degrees.", type_angle_unit, op_id::none, 1),
-    function_entry("numpy.abs", "(x)", "The absolute value (abs()).", type_numpy_abs),
-    function_entry("numpy.absolute", "(x)", "The absolute value (abs()).", type_numpy_abs),
+    function_entry("numpy.abs", "(x)", "The absolute value (abs()).", type_abs),
+    function_entry("numpy.absolute", "(x)", "The absolute value (abs()).", type_abs),
     function_entry("numpy.minimum", "(x1, x2)", "The smaller of x1 and x2, as Python's min() compares them.",
                    type_numpy_min_max, op_id::none, 1),
     function_entry("numpy.maximum", "(x1, x2)", "The larger of x1 and x2, as Python's max() compares them.",
                    type_numpy_min_max, op_id::none, 0),
-    function_entry("numpy.power", "(x1, x2)", "x1 ** x2.", type_numpy_power),
+    function_entry("numpy.power", "(x1, x2)", "x1 ** x2.", type_pow),
     function_entry("numpy.square", "(x)", "x * x.", type_square),
     function_entry("numpy.real", "(x)", "The real part.", type_complex_part, op_id::real),
     function_entry("numpy.imag", "(x)", "The imaginary part (0 for a real x).", type_complex_part, op_id::imag),
@@ -411,6 +392,12 @@ const intrinsic table[] = {
 };
 
 }  // namespace
+
+// (x) -> the op: a float32 argument computes in float32, integers in float64.
+value type_unary(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  return ft.float_math(self.op, c.args[0], c);
+}
 
 std::span<const intrinsic> math_intrinsics() { return table; }
 

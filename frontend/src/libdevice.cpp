@@ -20,8 +20,6 @@ namespace cuforge::frontend::detail {
 
 namespace {
 
-std::string message_of(llvm::Error e) { return llvm::toString(std::move(e)); }
-
 const llvm::MemoryBuffer& libdevice() {
   static std::once_flag once;
   static std::unique_ptr<llvm::MemoryBuffer> buffer;
@@ -48,7 +46,7 @@ void link_libdevice(llvm::Module& m) {
     if (f.isDeclaration() && f.getName().starts_with("__nv_")) needed = true;
   if (!needed) return;
   auto lib = llvm::getLazyBitcodeModule(libdevice().getMemBufferRef(), m.getContext());
-  if (!lib) throw logic_error("codegen: cannot parse libdevice: " + message_of(lib.takeError()));
+  if (!lib) throw logic_error("codegen: cannot parse libdevice: " + llvm::toString(lib.takeError()));
   (*lib)->setTargetTriple(m.getTargetTriple());
   (*lib)->setDataLayout(m.getDataLayout());
   bool failed = llvm::Linker::linkModules(

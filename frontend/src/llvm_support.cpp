@@ -23,7 +23,7 @@ namespace {
 // (Our LLVM is linked statically with hidden symbols, so this handler is
 // ours alone, whatever else in the process uses LLVM.)
 void on_fatal_error(void*, const char* reason, bool) {
-  throw internal_compiler_error(std::string("codegen: LLVM error: ") + reason, "");
+  throw internal_compiler_error(std::string("codegen: LLVM error: ") + reason);
 }
 
 }  // namespace
@@ -117,7 +117,7 @@ void verify(const llvm::Module& m, const char* stage) {
   llvm::raw_string_ostream os(report);
   if (llvm::verifyModule(m, &os)) {
     os.flush();
-    throw internal_compiler_error(std::string("codegen: invalid LLVM IR ") + stage + ":\n" + report, "");
+    throw internal_compiler_error(std::string("codegen: invalid LLVM IR ") + stage + ":\n" + report);
   }
 }
 

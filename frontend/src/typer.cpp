@@ -23,8 +23,8 @@ int module_typer::specialize(const function& callee, const std::vector<const typ
   for (std::size_t i = 0; i < stack.size(); ++i) {
     if (stack[i] != &callee) continue;
     std::string chain;
-    for (std::size_t j = i; j < stack.size(); ++j) chain += (stack[j]->qualname.empty() ? stack[j]->name : stack[j]->qualname) + " -> ";
-    chain += callee.qualname.empty() ? callee.name : callee.qualname;
+    for (std::size_t j = i; j < stack.size(); ++j) chain += stack[j]->display_name() + " -> ";
+    chain += callee.display_name();
     throw typing_error("Unsupported: recursion (" + chain + ")", caller, loc);
   }
   for (std::size_t i = 0; i < specs_.size(); ++i) {
@@ -112,13 +112,12 @@ void check_local_memory(const typed_module& m) {
   }
   const typed_function& entry = m.functions.front();
   if (!entry.is_kernel) return;
-  constexpr std::size_t param_limit = max_parameter_bytes;
-  std::size_t slots = 0;
-  for (const type* t : entry.arg_types) slots += slot_count(t);
-  if (slots * 8 > param_limit)
-    throw typing_error("Unsupported: the kernel's arguments take " + std::to_string(slots * 8) +
+  // The parameter block as the launcher packs it (the error record's slot included).
+  const std::size_t bytes = layout_of(entry.arg_types, m.may_raise()).total_slots() * 8;
+  if (bytes > max_parameter_bytes)
+    throw typing_error("Unsupported: the kernel's arguments take " + std::to_string(bytes) +
                            " bytes of parameters (8 per scalar, 8 + 16 per array dimension); a kernel takes at most " +
-                           std::to_string(param_limit) + ": pass fewer or lower-dimensional arrays",
+                           std::to_string(max_parameter_bytes) + ": pass fewer or lower-dimensional arrays",
                        *entry.ir, location{entry.ir->first_line, 0});
 }
 
@@ -166,7 +165,7 @@ typed_module module_typer::assemble(typed_function entry) {
 }
 
 std::string make_symbol(const function& f, const std::vector<const type*>& args) {
-  const std::string& qual = f.qualname.empty() ? f.name : f.qualname;
+  const std::string& qual = f.display_name();
   std::string key = f.filename + "\n" + qual + "\n" + f.fingerprint + "\n";
   for (auto* t : args) key += t->str() + ";";
   std::uint64_t h = 14695981039346656037ull;  // FNV-1a: stable across runs and platforms

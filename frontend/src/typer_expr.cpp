@@ -226,7 +226,7 @@ value function_typer::lower(expr_id id) {
         case type_kind::function: c.name = callee.ty->name; break;
         case type_kind::dtype: c.name = callee.name.empty() ? callee.ty->dtype->str() : callee.name; break;
         case type_kind::device_function:
-          c.name = callee.ty->callee->qualname.empty() ? callee.ty->callee->name : callee.ty->callee->qualname;
+          c.name = callee.ty->callee->display_name();
           break;
         default: c.name = callee.ty->str(); break;
       }

@@ -516,7 +516,7 @@ struct stack_entry {
 typed_function function_typer::run() {
   stack_entry guard(m_, &src_);
   const location def{src_.first_line, 0};
-  const std::string fname = src_.qualname.empty() ? src_.name : src_.qualname;
+  const std::string fname = src_.display_name();
   if (args_.size() != src_.params.size())
     fail(def, fname + "() takes " + std::to_string(src_.params.size()) + " argument" +
                   (src_.params.size() == 1 ? "" : "s") + " but " + std::to_string(args_.size()) + " type" +

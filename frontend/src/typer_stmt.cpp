@@ -110,7 +110,7 @@ void function_typer::statement_impl(stmt_id id, std::vector<stmt_id>& out) {
         // Its raise site, once: the passes before the final one are scratch.
         if (final_)
           t.site = m_.add_site({kernel_error::assertion, std::string(python_exception_of(kernel_error::assertion)),
-                                s.message, src_.qualname.empty() ? src_.name : src_.qualname, src_.filename, s.loc.line});
+                                s.message, src_.display_name(), src_.filename, s.loc.line});
         out.push_back(add_stmt(std::move(t)));
       });
       return;
@@ -378,7 +378,7 @@ void function_typer::return_(const stmt& s, std::vector<stmt_id>& out) {
   if (!v.runtime()) fail(s.loc, "cannot return " + v.ty->str() + ": it is not a run-time value");
   if (v.ty->is_array() && v.ty->space == address_space::local)
     fail(s.loc, "cannot return a local array from a device function: its memory ends with the call");
-  const std::string fname = src_.qualname.empty() ? src_.name : src_.qualname;
+  const std::string fname = src_.display_name();
   if (declared_return_) {
     v = convert(v, declared_return_, s.loc, "(the declared return type of " + fname + ")");
   } else if (!final_) {

@@ -45,7 +45,7 @@ class CUFORGE_API typing_error : public compile_error {
 class CUFORGE_API internal_compiler_error : public cuforge::logic_error {
  public:
   /// `function`: the Python function being compiled ("" when not known).
-  internal_compiler_error(const std::string& detail, std::string function);
+  internal_compiler_error(const std::string& detail, std::string function = {});
   const std::string& function() const noexcept { return function_; }
   const std::string& detail() const noexcept { return detail_; }
 

@@ -187,6 +187,8 @@ struct CUFORGE_API function {
   std::string qualname;   ///< __qualname__
   std::string filename;
   std::int32_t first_line = 0;
+  /// The name messages give it: the qualname, else the name.
+  const std::string& display_name() const noexcept { return qualname.empty() ? name : qualname; }
   std::vector<std::string> source_lines;  ///< the file's lines (for diagnostics), or empty
   std::vector<var_id> params;             ///< the arguments, in order
   std::vector<variable> vars;

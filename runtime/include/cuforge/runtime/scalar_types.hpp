@@ -157,15 +157,4 @@ constexpr const scalar_type_info* find_numpy_scalar(std::string_view name) noexc
   return nullptr;
 }
 
-/// The C++ type of a value of scalar `id`.
-template <scalar_id Id>
-struct scalar_ctype;
-#define CUFORGE_SCALAR_CTYPE(id, name, kind, bytes, ctype, ...) \
-  template <>                                                 \
-  struct scalar_ctype<scalar_id::id> {                        \
-    using type = ctype;                                       \
-  };
-CUFORGE_SCALAR_TYPES(CUFORGE_SCALAR_CTYPE)
-#undef CUFORGE_SCALAR_CTYPE
-
 }  // namespace cuforge
