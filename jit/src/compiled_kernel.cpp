@@ -1,7 +1,6 @@
 #include <cuforge/jit/compiled_kernel.hpp>
 #include <cuforge/jit/compiler.hpp>
-#include <cuforge/memory/memory_resource.hpp>
-#include <cuforge/memory/pinned_memory_resource.hpp>
+#include <cuforge/memory/current_resource.hpp>
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
 
@@ -85,7 +84,11 @@ void compiled_kernel::ensure_module() {
 }
 
 const std::string& compiled_kernel::ptx() {
-  if (!ptx_) ensure_module();
+  {
+    std::lock_guard lock(compile_lock());
+    if (ptx_) return *ptx_;
+  }
+  ensure_module();  // (outside the lock: rebuilding a cached one calls back into its owner)
   std::lock_guard lock(compile_lock());
   if (!ptx_) ptx_ = compile_ptx(module_, config_.with_target(target_kind::nvptx)).ptx;
   return *ptx_;
@@ -93,7 +96,11 @@ const std::string& compiled_kernel::ptx() {
 
 const std::string& compiled_kernel::llvm_ir(target_kind t) {
   auto& slot = t == target_kind::nvptx ? llvm_gpu_ : llvm_host_;
-  if (!slot) ensure_module();
+  {
+    std::lock_guard lock(compile_lock());
+    if (slot) return *slot;
+  }
+  ensure_module();
   std::lock_guard lock(compile_lock());
   if (!slot) slot = emit_llvm_ir(module_, config_.with_target(t));
   return *slot;
@@ -111,20 +118,22 @@ const std::string& compiled_kernel::types_dump() {
 
 loaded_kernel& compiled_kernel::load(int dev) {
   // Every launch comes here: once loaded in this context, no lock.
-  if (dev >= 0 && static_cast<std::size_t>(dev) < published_size_.load(std::memory_order_acquire)) {
+  auto current = [&]() -> loaded_kernel* {
+    if (dev < 0 || static_cast<std::size_t>(dev) >= published_size_.load(std::memory_order_acquire)) return nullptr;
     loaded_kernel* p = published_[static_cast<std::size_t>(dev)].load(std::memory_order_acquire);
-    if (p != nullptr && p->generation == context_generation()) return *p;
-  }
+    return p != nullptr && p->k->generation() == context_generation() ? p : nullptr;
+  };
+  if (loaded_kernel* p = current()) return *p;
   if (device_) throw type_error("a device function cannot be loaded as a kernel");
   std::lock_guard guard(load_lock_);
-  if (per_device_.empty()) {
+  if (loaded_kernel* p = current()) return *p;  // loaded by another thread meanwhile
+  if (published_size_.load(std::memory_order_relaxed) == 0) {
     const auto n = static_cast<std::size_t>(std::max(device::count(), dev + 1));
-    per_device_.resize(n);
     published_ = std::make_unique<std::atomic<loaded_kernel*>[]>(n);
     published_size_.store(n, std::memory_order_release);
   }
-  auto& slot = per_device_.at(static_cast<std::size_t>(dev));
-  if (slot && slot->k && slot->generation == context_generation()) return *slot;
+  if (dev < 0 || static_cast<std::size_t>(dev) >= published_size_.load(std::memory_order_relaxed))
+    throw logic_error("no device " + std::to_string(dev) + " to load kernel '" + facts_.symbol + "' on");
   module_image image = [&] {
     if (config_.target == target_kind::nvptx) return module_image::from_ptx(ptx());
     std::lock_guard lock(compile_lock());
@@ -146,16 +155,13 @@ loaded_kernel& compiled_kernel::load(int dev) {
   auto attrs = fresh->k->attributes();
   fresh->static_shared = attrs.static_shared_bytes;
   fresh->dynamic_allowed = static_cast<std::size_t>(std::max(attrs.max_dynamic_shared_bytes, 0));
-  fresh->generation = context_generation();
   if (facts_.may_raise()) {
-    fresh->error_record = memory::allocation::make(std::make_shared<memory::pinned_memory_resource>(true),
-                                                   sizeof(kernel_error_record));
+    fresh->error_record = memory::allocation::make(memory::mapped_resource(), sizeof(kernel_error_record));
     *static_cast<kernel_error_record*>(fresh->error_record->host_data()) = {};
   }
-  if (slot) retired_.push_back(std::move(slot));  // a lock-free reader may still be looking at it
-  slot = std::move(fresh);
-  published_[static_cast<std::size_t>(dev)].store(slot.get(), std::memory_order_release);
-  return *slot;
+  loaded_kernel& made = *owned_.emplace_back(std::move(fresh));
+  published_[static_cast<std::size_t>(dev)].store(&made, std::memory_order_release);
+  return made;
 }
 
 cache_entry compiled_kernel::to_cache_entry() {

@@ -59,13 +59,16 @@ void check_shared_memory(const std::string& name, loaded_kernel& k, std::size_t 
     throw logic_error("kernel '" + name + "' has " + std::to_string(k.static_shared) +
                       " bytes of static shared memory (cuda.shared.array); the device allows at most " +
                       std::to_string(lim.per_block) + " per block");
-  if (dynamic <= k.dynamic_allowed.load(std::memory_order_relaxed)) return;
+  if (dynamic <= k.dynamic_allowed.load(std::memory_order_acquire)) return;
   if (k.static_shared + dynamic > lim.optin)
     throw logic_error("kernel '" + name + "': " + std::to_string(dynamic) + " bytes of dynamic shared memory requested (with " +
                       std::to_string(k.static_shared) + " static); the device has at most " + std::to_string(lim.optin) +
                       " per block");
+  // Launches on several threads may opt in at once: the attribute only ever grows.
+  std::lock_guard guard(k.opt_in_lock);
+  if (dynamic <= k.dynamic_allowed.load(std::memory_order_relaxed)) return;
   k.k->set_max_dynamic_shared_bytes(static_cast<int>(dynamic));
-  k.dynamic_allowed.store(dynamic, std::memory_order_relaxed);
+  k.dynamic_allowed.store(dynamic, std::memory_order_release);
 }
 
 std::size_t dispatcher::type_vector_hash::operator()(const std::vector<const type*>& v) const noexcept {
@@ -96,27 +99,28 @@ std::shared_ptr<compiled_kernel> dispatcher::find(std::span<const kernel_argumen
   std::vector<const type*> key;
   key.reserve(args.size());
   for (const auto& a : args) key.push_back(a.ty);
-  return find(key);
+  last_ = find_slow(key);
+  last_types_ = std::move(key);
+  return last_;
 }
 
-std::shared_ptr<compiled_kernel> dispatcher::find(const std::vector<const type*>& types) {
-  if (last_ && last_types_ == types) return last_;
-  auto k = find_slow(types);
-  last_ = k;
-  last_types_ = types;
-  return k;
+namespace {
+
+// "float32, array(int64, 1d, C)".
+std::string joined(const std::vector<const type*>& types) {
+  std::string s;
+  for (auto* t : types) {
+    if (!s.empty()) s += ", ";
+    s += t->str();
+  }
+  return s;
 }
+
+}  // namespace
 
 std::string dispatcher::signatures() const {
   std::string known;
-  for (const auto& k : order_) {
-    std::string s;
-    for (auto* t : k->arg_types()) {
-      if (!s.empty()) s += ", ";
-      s += t->str();
-    }
-    known += "\n    (" + s + ")";
-  }
+  for (const auto& k : order_) known += "\n    (" + joined(k->arg_types()) + ")";
   return known;
 }
 
@@ -133,15 +137,9 @@ std::shared_ptr<compiled_kernel> dispatcher::find_slow(const std::vector<const t
       return k;
     }
   }
-  if (!lazy_) {
-    std::string have;
-    for (auto* t : key) {
-      if (!have.empty()) have += ", ";
-      have += t->str();
-    }
-    throw type_error("no matching definition of " + name_ + " for argument types (" + have + "); its signatures are:" +
-                     signatures());
-  }
+  if (!lazy_)
+    throw type_error("no matching definition of " + name_ + " for argument types (" + joined(key) +
+                     "); its signatures are:" + signatures());
   std::shared_ptr<compiled_kernel> k = compile_(key);
   if (!k) throw logic_error("compiling " + name_ + " gave no specialisation");
   specs_[key] = k;

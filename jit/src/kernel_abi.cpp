@@ -42,9 +42,6 @@ std::uint16_t half_bits(double d) noexcept {
 
 namespace {
 
-// The number of slots a scalar of type `t` takes.
-std::size_t scalar_slots(const type* t) { return t->kind == type_kind::complex && t->bits == 128 ? 2 : 1; }
-
 // Writes the scalar `v` at out[0] (and out[1] for complex128); `out` holds enough.
 void put_scalar(const scalar_value& v, std::uint64_t* out) {
   const type* t = v.ty;
@@ -90,7 +87,7 @@ void check_scalar(const scalar_value& v) {
 void pack_scalar(const scalar_value& v, std::vector<std::uint64_t>& slots) {
   check_scalar(v);
   const std::size_t at = slots.size();
-  slots.resize(at + scalar_slots(v.ty));
+  slots.resize(at + frontend::slot_count(v.ty));
   put_scalar(v, slots.data() + at);
 }
 
@@ -119,7 +116,7 @@ std::size_t pack_into(const kernel_argument& a, const type* as, std::span<std::u
     case kernel_argument::kind::scalar: {
       if (a.scalar.ty != as) throw mismatch();
       check_scalar(a.scalar);
-      const std::size_t n = scalar_slots(as);
+      const std::size_t n = frontend::slot_count(as);
       room(n);
       put_scalar(a.scalar, out.data());
       return n;

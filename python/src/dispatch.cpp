@@ -41,6 +41,7 @@ namespace {
 // with the GIL held, whichever thread drops it.
 std::shared_ptr<py::object> hold(py::object o) {
   return std::shared_ptr<py::object>(new py::object(std::move(o)), [](py::object* p) {
+    if (!Py_IsInitialized()) return;  // dropped after the interpreter: nothing left to release it to
     py::gil_scoped_acquire gil;
     delete p;
   });
@@ -236,6 +237,16 @@ struct classified {
 // producer's stream on it); null for typing only.
 void classify_into(kernel_argument& a, py::handle v, std::size_t index, std::vector<py::object>& keep,
                    const stream_view* launch = nullptr) {
+  auto scalar = [&](const type* t) {
+    a.k = kernel_argument::kind::scalar;
+    a.ty = t;
+    a.source = reinterpret_cast<std::uintptr_t>(v.ptr());  // borrowed: the argument tuple holds it
+  };
+  // Python's own numbers first: common, and no array protocol can apply to them.
+  if (PyObject* o = v.ptr(); PyBool_Check(o) || PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyComplex_CheckExact(o)) {
+    scalar(scalar_type(v));
+    return;
+  }
   if (is_devarray(v)) {
     a.k = kernel_argument::kind::device_array;
     a.borrowed = &v.cast<const py_devarray&>().a;
@@ -281,9 +292,7 @@ void classify_into(kernel_argument& a, py::handle v, std::size_t index, std::vec
     return;
   }
   if (const type* t = scalar_type(v)) {
-    a.k = kernel_argument::kind::scalar;
-    a.ty = t;
-    a.source = reinterpret_cast<std::uintptr_t>(v.ptr());  // borrowed: the argument tuple holds it
+    scalar(t);
     return;
   }
   throw py::type_error("kernel argument " + std::to_string(index) + " (" +
@@ -306,10 +315,16 @@ jit::scalar_value to_scalar(py::handle v, const type* t) {
   switch (t->kind) {
     case type_kind::boolean: s.i = py::cast<bool>(py::bool_(py::reinterpret_borrow<py::object>(v))) ? 1 : 0; return s;
     case type_kind::integer: {
-      if (t->bits == 64 && t->is_signed && PyLong_CheckExact(v.ptr())) {  // the common case, without NumPy
+      if (PyLong_CheckExact(v.ptr())) {  // the common case, without NumPy: a Python int in the type's range
         int overflow = 0;
-        s.i = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
-        if (!overflow) return s;
+        const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+        const bool fits = t->bits >= 64  ? t->is_signed || x >= 0
+                          : t->is_signed ? x >= -(1LL << (t->bits - 1)) && x < (1LL << (t->bits - 1))
+                                         : x >= 0 && x < (1LL << t->bits);
+        if (!overflow && fits) {
+          s.i = x;
+          return s;
+        }
       }
       py::object n = py::module_::import("numpy").attr("dtype")(typestr_of(t)).attr("type")(v);
       py::object item = n.attr("item")();
@@ -422,13 +437,7 @@ class py_dispatcher {
     cfg.stream = to_stream(stream);
     cfg.shared_bytes = to_shared_bytes(shared);
     classified c;
-    c.args.reserve(pyargs.size());
-    for (std::size_t i = 0; i < pyargs.size(); ++i) classify_into(c.args.emplace_back(), pyargs[i], i, c.keep, &cfg.stream);
-    std::shared_ptr<compiled_kernel> k = d_.find(c.args);
-    if (c.args.size() == k->arg_types().size())
-      for (std::size_t i = 0; i < c.args.size(); ++i)
-        if (c.args[i].k == kernel_argument::kind::scalar || c.args[i].k == kernel_argument::kind::tuple)
-          convert_scalars(c.args[i], k->arg_types()[i]);
+    std::shared_ptr<compiled_kernel> k = prepare(pyargs, cfg.stream, c);
     py::gil_scoped_release nogil;
     d_.launch(*k, c.args, cfg);
   }
@@ -439,15 +448,24 @@ class py_dispatcher {
     cfg.block = to_dim3(block, "the block");
     cfg.stream = default_stream_view();
     classified c;
-    for (std::size_t i = 0; i < pyargs.size(); ++i) classify_into(c.args.emplace_back(), pyargs[i], i, c.keep, &cfg.stream);
-    std::shared_ptr<compiled_kernel> k = d_.find(c.args);
-    for (std::size_t i = 0; i < c.args.size() && i < k->arg_types().size(); ++i)
-      convert_scalars(c.args[i], k->arg_types()[i]);
+    std::shared_ptr<compiled_kernel> k = prepare(pyargs, cfg.stream, c);
     py::gil_scoped_release nogil;
     return d_.raw_launch_loop(*k, c.args, cfg, n);
   }
 
  private:
+  // A launch's arguments classified (into `c`), its specialisation found (or
+  // compiled), its scalars converted to that specialisation's types.
+  std::shared_ptr<compiled_kernel> prepare(py::tuple pyargs, const stream_view& stream, classified& c) {
+    c.args.reserve(pyargs.size());
+    for (std::size_t i = 0; i < pyargs.size(); ++i) classify_into(c.args.emplace_back(), pyargs[i], i, c.keep, &stream);
+    std::shared_ptr<compiled_kernel> k = d_.find(c.args);  // (of as many arguments as given)
+    for (std::size_t i = 0; i < c.args.size(); ++i)
+      if (c.args[i].k == kernel_argument::kind::scalar || c.args[i].k == kernel_argument::kind::tuple)
+        convert_scalars(c.args[i], k->arg_types()[i]);
+    return k;
+  }
+
   jit::dispatcher d_;
 };
 

@@ -141,6 +141,22 @@ def test_an_eager_scalar_out_of_its_range_is_refused():
     assert runs.copy_to_host()[0] == 255
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "uint16", "uint32", "uint64"])
+def test_eager_integer_scalars_at_the_ends_of_their_range(dtype):
+    info = np.iinfo(dtype)
+    eager = cuda.jit(f"void(int64[::1], {dtype})")(store_value)
+    runs = cuda.to_device(np.zeros(1, np.int64))
+    for v in (int(info.min), int(info.max) if dtype != "uint64" else 2**63 - 1, 7):
+        eager[1, 1](runs, v)
+        assert runs.copy_to_host()[0] == v, (dtype, v)
+    # Past uint64's end no integer type holds it: refused when the argument is classified.
+    with pytest.raises(ValueError if dtype == "uint64" else OverflowError):
+        eager[1, 1](runs, int(info.max) + 1)
+    if info.min < 0:
+        with pytest.raises(OverflowError):
+            eager[1, 1](runs, int(info.min) - 1)
+
+
 # --- launch configurations ---------------------------------------------------------------------------------
 
 DEVICE = cuda.get_current_device()

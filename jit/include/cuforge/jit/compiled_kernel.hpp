@@ -56,11 +56,12 @@ struct cache_entry {
 /// A kernel loaded on one device for the active backend, with the shared
 /// memory facts its launches are checked against.
 struct loaded_kernel {
-  std::uint64_t generation = 0;  ///< the context generation it was loaded in
-  std::optional<kernel> k;
+  std::optional<kernel> k;  ///< (its generation() is the context it was loaded in)
   std::size_t static_shared = 0;  ///< bytes of its static shared arrays
-  /// Dynamic shared bytes a launch may ask for without opting in (raised by launches that opt in).
+  /// Dynamic shared bytes a launch may ask for without opting in (raised by launches that opt in,
+  /// one at a time: opt_in_lock).
   std::atomic<std::size_t> dynamic_allowed{0};
+  std::mutex opt_in_lock;
   /// A kernel that may raise: its launches' error record (mapped host memory, so the kernel writes
   /// it and the host reads it without a copy), and the lock that gives it to one launch at a time.
   std::shared_ptr<memory::allocation> error_record;
@@ -131,13 +132,13 @@ class CUFORGE_API compiled_kernel {
   std::optional<std::string> ptx_, llvm_gpu_, llvm_host_, types_dump_;
   std::optional<frontend::host_object> host_obj_;
   std::optional<frontend::host_kernel> host_;
+  // The kernel loaded on each device (by ordinal), published for load() to read without a lock;
+  // made and replaced under load_lock_. Every one made is kept (owned_): one of an earlier context
+  // is replaced, not freed, so a reader never holds a dangling pointer.
   std::mutex load_lock_;
-  std::vector<std::unique_ptr<loaded_kernel>> per_device_;  // by device ordinal, under load_lock_
-  // What load() reads without the lock: per_device_'s pointers, published once made. Kernels of an
-  // earlier context generation are retired, not freed, so a reader never holds a dangling pointer.
   std::unique_ptr<std::atomic<loaded_kernel*>[]> published_;
   std::atomic<std::size_t> published_size_{0};
-  std::vector<std::unique_ptr<loaded_kernel>> retired_;
+  std::vector<std::unique_ptr<loaded_kernel>> owned_;
 };
 
 }  // namespace cuforge::jit

@@ -56,7 +56,6 @@ class CUFORGE_API dispatcher {
   /// Lazy: compile for new argument types. Not lazy: match the existing
   /// specialisations only (disable_compile, eager signatures).
   void set_lazy(bool lazy);
-  bool lazy() const noexcept { return lazy_; }
   /// Every specialisation, in the order they were made.
   const std::vector<std::shared_ptr<compiled_kernel>>& specializations() const noexcept { return order_; }
 
@@ -66,7 +65,6 @@ class CUFORGE_API dispatcher {
   /// @throws type_error when none fits and compiling is off; whatever the
   ///         compile callback throws.
   std::shared_ptr<compiled_kernel> find(std::span<const kernel_argument> args);
-  std::shared_ptr<compiled_kernel> find(const std::vector<const frontend::type*>& types);
 
   /// Launches `k` (found for `args`) with `cfg`. Scalars must already be of
   /// `k`'s argument types (the caller converts them). Host arrays are copied
