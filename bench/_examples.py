@@ -5,12 +5,16 @@ seed workflows' kernels live once (tests import them too).
 ``load(name, "numba")`` imports it with its imports of cuforge changed to
 numba's and nothing else, the drop-in promise read backwards, so that the
 same source runs under numba-cuda; ``numba_source(name)`` is that source as
-text, for a benchmark's subprocess."""
+text. For a benchmark's subprocesses: ``stage_numba(folder, names)`` writes
+numba's copies there as ``<name>_numba.py``, and ``pythonpath()`` is a
+PYTHONPATH under which the examples import as written."""
 
-import importlib.util
+import importlib
+import os
 import pathlib
 import re
 import sys
+import types
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples" / "python"
 
@@ -42,10 +46,20 @@ def load(name: str, implementation: str = "cuforge"):
     if implementation != "numba":
         raise ValueError(f"implementation must be 'cuforge' or 'numba', not {implementation!r}")
     module_name = f"{name}_numba"
-    spec = importlib.util.spec_from_loader(module_name, loader=None, origin=str(path_of(name)))
-    module = importlib.util.module_from_spec(spec)
+    module = types.ModuleType(module_name)
     module.__file__ = str(path_of(name))
     code = compile(numba_source(name), str(path_of(name)), "exec")
     sys.modules[module_name] = module
     exec(code, module.__dict__)  # noqa: S102 - our own example, its imports changed
     return module
+
+
+def stage_numba(folder, names):
+    """Writes numba's copy of each example into ``folder`` as ``<name>_numba.py``."""
+    for name in names:
+        pathlib.Path(folder, f"{name}_numba.py").write_text(numba_source(name))
+
+
+def pythonpath() -> str:
+    """PYTHONPATH with the examples first: a subprocess imports them as written."""
+    return os.pathsep.join(p for p in (str(EXAMPLES), os.environ.get("PYTHONPATH")) if p)

@@ -119,8 +119,7 @@ def medians(rows):
 def compile_latency(folder, runs, numba_python):
     """{kernel: {impl: medians}}; numba's entry is an error string when it fails."""
     results = {}
-    ours_env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        p for p in (str(_examples.EXAMPLES), os.environ.get("PYTHONPATH")) if p))
+    ours_env = dict(os.environ, PYTHONPATH=_examples.pythonpath())
     for name in ("activate", "fast_matmul"):
         what = (EXAMPLE_OF[name], name, SIGNATURES[name])
         got = {"ours": [], "numba": []}
@@ -229,8 +228,7 @@ def main():
     numba_python = find_numba_python(args.numba_python)
 
     with tempfile.TemporaryDirectory(prefix="bench_compile_") as folder:
-        for example in set(EXAMPLE_OF.values()):
-            pathlib.Path(folder, f"{example}_numba.py").write_text(_examples.numba_source(example))
+        _examples.stage_numba(folder, set(EXAMPLE_OF.values()))
         pathlib.Path(folder, "driver.py").write_text(DRIVER)
         results = compile_latency(folder, args.runs, numba_python)
 

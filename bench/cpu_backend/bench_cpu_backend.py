@@ -118,12 +118,10 @@ def main():
     numba_python = find_numba_python(args.numba_python)
 
     with tempfile.TemporaryDirectory(prefix="bench_cpu_backend_") as folder:
-        for example in EXAMPLES:
-            pathlib.Path(folder, f"{example}_numba.py").write_text(_examples.numba_source(example))
+        _examples.stage_numba(folder, EXAMPLES)
         pathlib.Path(folder, "driver.py").write_text(DRIVER)
-        pythonpath = os.pathsep.join(p for p in (str(_examples.EXAMPLES), os.environ.get("PYTHONPATH")) if p)
         ours = run(sys.executable, "ours", sizes, args.repeats, folder,
-                   dict(os.environ, CUFORGE_BACKEND="cpu", OPENBLAS_NUM_THREADS="1", PYTHONPATH=pythonpath))
+                   dict(os.environ, CUFORGE_BACKEND="cpu", OPENBLAS_NUM_THREADS="1", PYTHONPATH=_examples.pythonpath()))
         sim, why = None, "numba-cuda not found (pass --numba-python)"
         if numba_python:
             try:

@@ -23,10 +23,10 @@ import numpy as np
 
 from cuforge import _core
 
-#: The scalar-type table, by name: {"name", "kind", "bytes", "typestr", "numpy_aliases", "numba_aliases",
+#: The scalar-type table, in its order: {"name", "kind", "bytes", "typestr", "numpy_aliases", "numba_aliases",
 #: "python_type"} per type.
 _TABLE = _core.scalar_types()
-_ROWS = {row["name"]: row for row in _TABLE}
+_ROWS = {row["name"]: row for row in _TABLE}  # by name
 
 __all__ = [
     "Array",
@@ -598,8 +598,6 @@ def typeof(value) -> Type:
 
 
 def _typeof_device_array(value) -> Type:
-    from cuforge import _core
-
     if _core.is_device_array(value):
         flags = value.flags
         return Array(from_dtype(value.dtype), value.ndim, _layout_of_flags(flags), not flags["WRITEABLE"])

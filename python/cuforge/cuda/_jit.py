@@ -49,7 +49,7 @@ class CompileOptions:
     cc: Optional[tuple] = None
 
     def as_dict(self):
-        # Not dataclasses.asdict: its deep copy costs more than a disk-cache hit should.
+        """The options that are set, by name (what the decorator was given)."""
         d = {f.name: getattr(self, f.name) for f in fields(self)}
         return {k: v for k, v in d.items() if v is not None}
 
@@ -69,15 +69,6 @@ def _compile(pyfunc, specs, config, device: bool, ret_spec=None):
     """One specialisation through the C++ compiler; `ret_spec` fixes a
     device function's return type (an eager signature's)."""
     return _core.compile(build_ir(pyfunc), list(specs), config, device, ret_spec)
-
-
-def _spec_of(value) -> str:
-    """The type spec a kernel argument is compiled for (the launcher's own
-    classification when the core has it, so keys agree)."""
-    typeof = getattr(_core, "typeof", None)
-    if typeof is not None:
-        return typeof(value)
-    return cftypes.typeof(value).spec
 
 
 def _spec_key(signature) -> tuple:
@@ -203,7 +194,7 @@ class Dispatcher:
             raise TypeError(f"{self.py_func.__qualname__} is a device function: only kernels are specialised")
         if self._specialized:
             raise RuntimeError("Dispatcher already specialized")
-        specs = tuple(_spec_of(a) for a in args)
+        specs = tuple(_core.typeof(a) for a in args)  # the launcher's own classification: keys agree
         with self._lock:
             got = self.specializations.get(specs)
             if got is not None:
@@ -283,16 +274,19 @@ class Dispatcher:
         raise ValueError(_missing_launch_config)
 
     def __getitem__(self, config):
-        # `kernel[blocks, threads](...)` in a loop: the launcher for two plain
-        # ints is made once. Only exact ints are keys, so an equal float or
-        # bool still meets the launcher's type check; streams are never kept.
-        if type(config) is tuple and len(config) == 2 and type(config[0]) is int and type(config[1]) is int:
-            got = self._configs.get(config)
-            if got is None:
-                got = self.configure(*config)
-                if len(self._configs) < 256:
-                    self._configs[config] = got
-            return got
+        # `kernel[blocks, threads](...)` in a loop: the launcher for plain
+        # dimensions (ints, or tuples of 1 to 3 ints) is made once. Only exact
+        # ints are keys, so an equal float or bool still meets the launcher's
+        # type check; streams are never kept.
+        if type(config) is tuple and len(config) == 2:
+            g, b = config
+            if (type(g) is int or _plain_dims(g)) and (type(b) is int or _plain_dims(b)):
+                got = self._configs.get(config)
+                if got is None:
+                    got = self.configure(g, b)
+                    if len(self._configs) < 256:
+                        self._configs[config] = got
+                return got
         if not isinstance(config, tuple) or len(config) not in (2, 3, 4):
             raise ValueError("must specify at least the griddim and blockdim: kernel[griddim, blockdim]"
                              " (optionally then the stream and the dynamic shared memory bytes)")
@@ -341,6 +335,11 @@ def _normalize_dim(dim, what):
     return tuple(int(v) for v in dims) + (1,) * (3 - len(dims))
 
 
+def _plain_dims(d) -> bool:
+    """A tuple of 1 to 3 exact ints: launch dimensions a kept launcher may be found by."""
+    return type(d) is tuple and 0 < len(d) <= 3 and all(type(v) is int for v in d)
+
+
 class _LaunchConfiguration(_core.Launcher):
     """``kernel[griddim, blockdim, stream, sharedmem]``: call it with the
     arguments. Calling goes straight to the C++ launcher (``_core.Launcher``),
@@ -349,7 +348,8 @@ class _LaunchConfiguration(_core.Launcher):
     __slots__ = ("dispatcher",)
 
     def __init__(self, dispatcher, griddim, blockdim, stream, sharedmem):
-        super().__init__(dispatcher._native_dispatcher(), griddim, blockdim, stream, sharedmem)
+        native = dispatcher._native or dispatcher._native_dispatcher()  # (made once, under its lock)
+        super().__init__(native, griddim, blockdim, stream, sharedmem)
         self.dispatcher = dispatcher
 
     # Read-only: a configuration may be shared (Dispatcher.__getitem__ keeps them).

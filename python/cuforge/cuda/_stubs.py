@@ -10,8 +10,6 @@ compiles exactly as ``cuda.grid(1)``); on the host they only raise."""
 
 from cuforge import _core
 
-__all__ = []
-
 
 class _Stub:
     """A name that means something only inside @cuda.jit functions."""
@@ -68,10 +66,7 @@ def _build():
     return {path[0]: stub for path, stub in by_path.items() if len(path) == 1}
 
 
-STUBS = _build()
-
-globals().update(STUBS)
-__all__ += sorted(STUBS)
+STUBS = _build()  # cuforge.cuda exports them
 
 
 def cuda_path(obj):

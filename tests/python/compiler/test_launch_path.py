@@ -37,6 +37,9 @@ def test_plain_launch_configurations_are_made_once():
     assert k[4, 32] is k[4, 32]
     assert k[4, 32] is not k[4, 64]
     assert k[4, 32, 0] is not k[4, 32]  # only (blocks, threads) pairs are kept
+    assert k[(2, 2), (16, 16)] is k[(2, 2), (16, 16)]  # tuples of ints too (2-D and 3-D kernels)
+    assert k[(2, 2), (16, 16)] is not k[(2, 2), (16, 8)]
+    assert k[(2, 2.0), (16, 16)] is not k[(2, 2.0), (16, 16)]  # a float still meets the launcher's check
     s = cuda.stream()
     assert k[4, 32, s].stream is s
 

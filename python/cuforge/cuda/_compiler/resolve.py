@@ -41,6 +41,7 @@ from typing import Callable, Optional
 import numpy as np
 
 import cuforge.types as cftypes
+from cuforge import _core
 from cuforge.cuda import _stubs
 
 __all__ = ["CONST_ARRAY_LIMIT", "Resolution", "foldable", "resolve"]
@@ -57,7 +58,9 @@ SUPPORTED_BUILTINS = frozenset(
     {"abs", "min", "max", "round", "len", "range", "enumerate", "zip", "print", "pow", "divmod"}
 )
 # bool, int, float, complex as dtypes: the scalar-type table's python_type column.
-_PYTHON_DTYPES = {getattr(builtins, row["python_type"]): row["typestr"] for row in cftypes._TABLE if row["python_type"]}
+_PYTHON_DTYPES = {
+    getattr(builtins, row["python_type"]): row["typestr"] for row in _core.scalar_types() if row["python_type"]
+}
 
 
 @dataclass
