@@ -2,6 +2,7 @@
 // operator.* rows (the operator module's functions, typed as the operators
 // they name). They type into ordinary ops.
 #include "intrinsic_registry.hpp"
+#include "numba_typing.hpp"
 
 namespace cuforge::frontend::detail {
 
@@ -34,6 +35,14 @@ value type_conversion(function_typer& ft, const intrinsic& self, call_args& c) {
     return ft.op(op_id::complex_make, ft.tc_.complex128(), {ft.cast(re, f, c.loc), ft.cast(im, f, c.loc)}, c.loc);
   }
   expect_args(ft, c, 0, 1);
+  if (c.args.size() == 1 && c.args[0].runtime() && c.args[0].ty->is_scalar()) {
+    // Numba's int(), float() and complex(): int() keeps an integer's type,
+    // float() a float's, complex() of a float32 is a complex64.
+    const type* x = c.args[0].ty;
+    if (t->is_int() && x->is_int()) t = x;
+    if (t->is_float() && x->is_float()) t = x;
+    if (t->is_complex() && (x->is_complex() || x == ft.tc_.float32())) t = x == ft.tc_.float32() ? ft.tc_.complex64() : ft.tc_.complex128();
+  }
   return ft.call_dtype(t, c);
 }
 
@@ -197,7 +206,12 @@ value type_abs(function_typer& ft, const intrinsic&, call_args& c) {
     r.weak = x.weak;
     return r;
   }
-  const type* t = x.ty->kind == type_kind::boolean ? ft.tc_.int64() : ft.arith(x.ty);
+  // Numba's candidates: an integer keeps its type (a bool becomes int8),
+  // float16 stays float16 (computed in float32).
+  resolved_op sig = numba_call(ft.tc_, "builtins.abs", {x.ty});
+  if (!sig) ft.no_impl(c);
+  const type* result = sig.result;
+  const type* t = ft.arith(result);
   value v = ft.cast(x, t, loc);
   if (t->is_int()) {
     if (auto k = ft.const_int(v))
@@ -207,7 +221,7 @@ value type_abs(function_typer& ft, const intrinsic&, call_args& c) {
   value r = ft.op(op_id::abs, t, {v}, loc);
   r.weak = x.weak;
   r.nonneg = t->is_int();
-  return r;
+  return ft.cast(r, result, loc);
 }
 
 std::span<const intrinsic> builtin_intrinsics() { return table; }

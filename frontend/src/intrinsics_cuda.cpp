@@ -230,18 +230,14 @@ llvm::Value* lower_bits(function_lowering& fl, const intrinsic& self, const expr
 value type_fma(function_typer& ft, const intrinsic&, call_args& c) {
   expect_args(ft, c, 3, 3);
   const type* t = nullptr;
-  bool weak = true;
   for (const auto& a : c.args) {
     if (!a.ty->is_scalar() || a.ty->is_complex()) ft.no_impl(c);
-    t = t ? promote(ft.tc_, t, weak, a.ty, a.weak) : a.ty;
-    weak = weak && a.weak;
+    t = t ? promote(ft.tc_, t, a.ty) : a.ty;
   }
   if (!t->is_float()) t = ft.tc_.float64();
   t = ft.arith(t);
   const location loc = c.loc;
-  value r = ft.op(op_id::fma, t, {ft.cast(c.args[0], t, loc), ft.cast(c.args[1], t, loc), ft.cast(c.args[2], t, loc)}, loc);
-  r.weak = weak;
-  return r;
+  return ft.op(op_id::fma, t, {ft.cast(c.args[0], t, loc), ft.cast(c.args[1], t, loc), ft.cast(c.args[2], t, loc)}, loc);
 }
 
 // --- arrays: cuda.shared.array (arg 1), cuda.local.array (arg 0), cuda.const.array_like ------------

@@ -4,6 +4,7 @@
 // numpy's dtypes (np.float32, np.intc...) are the scalar-type table's, not
 // rows here.
 #include "intrinsic_registry.hpp"
+#include "numba_typing.hpp"
 
 #include <cmath>
 #include <limits>
@@ -59,24 +60,17 @@ value type_numpy_unary(function_typer& ft, const intrinsic& self, call_args& c) 
 value type_binary(function_typer& ft, const intrinsic& self, call_args& c) {
   expect_args(ft, c, 2, 2);
   const value &x = real_arg(ft, c, 0), &y = real_arg(ft, c, 1);
-  const type* t = real_float(ft.tc_, promote(ft.tc_, x.ty, x.weak, y.ty, y.weak));
-  value r = ft.op(self.op, t, {ft.cast(x, t, c.loc), ft.cast(y, t, c.loc)}, c.loc);
-  r.weak = x.weak && y.weak;
-  return r;
-}
-
-// math.floor/ceil/trunc: Python's, an int.
-value type_to_int(function_typer& ft, const intrinsic& self, call_args& c) {
-  expect_args(ft, c, 1, 1);
-  const value& x = real_arg(ft, c, 0);
-  if (!x.ty->is_float()) {
-    value r = ft.cast(x, ft.tc_.int64(), c.loc);
-    r.weak = x.weak;
-    return r;
+  if (numba_call_known(self.info.name)) {
+    resolved_op sig = numba_call(ft.tc_, self.info.name, {x.ty, y.ty});
+    if (!sig) ft.no_impl(c);
+    const type* t = sig.result;
+    const location loc = c.loc;
+    if (sig.params[1]->is_int())  // math.pow(float, int32)
+      return ft.op(op_id::powi, t, {ft.cast(x, t, loc), ft.cast(ft.cast(y, sig.params[1], loc), ft.tc_.int64(), loc)}, loc);
+    return ft.op(self.op, t, {ft.cast(ft.cast(x, sig.params[0], loc), t, loc), ft.cast(ft.cast(y, sig.params[1], loc), t, loc)}, loc);
   }
-  value r = ft.cast(ft.float_math(self.op, x, c), ft.tc_.int64(), c.loc);
-  r.weak = x.weak;
-  return r;
+  const type* t = real_float(ft.tc_, promote(ft.tc_, x.ty, y.ty));
+  return ft.op(self.op, t, {ft.cast(x, t, c.loc), ft.cast(y, t, c.loc)}, c.loc);
 }
 
 // math.log(x[, base]) and numpy.log(x) of a real x (numpy's complex log is numpy_unary's).
@@ -89,7 +83,7 @@ value type_log(function_typer& ft, const intrinsic& self, call_args& c) {
   expect_args(ft, c, 1, is_math ? 2 : 1);
   if (c.args.size() == 1) return ft.float_math(op_id::log, real_arg(ft, c, 0), c);
   const value &x = real_arg(ft, c, 0), &base = real_arg(ft, c, 1);
-  const type* t = real_float(ft.tc_, promote(ft.tc_, x.ty, x.weak, base.ty, base.weak));
+  const type* t = real_float(ft.tc_, promote(ft.tc_, x.ty, base.ty));
   const location loc = c.loc;
   value r = ft.op(op_id::div, t,
                   {ft.op(op_id::log, t, {ft.cast(x, t, loc)}, loc), ft.op(op_id::log, t, {ft.cast(base, t, loc)}, loc)},
@@ -124,7 +118,9 @@ value type_ldexp(function_typer& ft, const intrinsic&, call_args& c) {
   expect_args(ft, c, 2, 2);
   const value &x = real_arg(ft, c, 0), &n = real_arg(ft, c, 1);
   if (n.ty->is_float()) ft.no_impl(c, "the exponent must be an integer");
-  const type* t = real_float(ft.tc_, x.ty);
+  resolved_op sig = numba_call(ft.tc_, "math.ldexp", {x.ty, n.ty});
+  if (!sig) ft.no_impl(c);
+  const type* t = sig.result;
   value r = ft.op(op_id::ldexp, t, {ft.cast(x, t, c.loc), ft.cast(n, ft.tc_.int32(), c.loc)}, c.loc);
   r.weak = x.weak;
   return r;
@@ -135,6 +131,11 @@ value type_frexp_modf(function_typer& ft, const intrinsic& self, call_args& c) {
   expect_args(ft, c, 1, 1);
   const value& x = real_arg(ft, c, 0);
   const type* t = real_float(ft.tc_, x.ty);
+  if (numba_call_known(self.info.name)) {
+    resolved_op sig = numba_call(ft.tc_, self.info.name, {x.ty});
+    if (!sig) ft.no_impl(c);
+    t = sig.result;
+  }
   const type* rt = self.op == op_id::frexp ? ft.tc_.tuple({t, ft.tc_.int32()}) : ft.tc_.tuple({t, t});
   return ft.op(self.op, rt, {ft.cast(x, t, c.loc)}, c.loc);
 }
@@ -144,6 +145,11 @@ value type_angle_unit(function_typer& ft, const intrinsic& self, call_args& c) {
   expect_args(ft, c, 1, 1);
   const value& x = real_arg(ft, c, 0);
   const type* t = real_float(ft.tc_, x.ty);
+  if (numba_call_known(self.info.name)) {
+    resolved_op sig = numba_call(ft.tc_, self.info.name, {x.ty});
+    if (!sig) ft.no_impl(c);
+    t = sig.result;
+  }
   constant_value k;
   k.k = constant_value::kind::floating;
   k.f = self.arg == 0 ? pi / 180 : 180 / pi;
@@ -192,7 +198,7 @@ value type_cmath_unary(function_typer& ft, const intrinsic& self, call_args& c) 
   const location loc = c.loc;
   if (self.op == op_id::clog && c.args.size() == 2 && c.kwargs.empty()) {
     const value &z = scalar_arg(ft, c, 0), &base = scalar_arg(ft, c, 1);
-    const type* t = complex_for(ft.tc_, promote(ft.tc_, complex_for(ft.tc_, z.ty), false, complex_for(ft.tc_, base.ty), false));
+    const type* t = complex_for(ft.tc_, promote(ft.tc_, complex_for(ft.tc_, z.ty), complex_for(ft.tc_, base.ty)));
     return ft.op(op_id::div, t,
                  {ft.op(op_id::clog, t, {ft.cast(z, t, loc)}, loc), ft.op(op_id::clog, t, {ft.cast(base, t, loc)}, loc)},
                  loc);
@@ -216,7 +222,7 @@ value type_rect(function_typer& ft, const intrinsic&, call_args& c) {
   expect_args(ft, c, 2, 2);
   const location loc = c.loc;
   const value &r0 = real_arg(ft, c, 0), &p0 = real_arg(ft, c, 1);
-  const type* t = real_float(ft.tc_, promote(ft.tc_, r0.ty, r0.weak, p0.ty, p0.weak));
+  const type* t = real_float(ft.tc_, promote(ft.tc_, r0.ty, p0.ty));
   value r = ft.pure(ft.cast(r0, t, loc), loc), phi = ft.pure(ft.cast(p0, t, loc), loc);
   value re = ft.op(op_id::mul, t, {r, ft.op(op_id::cos, t, {phi}, loc)}, loc);
   value im = ft.op(op_id::mul, t, {r, ft.op(op_id::sin, t, {phi}, loc)}, loc);
@@ -276,9 +282,9 @@ const intrinsic table[] = {
     unary("math.gamma", op_id::tgamma, "The gamma function."),
     unary("math.lgamma", op_id::lgamma, "The natural logarithm of |gamma(x)|."),
     unary("math.fabs", op_id::fabs, "The absolute value, as a float."),
-    function_entry("math.floor", "(x)", "The largest integer <= x (an int, as Python's).", type_to_int, op_id::floor),
-    function_entry("math.ceil", "(x)", "The smallest integer >= x (an int).", type_to_int, op_id::ceil),
-    function_entry("math.trunc", "(x)", "x rounded toward 0 (an int).", type_to_int, op_id::trunc),
+    unary("math.floor", op_id::floor, "The largest integer <= x, as a float (numba-cuda's; Python's is an int)."),
+    unary("math.ceil", op_id::ceil, "The smallest integer >= x, as a float (numba-cuda's)."),
+    unary("math.trunc", op_id::trunc, "x rounded toward 0, as a float (numba-cuda's)."),
     binary("math.atan2", op_id::atan2, "The arc tangent of y / x in the right quadrant: atan2(y, x)."),
     binary("math.hypot", op_id::hypot, "sqrt(x * x + y * y) without overflow."),
     binary("math.copysign", op_id::copysign, "x with the sign of y."),

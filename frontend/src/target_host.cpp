@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <cstdlib>
 #include <cstddef>
 #include <cstring>
@@ -191,6 +193,67 @@ class host_target final : public target {
 
 std::unique_ptr<target> make_host_target(const compile_config& cfg) { return std::make_unique<host_target>(cfg); }
 
+namespace {
+
+// float16 conversions LLVM leaves to the runtime library (compiler-rt's
+// names) where the CPU has no instruction for them: double to half always,
+// float to and from half without F16C. Ours, so the process needs no
+// compiler-rt: round to nearest even, once, from the exact value.
+std::uint16_t half_bits_of(double d) {
+  std::uint64_t x = 0;
+  std::memcpy(&x, &d, sizeof x);
+  const auto sign = static_cast<std::uint16_t>((x >> 48) & 0x8000);
+  const int biased = static_cast<int>((x >> 52) & 0x7ff);
+  const std::uint64_t mant = x & ((std::uint64_t{1} << 52) - 1);
+  if (biased == 0x7ff)  // inf, or a quiet nan keeping the top of its payload
+    return static_cast<std::uint16_t>(sign | 0x7c00 | (mant ? 0x200 | (mant >> 42) : 0));
+  if (biased == 0) return sign;  // a double subnormal is far below half's range
+  const int e = biased - 1023;
+  const std::uint64_t sig = mant | (std::uint64_t{1} << 52);
+  const int shift = e >= -14 ? 42 : 42 + (-14 - e);  // to 10 fraction bits (fewer when subnormal)
+  if (shift >= 55) return sign;                      // under half the smallest subnormal
+  std::uint64_t q = sig >> shift;
+  const std::uint64_t rem = sig & ((std::uint64_t{1} << shift) - 1), halfway = std::uint64_t{1} << (shift - 1);
+  if (rem > halfway || (rem == halfway && (q & 1))) ++q;
+  std::uint64_t bits = e >= -14 ? (static_cast<std::uint64_t>(e + 14) << 10) + q : q;  // a carry moves the exponent
+  if (bits >= 0x7c00) bits = 0x7c00;                                                   // overflow: inf
+  return static_cast<std::uint16_t>(sign | bits);
+}
+
+_Float16 from_bits(std::uint16_t b) {
+  _Float16 h;
+  std::memcpy(&h, &b, sizeof h);
+  return h;
+}
+
+extern "C" _Float16 cuforge_truncdfhf2(double d) { return from_bits(half_bits_of(d)); }
+extern "C" _Float16 cuforge_truncsfhf2(float f) { return from_bits(half_bits_of(f)); }
+extern "C" float cuforge_extendhfsf2(_Float16 h) {
+  std::uint16_t b = 0;
+  std::memcpy(&b, &h, sizeof b);
+  const std::uint32_t sign = static_cast<std::uint32_t>(b & 0x8000) << 16;
+  std::uint32_t e = (b >> 10) & 0x1f, m = b & 0x3ff, bits = 0;
+  if (e == 0x1f) {
+    bits = sign | 0x7f800000 | (m << 13);
+  } else if (e != 0) {
+    bits = sign | ((e + 112) << 23) | (m << 13);
+  } else if (m != 0) {  // subnormal: normalise
+    int k = 0;
+    while (!(m & 0x400)) {
+      m <<= 1;
+      ++k;
+    }
+    bits = sign | (static_cast<std::uint32_t>(113 - k) << 23) | ((m & 0x3ff) << 13);
+  } else {
+    bits = sign;
+  }
+  float f = 0;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+}  // namespace
+
 // The addresses the JIT binds first: the scheduler's entry points (libcuforge
 // exports them, but a test executable linking the objects need not), the
 // thread-exit helper, and the math library, so that the kernel's libm is the
@@ -207,6 +270,11 @@ std::vector<host_symbol> host_symbols() {
       {"memcpy", reinterpret_cast<void*>(&std::memcpy)},
       {"memmove", reinterpret_cast<void*>(&std::memmove)},
       {"memset", reinterpret_cast<void*>(&std::memset)},
+      {"__truncdfhf2", reinterpret_cast<void*>(&cuforge_truncdfhf2)},
+      {"__truncsfhf2", reinterpret_cast<void*>(&cuforge_truncsfhf2)},
+      {"__extendhfsf2", reinterpret_cast<void*>(&cuforge_extendhfsf2)},
+      {"__gnu_h2f_ieee", reinterpret_cast<void*>(&cuforge_extendhfsf2)},
+      {"__gnu_f2h_ieee", reinterpret_cast<void*>(&cuforge_truncsfhf2)},
   };
 #define CUFORGE_MATH1(name) \
   s.push_back({#name "f", reinterpret_cast<void*>(static_cast<f1>(&::name##f))}); \

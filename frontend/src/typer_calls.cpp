@@ -3,6 +3,7 @@
 // device functions (specialised per argument types); and the helpers rows
 // share (min/max, round, the float type of math).
 #include "intrinsic_registry.hpp"
+#include "numba_typing.hpp"
 #include "typer_impl.hpp"
 
 namespace cuforge::frontend::detail {
@@ -37,13 +38,13 @@ value function_typer::min_max(bool is_min, std::vector<value> xs, call_args& c) 
   value acc = xs[0];
   for (std::size_t i = 1; i < xs.size(); ++i) {
     const value& x = xs[i];
-    const type* t = acc.ty == x.ty ? acc.ty : promote(tc_, acc.ty, acc.weak, x.ty, x.weak);
+    const type* t = acc.ty == x.ty ? acc.ty : promote(tc_, acc.ty, x.ty);
     if (t->kind == type_kind::boolean) t = tc_.int64();
-    t = arith(t);
-    value r = op(is_min ? op_id::min : op_id::max, t, {cast(acc, t, loc), cast(x, t, loc)}, loc);
+    const type* ct = arith(t);  // float16 compares in float32
+    value r = op(is_min ? op_id::min : op_id::max, ct, {cast(acc, ct, loc), cast(x, ct, loc)}, loc);
     r.weak = acc.weak && x.weak;
     r.nonneg = is_min ? (acc.nonneg && x.nonneg) : (acc.nonneg || x.nonneg);
-    acc = r;
+    acc = cast(r, t, loc);
   }
   return acc;
 }
@@ -54,28 +55,27 @@ value function_typer::round(call_args& c) {
   expect_args(*this, c, 1, 2);
   const value& x = c.args[0];
   if (!x.runtime() || !x.ty->is_scalar() || x.ty->is_complex()) no_impl(c);
+  // Numba's candidates: round(x) rounds in float32 or float64 (an integer
+  // converts to the float it fits), halves to even, and gives an int64;
+  // round(x, n) gives that float.
+  std::vector<const type*> tys;
+  for (const auto& a : c.args) tys.push_back(a.ty);
+  resolved_op sig = numba_call(tc_, "builtins.round", tys);
+  if (!sig) no_impl(c);
   if (c.args.size() == 1) {
-    // round(x) is an int, halves to even.
-    if (!x.ty->is_float()) return cast(x, x.ty->kind == type_kind::boolean ? tc_.int64() : x.ty, loc);
-    const type* t = arith(x.ty);
+    const type* t = arith(sig.params[0]);
     value r = cast(op(op_id::rint, t, {cast(x, t, loc)}, loc), tc_.int64(), loc);
     r.weak = x.weak;
     return r;
   }
   const value& n = c.args[1];
   if (!n.runtime() || !(n.ty->is_int() || n.ty->kind == type_kind::boolean)) no_impl(c, "ndigits must be an integer");
-  const type* xt = x.ty->kind == type_kind::boolean ? tc_.int64() : x.ty;
-  if (xt->is_int()) {
-    if (auto k = const_int(n); k && *k >= 0) return cast(x, xt, loc);
-  }
-  // NumPy's way: rint(x * 10**n) / 10**n in x's float type (float64 for
-  // integers, converted back).
-  const type* t = xt->is_int() ? tc_.float64() : arith(xt);
+  // rint(x * 10**n) / 10**n in the float type.
+  const type* t = sig.result;
   value ten = int_constant(10, t, loc);
   value p = pure(op(op_id::powi, t, {ten, cast(n, tc_.int64(), loc)}, loc), loc);
   value scaled = op(op_id::mul, t, {cast(x, t, loc), p}, loc);
   value r = op(op_id::div, t, {op(op_id::rint, t, {scaled}, loc), p}, loc);
-  if (xt->is_int()) r = cast(r, xt, loc);
   r.weak = x.weak && n.weak;
   return r;
 }
@@ -120,6 +120,14 @@ value function_typer::call_method(const std::string& name, const value& self, ca
 
 value function_typer::float_math(op_id o, const value& x, call_args& c) {
   if (!x.runtime() || !x.ty->is_scalar() || x.ty->is_complex()) no_impl(c);
+  if (numba_call_known(c.name)) {
+    // math.*: Numba's candidates (float32 stays float32, integers compute
+    // in float64, float16 where numba-cuda has the function for it).
+    resolved_op sig = numba_call(tc_, c.name, {x.ty});
+    if (!sig) no_impl(c);
+    const type* ct = arith(sig.result);
+    return cast(op(o, ct, {cast(cast(x, sig.params[0], c.loc), ct, c.loc)}, c.loc), sig.result, c.loc);
+  }
   const type* t = real_float(tc_, x.ty);
   value r = op(o, t, {cast(x, t, c.loc)}, c.loc);
   r.weak = x.weak;

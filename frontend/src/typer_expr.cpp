@@ -1,7 +1,8 @@
-// Expressions: constants, variables, globals, operators (NumPy 2's
-// promotion with weak Python scalars, Python's operator semantics),
+// Expressions: constants, variables, globals, operators (Numba's typing,
+// numba_typing.hpp, with Python's operator semantics),
 // conditionals, attributes and the dispatch of calls.
 #include "intrinsic_registry.hpp"
+#include "numba_typing.hpp"
 #include "typer_impl.hpp"
 
 #include <cmath>
@@ -10,15 +11,6 @@
 namespace cuforge::frontend::detail {
 
 namespace {
-
-bool fits(std::int64_t v, const type* t) {
-  if (t->bits >= 64) return t->is_signed || v >= 0;
-  if (t->is_signed) {
-    std::int64_t lim = std::int64_t{1} << (t->bits - 1);
-    return v >= -lim && v < lim;
-  }
-  return v >= 0 && v < (std::int64_t{1} << t->bits);
-}
 
 std::int64_t wrap(std::uint64_t bits, const type* t) {
   constant_value cv;
@@ -192,10 +184,10 @@ value function_typer::lower(expr_id id) {
     case expr_kind::logical: {
       need(2);
       value a = lower(x.operands[0]);
-      if (a.runtime() && a.ty->is_scalar() && const_of(a)) {
+      if (const constant_value* k = a.runtime() && a.ty->is_scalar() ? const_of(a) : nullptr) {
         // A constant left operand decides whether the right one runs at
         // all; Python then gives whichever operand decided, as it is.
-        bool t = *const_int(truth(a, loc)) != 0;
+        bool t = k->k == constant_value::kind::complex ? k->c != std::complex<double>(0, 0) : *const_int(truth(a, loc)) != 0;
         return t != x.is_and ? a : lower(x.operands[1]);
       }
       value b = lower(x.operands[1]);
@@ -355,40 +347,37 @@ value function_typer::unary(unop o, const value& a, location loc) {
   }
   if (!a.runtime() || !a.ty->is_scalar())
     fail(loc, std::string("bad operand type for unary ") + sym + ": " + a.ty->str());
+  if (o == unop::invert && a.ty->kind == type_kind::boolean) return unary(unop::not_, a, loc);  // ~True is False
+  resolved_op sig = numba_unary(tc_, o, a.ty);
+  if (!sig) fail(loc, std::string("bad operand type for unary ") + sym + ": " + a.ty->str());
+  const type* t = sig.result;
+  // Numba negates and inverts in the operand's own type, then widens
+  // (-uint8(7) is 249), and computes float16 in float32.
+  const type* ct = o == unop::pos || sig.params[0]->kind == type_kind::boolean ? arith(t) : arith(sig.params[0]);
+  value x = cast(a, ct, loc);
   switch (o) {
-    case unop::pos: {
-      if (a.ty->kind != type_kind::boolean && a.ty == arith(a.ty)) return a;
-      value r = cast(a, a.ty->kind == type_kind::boolean ? tc_.int64() : arith(a.ty), loc);
-      r.weak = a.weak;
-      return r;
-    }
+    case unop::pos: return cast(x, t, loc);
     case unop::neg: {
-      const type* t = a.ty->kind == type_kind::boolean ? tc_.int64() : arith(a.ty);
-      value x = cast(a, t, loc);
       if (const constant_value* c = const_of(x)) {
         if (a.weak && t->is_int()) python_int(binop::sub, 0, c->i, loc);
         constant_value r = *c;
-        if (t->is_int())
-          r.i = wrap(0 - static_cast<std::uint64_t>(c->i), t);
-        else if (t->is_float())
+        if (ct->is_int())
+          r.i = wrap(0 - static_cast<std::uint64_t>(c->i), ct);
+        else if (ct->is_float())
           r.f = -c->f;
         else
           r.c = -c->c;
-        value v = constant(r, t, loc, a.weak);
-        return v;
+        return cast(constant(r, ct, loc, a.weak), t, loc);
       }
-      value r = op(op_id::neg, t, {x}, loc);
+      value r = op(op_id::neg, ct, {x}, loc);
       r.weak = a.weak;
-      return r;
+      return cast(r, t, loc);
     }
     case unop::invert: {
-      // ~ is logical on booleans (NumPy's), bitwise on integers.
-      if (a.ty->kind == type_kind::boolean) return unary(unop::not_, a, loc);
-      if (!a.ty->is_int()) fail(loc, std::string("bad operand type for unary ~: ") + a.ty->str());
-      if (auto k = const_int(a)) return int_constant(wrap(~static_cast<std::uint64_t>(*k), a.ty), a.ty, loc, a.weak);
-      value r = op(op_id::invert, a.ty, {a}, loc);
+      if (auto k = const_int(x)) return cast(int_constant(wrap(~static_cast<std::uint64_t>(*k), ct), ct, loc, a.weak), t, loc);
+      value r = op(op_id::invert, ct, {x}, loc);
       r.weak = a.weak;
-      return r;
+      return cast(r, t, loc);
     }
     case unop::not_: break;
   }
@@ -414,19 +403,21 @@ value function_typer::pow(const value& a, const value& b, location loc) {
     return constant(cv, tc_.float64(), loc, true);
   }
   if (weak_int_constant(*this, a, x) && weak_int_constant(*this, b, y)) python_int(binop::pow, x, y, loc);
-  const type* t = promote(tc_, a.ty, a.weak, b.ty, b.weak);
-  if (!t) fail(loc, "unsupported operand types for **: " + a.ty->str() + " and " + b.ty->str());
+  resolved_op sig = numba_binary(tc_, binop::pow, a.ty, b.ty);
+  if (!sig) fail(loc, "unsupported operand types for **: " + a.ty->str() + " and " + b.ty->str());
+  const type* t = sig.result;
   value r;
   if (t->is_complex()) {
     r = op(op_id::pow, t, {cast(a, t, loc), cast(b, t, loc)}, loc);
   } else if (t->is_float()) {
-    t = arith(t);
-    if (b.ty->is_int() || b.ty->kind == type_kind::boolean)
-      r = op(op_id::powi, t, {cast(a, t, loc), cast(b, tc_.int64(), loc)}, loc);
+    const type* ct = arith(t);
+    if (sig.params[1]->is_int())  // float ** int: Numba's powi cases
+      r = op(op_id::powi, ct, {cast(cast(a, sig.params[0], loc), ct, loc), cast(cast(b, sig.params[1], loc), tc_.int64(), loc)}, loc);
     else
-      r = op(op_id::pow, t, {cast(a, t, loc), cast(b, t, loc)}, loc);
+      r = op(op_id::pow, ct, {cast(a, ct, loc), cast(b, ct, loc)}, loc);
+    r = cast(r, t, loc);
   } else {
-    value ca = cast(a, t, loc), cb = cast(b, t, loc);
+    value ca = cast(cast(a, sig.params[0], loc), t, loc), cb = cast(cast(b, sig.params[1], loc), t, loc);
     auto ka = const_int(ca), kb = const_int(cb);
     if (ka && kb) {
       if (auto f = fold_int(binop::pow, t, *ka, *kb)) return int_constant(*f, t, loc, weak);
@@ -462,43 +453,14 @@ value function_typer::binary(binop o, const value& a, const value& b, location l
   if (o == binop::matmul) return unsupported();
   if (o == binop::pow) return pow(a, b, loc);
   const bool weak = a.weak && b.weak;
-  const type* t = promote(tc_, a.ty, a.weak, b.ty, b.weak);
-  if (!t) return unsupported();
+  resolved_op sig = numba_binary(tc_, o, a.ty, b.ty);
+  if (!sig) return unsupported();
   if (std::int64_t kx = 0, ky = 0; weak_int_constant(*this, a, kx) && weak_int_constant(*this, b, ky)) python_int(o, kx, ky, loc);
-  if (t->is_int()) {
-    // NumPy 2 refuses a Python int the other operand's type cannot hold.
-    for (const value* v : {&a, &b}) {
-      std::int64_t k = 0;
-      if (!weak && weak_int_constant(*this, *v, k) && !fits(k, t))
-        fail(loc, "Python integer " + std::to_string(k) + " out of bounds for " + t->str());
-    }
-  }
-  bool both_bool = a.ty->kind == type_kind::boolean && b.ty->kind == type_kind::boolean;
-  switch (o) {
-    case binop::bitand_:
-    case binop::bitor_:
-    case binop::bitxor:
-      if (both_bool)
-        t = tc_.boolean();
-      else if (!t->is_int())
-        return unsupported();
-      break;
-    case binop::lshift:
-    case binop::rshift:
-      if (!t->is_int()) return unsupported();
-      break;
-    case binop::truediv:
-      if (t->is_int()) t = tc_.float64();  // integers divide in float64
-      t = arith(t);
-      break;
-    case binop::floordiv:
-    case binop::mod:
-      if (t->is_complex()) return unsupported();
-      t = arith(t);
-      break;
-    default: t = arith(t); break;
-  }
-  value x = cast(a, t, loc), y = cast(b, t, loc);
+  // Numba converts the operands to the signature's parameters, then
+  // computes in the result type (float16 in float32, rounded back).
+  const type* result = sig.result;
+  const type* t = arith(result);
+  value x = cast(cast(a, sig.params[0], loc), t, loc), y = cast(cast(b, sig.params[1], loc), t, loc);
   const constant_value *cx = const_of(x), *cy = const_of(y);
   if (cx && cy) {
     if (t->is_int() || t->kind == type_kind::boolean) {
@@ -515,6 +477,12 @@ value function_typer::binary(binop o, const value& a, const value& b, location l
       constant_value cv;
       cv.k = constant_value::kind::floating;
       cv.f = o == binop::add ? cx->f + cy->f : o == binop::sub ? cx->f - cy->f : o == binop::mul ? cx->f * cy->f : cx->f / cy->f;
+      return constant(cv, t, loc, weak);
+    } else if (t == tc_.complex128() && (o == binop::add || o == binop::sub || o == binop::mul)) {
+      // Python folds `1.5 + 2j` to one constant; so do we (a literal's truth is then known).
+      constant_value cv;
+      cv.k = constant_value::kind::complex;
+      cv.c = o == binop::add ? cx->c + cy->c : o == binop::sub ? cx->c - cy->c : cx->c * cy->c;
       return constant(cv, t, loc, weak);
     }
   }
@@ -533,7 +501,7 @@ value function_typer::binary(binop o, const value& a, const value& b, location l
       default: break;
     }
   }
-  return r;
+  return cast(r, result, loc);
 }
 
 value function_typer::compare(cmpop o, const value& a, const value& b, location loc) {
@@ -586,25 +554,17 @@ value function_typer::compare(cmpop o, const value& a, const value& b, location 
   }
   if (!a.ty->is_scalar() || !b.ty->is_scalar()) return unsupported();
   const bool weak = a.weak && b.weak;
-  const type* t = nullptr;
-  if (a.ty->kind == type_kind::boolean && b.ty->kind == type_kind::boolean && (o == cmpop::eq || o == cmpop::ne)) {
-    t = tc_.boolean();
-  } else {
-    t = promote(tc_, a.ty, a.weak, b.ty, b.weak);
-    if (!t) return unsupported();
-    if (t->is_int()) {
-      // A Python int out of the other type's range still compares by
-      // value (NumPy 2): widen rather than wrap it.
-      for (const value* v : {&a, &b}) {
-        std::int64_t k = 0;
-        if (!weak && weak_int_constant(*this, *v, k) && !fits(k, t)) t = promote(tc_, t, false, tc_.int64(), false);
-      }
-    }
-    if (t->is_complex() && o != cmpop::eq && o != cmpop::ne)
+  resolved_op sig = numba_compare(tc_, o, a.ty, b.ty);
+  if (!sig) {
+    if (a.ty->is_complex() || b.ty->is_complex())
       fail(loc, std::string("'") + sym + "' is not supported between " + a.ty->str() + " and " + b.ty->str());
-    t = arith(t);
+    return unsupported();
   }
-  value x = cast(a, t, loc), y = cast(b, t, loc);
+  // Compared in the signature's parameter type (booleans ordered as 0 and
+  // 1, float16 in float32, both exact).
+  const type* t = sig.params[0]->kind == type_kind::boolean && o != cmpop::eq && o != cmpop::ne ? tc_.int64()
+                                                                                                 : arith(sig.params[0]);
+  value x = cast(cast(a, sig.params[0], loc), t, loc), y = cast(cast(b, sig.params[1], loc), t, loc);
   const constant_value *cx = const_of(x), *cy = const_of(y);
   if (cx && cy && (t->is_int() || t->kind == type_kind::boolean || t == tc_.float64())) {
     int c = 0;  // -1, 0, 1; 2 for unordered
@@ -641,7 +601,7 @@ value function_typer::logical(bool is_and, const value& a, const value& b, locat
     fail(loc, std::string("Unsupported: '") + (is_and ? "and" : "or") + "' on " + a.ty->str() + " and " + b.ty->str() +
                   " (only numbers and booleans)");
   const bool weak = a.weak && b.weak;
-  const type* t = a.ty == b.ty ? a.ty : promote(tc_, a.ty, a.weak, b.ty, b.weak);
+  const type* t = a.ty == b.ty ? a.ty : promote(tc_, a.ty, b.ty);
   if (!t) fail(loc, std::string("no common type for '") + (is_and ? "and" : "or") + "' of " + a.ty->str() + " and " + b.ty->str());
   value x = cast(a, t, loc), y = cast(b, t, loc);
   if (const_of(x)) {
@@ -725,7 +685,12 @@ value function_typer::call(const value& callee, call_args& c) {
     case type_kind::function:
       if (callee.self) return call_method(callee.ty->name, *callee.self, c);
       return call_function(callee.ty->name, c);
-    case type_kind::dtype: return call_dtype(callee.ty->dtype, c);
+    case type_kind::dtype:
+      // Python's int, float, complex and bool are the registry's rows
+      // (Numba's typing: int() keeps an integer's type...); NumPy's
+      // dtypes convert to themselves.
+      if (callee.name.rfind("builtins.", 0) == 0 && find_entry(callee.name)) return call_function(callee.name, c);
+      return call_dtype(callee.ty->dtype, c);
     case type_kind::device_function: return call_device(*callee.ty->callee, c);
     case type_kind::module: fail(c.loc, "module '" + callee.ty->name + "' is not callable");
     default: fail(c.loc, "a value of type " + callee.ty->str() + " is not callable");

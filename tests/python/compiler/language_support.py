@@ -105,6 +105,26 @@ def assert_same(got, want, rtol=0.0, what=""):
                           f"want {want.ravel()[bad[:4]]}"
 
 
+def numba_reference(dev, *argtypes):
+    """A reference for run_elementwise with Numba's arithmetic: result k is
+    the device function's Python body run by NumPy on the arguments
+    converted to result k's type (Numba's operator implementations convert
+    their operands to the type they compute in); boolean results come from
+    the arguments as they are. The types themselves are the compiler's: the
+    differential test (test_numba_typing.py) checks them against
+    numba-cuda's."""
+    types = result_types(dev, *argtypes)
+
+    def reference(*args):
+        outs = []
+        for k, t in enumerate(types):
+            conv = args if t.kind == "b" else [a.astype(t) for a in args]
+            outs.append(np.asarray(dev.py_func(*conv)[k]).astype(t))
+        return outs
+
+    return reference
+
+
 def run_elementwise(dev, *args, rtol=0.0, reference=None):
     """Runs ``dev`` over the arrays ``args`` on the device and checks each of
     its six results, type and values, against ``reference(*args)`` (by

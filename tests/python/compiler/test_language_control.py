@@ -187,7 +187,7 @@ def test_statements_compute_what_python_computes(fn, n):
 
 
 def test_tuples_returned_from_device_functions_have_tuple_types():
-    assert result_types(divmod_, "int32", "int32") == (np.dtype("int32"),) * 2
+    assert result_types(divmod_, "int32", "int32") == (np.dtype("int64"),) * 2
     assert result_types(divmod_, "float32", "int8") == (np.dtype("float32"),) * 2
 
 
@@ -210,8 +210,8 @@ def globals_(out, iout):
     out[1] = C.real + C.imag * 10
     out[2] = B + TUP[0] + TUP[1] + TUP[2][1]
     out[3] = NP_F32 * 2
-    iout[0] = NP_I8 + NP_I8  # int8 wraps: NumPy scalars keep their type
-    iout[1] = NP_U64 // 2
+    iout[0] = NP_I8 + NP_I8  # NumPy scalars keep their type, and Numba widens int8 + int8 to int64
+    iout[1] = NP_U64 // 2  # uint64 with a (signed) int64 literal computes in int64, as Numba's
     out[4] = TABLE[1, 2] + TABLE[0, 0] + TABLE.shape[1] + ITABLE[-1]  # small arrays: constant memory
     s = 0
     for i in range(len(ITABLE)):
@@ -227,13 +227,13 @@ def test_globals_are_compile_time_constants():
     out, iout = np.zeros(8), np.zeros(2, np.int64)
     cuda.jit(globals_)[1, 1](out, iout)
     assert out.tolist() == [9.5, 21.0, 8.0, 3.0, 19.0, 45.0, 11.0, 10.0]
-    assert iout.tolist() == [-56, (2**63 + 5) // 2]
+    assert iout.tolist() == [200, -((2**63 - 5) // 2) - 1]
 
     def types_of_globals(x):
         return NP_F32 * 2, NP_I8 + NP_I8, N * x, F * x, TABLE[0, 0], ITABLE[0] + x
 
     assert result_types(cuda.jit(device=True)(types_of_globals), "float32") == tuple(
-        np.dtype(t) for t in ["float32", "int8", "float32", "float32", "float64", "float32"])
+        np.dtype(t) for t in ["float64", "int64", "float64", "float64", "float64", "float32"])
 
 
 def make_scaled(scale, offset, table, pair):
@@ -281,11 +281,11 @@ def test_local_variables_take_the_promotion_of_what_is_assigned():
     def unify(a, flag):
         x = 1
         if flag:
-            x = a  # int and float32: float32... from a weak int, NumPy's
+            x = a  # int64 (the literal) with float32: float64, Numba's unification
         return x
 
-    assert result_types(cuda.jit(device=True)(unify), "float32", "bool") == np.dtype("float32")
-    assert result_types(cuda.jit(device=True)(unify), "int16", "bool") == np.dtype("int16")
+    assert result_types(cuda.jit(device=True)(unify), "float32", "bool") == np.dtype("float64")
+    assert result_types(cuda.jit(device=True)(unify), "int16", "bool") == np.dtype("int64")
 
     def mixed(a, b):
         x = a

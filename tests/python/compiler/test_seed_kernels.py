@@ -137,7 +137,7 @@ def test_histograms_use_atomics():
     # for v in x[a::b]: the sliced view evaluated once, then indexed
     assert "$t5 = x[slice(global(cuda).grid(1), <none>, global(cuda).gridsize(1))]" in text
     assert "for $t6 in range(0, global(builtins.len)($t5), 1):\n        v = $t5[$t6]" in text
-    assert "global(cuda).atomic.add(local, (global(int)(v) % global(NBINS)), 1)" in text
+    assert "global(cuda).atomic.add(local, (global(builtins.int)(v) % global(NBINS)), 1)" in text
 
 
 def test_fast_matmul_keeps_keyword_arguments_and_syncthreads():

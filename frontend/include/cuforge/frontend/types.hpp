@@ -127,15 +127,14 @@ class CUFORGE_API type_context {
   std::map<std::string, const type*> by_key_;
 };
 
-/// The type a binary arithmetic operation on `a` and `b` computes in,
-/// following NumPy 2's promotion rules (NEP 50): a Python literal is "weak"
-/// and takes the other operand's kind and width when it can (float32 * 2.0
-/// is float32, int8 + 1 is int8); uint64 with a signed integer is float64;
-/// integers with floats give a float wide enough for the integer (int8/16
-/// with float16 give float16/float32, int32/int64 give float64). Arithmetic
-/// on booleans computes in int64 (Python's rule, not NumPy's logical one).
+/// The common type of two scalar types, NumPy's promote_types, which is
+/// how Numba unifies values that meet (a variable's assignments, the
+/// branches of a conditional, and/or, min/max): bool with a number gives the
+/// number, int64 with uint64 gives float64, int16 with float16 gives
+/// float32, float32 with complex128 gives complex128. Operators type by
+/// Numba's overload resolution instead (frontend/src/numba_typing.hpp).
 /// Returns null when there is no common numeric type.
-CUFORGE_API const type* promote(type_context& tc, const type* a, bool a_weak, const type* b, bool b_weak);
+CUFORGE_API const type* promote(type_context& tc, const type* a, const type* b);
 
 /// The runtime type `spec` names, in type::str()'s spelling: "float32",
 /// "bool", "none", "array(float32, 2d, C)" (", readonly" may follow the

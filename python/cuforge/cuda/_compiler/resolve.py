@@ -220,6 +220,8 @@ def resolve(name: str, value, device_ir: Callable) -> Resolution:
 
     typestr = dtype_typestr(value)
     if typestr is not None:
+        if value in (int, float, complex, bool):  # Python's own: typed as Numba types int(), float()...
+            name = f"builtins.{value.__name__}"
         return _done({"kind": "dtype", "name": name, "typestr": typestr})
 
     if isinstance(value, np.ndarray):
