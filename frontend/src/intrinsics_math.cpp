@@ -56,21 +56,28 @@ value type_numpy_unary(function_typer& ft, const intrinsic& self, call_args& c) 
   return type_unary(ft, self, c);
 }
 
-// (x, y) -> the op, in the float type of their promotion.
+// The signature a row computes `args` in: Numba's candidates where the row
+// is one of numba-cuda's math functions (a TypingError when none fits),
+// else `fallback` for the result and every argument (numpy's rows).
+resolved_op signature_of(function_typer& ft, const intrinsic& self, call_args& c, const std::vector<const type*>& args,
+                         const type* fallback) {
+  if (!numba_call_known(self.info.name)) return {fallback, std::vector<const type*>(args.size(), fallback)};
+  resolved_op sig = numba_call(ft.tc_, self.info.name, args);
+  if (!sig) ft.no_impl(c);
+  return sig;
+}
+
+// (x, y) -> the op: Numba's signature, or the float type of their promotion.
 value type_binary(function_typer& ft, const intrinsic& self, call_args& c) {
   expect_args(ft, c, 2, 2);
   const value &x = real_arg(ft, c, 0), &y = real_arg(ft, c, 1);
-  if (numba_call_known(self.info.name)) {
-    resolved_op sig = numba_call(ft.tc_, self.info.name, {x.ty, y.ty});
-    if (!sig) ft.no_impl(c);
-    const type* t = sig.result;
-    const location loc = c.loc;
-    if (sig.params[1]->is_int())  // math.pow(float, int32)
-      return ft.op(op_id::powi, t, {ft.cast(x, t, loc), ft.cast(ft.cast(y, sig.params[1], loc), ft.tc_.int64(), loc)}, loc);
-    return ft.op(self.op, t, {ft.cast(ft.cast(x, sig.params[0], loc), t, loc), ft.cast(ft.cast(y, sig.params[1], loc), t, loc)}, loc);
-  }
-  const type* t = real_float(ft.tc_, promote(ft.tc_, x.ty, y.ty));
-  return ft.op(self.op, t, {ft.cast(x, t, c.loc), ft.cast(y, t, c.loc)}, c.loc);
+  const resolved_op sig = signature_of(ft, self, c, {x.ty, y.ty}, real_float(ft.tc_, promote(ft.tc_, x.ty, y.ty)));
+  const type* t = sig.result;
+  const location loc = c.loc;
+  value a = ft.cast(ft.cast(x, sig.params[0], loc), t, loc);
+  if (sig.params[1]->is_int())  // math.pow(float, int32)
+    return ft.op(op_id::powi, t, {a, ft.cast(ft.cast(y, sig.params[1], loc), ft.tc_.int64(), loc)}, loc);
+  return ft.op(self.op, t, {a, ft.cast(ft.cast(y, sig.params[1], loc), t, loc)}, loc);
 }
 
 // math.log(x[, base]) and numpy.log(x) of a real x (numpy's complex log is numpy_unary's).
@@ -114,13 +121,11 @@ value type_classify(function_typer& ft, const intrinsic& self, call_args& c) {
   return ft.op(o, ft.tc_.boolean(), {ft.cast(x, ft.arith(x.ty), loc)}, loc);
 }
 
-value type_ldexp(function_typer& ft, const intrinsic&, call_args& c) {
+value type_ldexp(function_typer& ft, const intrinsic& self, call_args& c) {
   expect_args(ft, c, 2, 2);
   const value &x = real_arg(ft, c, 0), &n = real_arg(ft, c, 1);
   if (n.ty->is_float()) ft.no_impl(c, "the exponent must be an integer");
-  resolved_op sig = numba_call(ft.tc_, "math.ldexp", {x.ty, n.ty});
-  if (!sig) ft.no_impl(c);
-  const type* t = sig.result;
+  const type* t = signature_of(ft, self, c, {x.ty, n.ty}, real_float(ft.tc_, x.ty)).result;
   value r = ft.op(op_id::ldexp, t, {ft.cast(x, t, c.loc), ft.cast(n, ft.tc_.int32(), c.loc)}, c.loc);
   r.weak = x.weak;
   return r;
@@ -130,12 +135,7 @@ value type_ldexp(function_typer& ft, const intrinsic&, call_args& c) {
 value type_frexp_modf(function_typer& ft, const intrinsic& self, call_args& c) {
   expect_args(ft, c, 1, 1);
   const value& x = real_arg(ft, c, 0);
-  const type* t = real_float(ft.tc_, x.ty);
-  if (numba_call_known(self.info.name)) {
-    resolved_op sig = numba_call(ft.tc_, self.info.name, {x.ty});
-    if (!sig) ft.no_impl(c);
-    t = sig.result;
-  }
+  const type* t = signature_of(ft, self, c, {x.ty}, real_float(ft.tc_, x.ty)).result;
   const type* rt = self.op == op_id::frexp ? ft.tc_.tuple({t, ft.tc_.int32()}) : ft.tc_.tuple({t, t});
   return ft.op(self.op, rt, {ft.cast(x, t, c.loc)}, c.loc);
 }
@@ -144,12 +144,7 @@ value type_frexp_modf(function_typer& ft, const intrinsic& self, call_args& c) {
 value type_angle_unit(function_typer& ft, const intrinsic& self, call_args& c) {
   expect_args(ft, c, 1, 1);
   const value& x = real_arg(ft, c, 0);
-  const type* t = real_float(ft.tc_, x.ty);
-  if (numba_call_known(self.info.name)) {
-    resolved_op sig = numba_call(ft.tc_, self.info.name, {x.ty});
-    if (!sig) ft.no_impl(c);
-    t = sig.result;
-  }
+  const type* t = signature_of(ft, self, c, {x.ty}, real_float(ft.tc_, x.ty)).result;
   constant_value k;
   k.k = constant_value::kind::floating;
   k.f = self.arg == 0 ? pi / 180 : 180 / pi;
@@ -250,11 +245,11 @@ constexpr intrinsic real(std::string_view name, std::string_view doc, int which)
 const intrinsic table[] = {
     // math
     module_entry("math", "Python's math module, on scalars (a float32 argument computes in float32)."),
-    real("math.pi", "3.14159... (float64, weak: it takes a float32 operand's type).", k_pi),
-    real("math.e", "2.71828... (float64, weak).", k_e),
-    real("math.inf", "Positive infinity (float64, weak).", k_inf),
-    real("math.nan", "A quiet nan (float64, weak).", k_nan),
-    real("math.tau", "2 pi (float64, weak).", k_tau),
+    real("math.pi", "3.14159... (a float64: float32 * math.pi is a float64, as in Numba).", k_pi),
+    real("math.e", "2.71828... (float64).", k_e),
+    real("math.inf", "Positive infinity (float64).", k_inf),
+    real("math.nan", "A quiet nan (float64).", k_nan),
+    real("math.tau", "2 pi (float64).", k_tau),
     unary("math.sqrt", op_id::sqrt, "The square root."),
     unary("math.cbrt", op_id::cbrt, "The cube root."),
     unary("math.exp", op_id::exp, "e ** x."),
@@ -305,13 +300,13 @@ const intrinsic table[] = {
 
     // cmath
     module_entry("cmath", "Python's cmath module, on scalars."),
-    real("cmath.pi", "3.14159... (float64, weak).", k_pi),
-    real("cmath.e", "2.71828... (float64, weak).", k_e),
-    real("cmath.inf", "Positive infinity (float64, weak).", k_inf),
-    real("cmath.nan", "A quiet nan (float64, weak).", k_nan),
-    real("cmath.tau", "2 pi (float64, weak).", k_tau),
-    value_entry("cmath.infj", "Infinity times 1j (complex128, weak).", read_imaginary, op_id::none, 0),
-    value_entry("cmath.nanj", "nan times 1j (complex128, weak).", read_imaginary, op_id::none, 1),
+    real("cmath.pi", "3.14159... (float64).", k_pi),
+    real("cmath.e", "2.71828... (float64).", k_e),
+    real("cmath.inf", "Positive infinity (float64).", k_inf),
+    real("cmath.nan", "A quiet nan (float64).", k_nan),
+    real("cmath.tau", "2 pi (float64).", k_tau),
+    value_entry("cmath.infj", "Infinity times 1j (complex128).", read_imaginary, op_id::none, 0),
+    value_entry("cmath.nanj", "nan times 1j (complex128).", read_imaginary, op_id::none, 1),
     cmath_unary("cmath.sqrt", op_id::csqrt, "The complex square root."),
     cmath_unary("cmath.exp", op_id::cexp, "The complex exponential."),
     function_entry("cmath.log", "(z, base=e)", "The complex logarithm of z to base.", type_cmath_unary, op_id::clog),
@@ -332,11 +327,11 @@ const intrinsic table[] = {
     // numpy
     module_entry("numpy", "NumPy's scalar functions and constants; its scalar types (numpy.float32...) come from "
                           "the scalar-type table."),
-    real("numpy.pi", "3.14159... (float64, weak).", k_pi),
-    real("numpy.e", "2.71828... (float64, weak).", k_e),
-    real("numpy.inf", "Positive infinity (float64, weak).", k_inf),
-    real("numpy.nan", "A quiet nan (float64, weak).", k_nan),
-    real("numpy.euler_gamma", "The Euler-Mascheroni constant (float64, weak).", k_euler_gamma),
+    real("numpy.pi", "3.14159... (float64).", k_pi),
+    real("numpy.e", "2.71828... (float64).", k_e),
+    real("numpy.inf", "Positive infinity (float64).", k_inf),
+    real("numpy.nan", "A quiet nan (float64).", k_nan),
+    real("numpy.euler_gamma", "The Euler-Mascheroni constant (float64).", k_euler_gamma),
     numpy_unary("numpy.sqrt", op_id::sqrt, op_id::csqrt, "The square root (complex for complex x)."),
     numpy_unary("numpy.exp", op_id::exp, op_id::cexp, "e ** x."),
     unary("numpy.expm1", op_id::expm1, "e ** x - 1, accurate near 0."),

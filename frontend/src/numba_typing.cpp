@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <map>
 #include <string>
+#include <tuple>
 
 namespace cuforge::frontend::detail {
 
@@ -61,14 +62,15 @@ const conversion_table& conversions() {
   return t;
 }
 
-// A candidate signature: result, then up to two parameters.
+// A candidate signature: result, then up to three parameters.
 struct sig {
   nt result;
-  std::array<nt, 2> params;
+  std::array<nt, 3> params;
   int arity;
 };
-constexpr sig s1(nt r, nt a) { return {r, {a, none}, 1}; }
-constexpr sig s2(nt r, nt a, nt c) { return {r, {a, c}, 2}; }
+constexpr sig s1(nt r, nt a) { return {r, {a, none, none}, 1}; }
+constexpr sig s2(nt r, nt a, nt c) { return {r, {a, c, none}, 2}; }
+constexpr sig s3(nt r, nt a, nt c, nt d) { return {r, {a, c, d}, 3}; }
 
 using cases = std::vector<sig>;
 
@@ -258,8 +260,8 @@ const std::map<std::string, cases, std::less<>>& call_table() {
     t["math.isnan"] = t["math.isinf"] = t["math.isfinite"] = cases{s1(b, i8), s1(b, u8), s1(b, f4), s1(b, f8)};
     t["builtins.abs"] = cases{s1(i1, i1), s1(i2, i2), s1(i4, i4), s1(i8, i8), s1(u1, u1), s1(u2, u2), s1(u4, u4),
                      s1(u8, u8), s1(f4, f4),  s1(f8, f8), s1(f4, c8),  s1(f8, c16)};
-    t["builtins.range"] = cases{s1(i4, i4), s2(i4, i4, i4), s1(i8, i8), s2(i8, i8, i8), s1(u8, u8), s2(u8, u8, u8)};
-    // (three-argument ranges: the same three types, below)
+    t["builtins.range"] = cases{s1(i4, i4), s2(i4, i4, i4), s3(i4, i4, i4, i4), s1(i8, i8), s2(i8, i8, i8),
+                                s3(i8, i8, i8, i8), s1(u8, u8), s2(u8, u8, u8), s3(u8, u8, u8, u8)};
     t["builtins.round"] = cases{s1(i8, f4), s1(i8, f8), s2(f4, f4, i8), s2(f8, f8, i8)};
     return t;
   }();
@@ -277,36 +279,7 @@ resolved_op numba_call(type_context& tc, std::string_view name, const std::vecto
   for (const type* t : args) ix.push_back(index_of(t));
   if (!all_scalar(ix)) return {};
   if (name == "builtins.abs" && ix.size() == 1 && ix[0] == f2) return {tc.float16(), {tc.float16()}};
-  if (name == "builtins.range" && ix.size() == 3) {
-    static const std::vector<std::array<nt, 3>> three = {{i4, i4, i4}, {i8, i8, i8}, {u8, u8, u8}};
-    const std::array<nt, 3>* best = nullptr;
-    int best_u = 0, best_s = 0, best_p = 0;
-    for (const auto& c : three) {
-      int u = 0, s = 0, p = 0;
-      bool ok = true;
-      for (int k = 0; k < 3; ++k) {
-        conversion cv = conversions()[ix[k]][c[k]];
-        ok = ok && cv != conversion::none;
-        u += cv == conversion::unsafe;
-        s += cv == conversion::safe;
-        p += cv == conversion::promote;
-      }
-      if (ok && (!best || std::tie(u, s, p) < std::tie(best_u, best_s, best_p))) {
-        best = &c;
-        best_u = u, best_s = s, best_p = p;
-      }
-    }
-    if (!best) return {};
-    const type* t = type_of(tc, (*best)[0]);
-    return {t, {t, t, t}};
-  }
   return make(tc, resolve(it->second, ix));
-}
-
-const type* numba_unify(type_context& tc, const type* a, const type* bt) {
-  if (a == bt) return a;
-  if (!a->is_scalar() || !bt->is_scalar()) return nullptr;
-  return promote(tc, a, bt);
 }
 
 }  // namespace cuforge::frontend::detail

@@ -11,7 +11,8 @@
 //   transitively), and the candidate with the fewest unsafe, then safe, then
 //   promoting conversions wins, the earlier on a tie.
 // - Unification, for values that meet (a variable's assignments, the
-//   branches of a conditional, and/or, min/max): NumPy's promote_types.
+//   branches of a conditional, and/or, min/max): NumPy's promote_types,
+//   which is types.hpp's promote().
 //
 // Python literals have no weak typing here: an int literal is int64, a
 // float literal float64, a complex literal complex128, as in Numba.
@@ -48,10 +49,5 @@ resolved_op numba_unary(type_context& tc, unop op, const type* a);
 resolved_op numba_call(type_context& tc, std::string_view name, const std::vector<const type*>& args);
 /// Whether numba_call knows `name`.
 bool numba_call_known(std::string_view name);
-
-/// Numba's unification of two scalar types (NumPy's promote_types: int64
-/// with uint64 gives float64, bool with an int gives the int); null when
-/// there is none.
-const type* numba_unify(type_context& tc, const type* a, const type* b);
 
 }  // namespace cuforge::frontend::detail

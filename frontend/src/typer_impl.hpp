@@ -20,12 +20,13 @@
 // body into the real output with every type fixed, and now errors are
 // reported.
 //
-// Weak values: NumPy 2 (NEP 50) lets a Python scalar take the other
-// operand's type. Literals are weak; so are values computed only from weak
-// values (`2 * 3`, `-1`), Python's builtins that return Python ints (len,
+// Weak values are Python ints and floats: literals, values computed only
+// from them (`2 * 3`, `-1`), Python's builtins that return Python ints (len,
 // the extents of .shape, .size), and variables every assignment of which is
-// weak (`for i in range(10)`, `i = 0`): `a[i] * i` with `a` float32 stays
-// float32 as it would in NumPy.
+// weak (`for i in range(10)`, `i = 0`). They type as int64/float64 like any
+// other (Numba's typing, numba_typing.hpp); weakness only says where Python's
+// unbounded integers must be checked to fit in int64, and which range()
+// arguments were literals.
 
 #include <cuforge/frontend/diagnostics.hpp>
 #include <cuforge/frontend/ir.hpp>
@@ -47,7 +48,7 @@ namespace cuforge::frontend::detail {
 struct value {
   expr_id id = no_id;
   const type* ty = nullptr;
-  bool weak = false;    ///< a Python scalar for promotion (NEP 50)
+  bool weak = false;    ///< a Python scalar (see "Weak values" above)
   bool nonneg = false;  ///< provably >= 0 (indices need no wraparound)
   bool pure = true;     ///< no side effects: may be evaluated twice or not at all
   /// The parameters an array (or a tuple holding arrays) may alias: stores

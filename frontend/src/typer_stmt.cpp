@@ -208,21 +208,12 @@ const type* function_typer::range_type(const value* const (&parts)[3], const loc
   if (!literal(start, 0) || !literal(step, 1)) given.push_back(start.ty);
   given.push_back(stop.ty);
   if (!literal(step, 1)) given.push_back(step.ty);
+  // A signed argument (a negative step, say) makes it int64 or int32:
+  // the uint64 range is chosen only when every argument is unsigned.
   const type* t = numba_call(tc_, "builtins.range", given).result;
-  if (!t || !t->is_int())
+  if (!t)
     fail(loc, "range() arguments " + start.ty->str() + ", " + stop.ty->str() + " and " + step.ty->str() +
                   " have no common integer type");
-  if (!t->is_signed)
-    for (const value* p : parts)
-      if (auto k = const_int(*p); k && *k < 0 && p->ty->is_signed) {
-        // range(n - 1, -1, -1) with n unsigned: -1 has no unsigned value,
-        // so the loop counts in int64, which holds every value of the
-        // narrower unsigned types but not of uint64.
-        if (t->bits >= 64)
-          fail(loc, "range() arguments " + start.ty->str() + ", " + stop.ty->str() + " and " + step.ty->str() +
-                        " have no common integer type");
-        return tc_.int64();
-      }
   return t;
 }
 

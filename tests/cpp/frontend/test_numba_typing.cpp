@@ -64,5 +64,5 @@ TEST(NumbaTyping, OperatorsResolveAsNumba) {
   EXPECT_EQ(numba_call(tc, "math.floor", {tc.float32()}).result, tc.float32());
   EXPECT_EQ(numba_call(tc, "math.pow", {tc.int8(), tc.int8()}).result, tc.float32());
   EXPECT_FALSE(numba_call(tc, "math.sin", {tc.complex64()}));
-  EXPECT_EQ(numba_unify(tc, tc.int64(), tc.uint64()), tc.float64());
+  EXPECT_EQ(promote(tc, tc.int64(), tc.uint64()), tc.float64());  // unification
 }

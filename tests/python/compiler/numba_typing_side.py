@@ -47,16 +47,6 @@ def _cuda_type(fn, sig):
         return "error: " + type(e).__name__
 
 
-def _elements(ret):
-    """'Tuple(a, b)' / 'UniTuple(a x 2)' -> ['a', 'b']."""
-    if ret.startswith("UniTuple("):
-        inner, n = ret[len("UniTuple("):-1].rsplit(" x ", 1)
-        return [inner] * int(n)
-    if ret.startswith("Tuple("):
-        return [s.strip() for s in ret[len("Tuple("):-1].split(",")]
-    return [ret]
-
-
 def main(out_path):
     warnings.simplefilter("ignore")
     tmp = tempfile.mkdtemp()
@@ -71,7 +61,7 @@ def main(out_path):
         if whole.startswith("error"):
             ts = [_cuda_type(getattr(mod, f), sig) for f in fallbacks]
         else:
-            ts = _elements(whole) if len(fallbacks) > 1 else [whole]
+            ts = cases_mod.elements(whole) if len(fallbacks) > 1 else [whole]
         entry = {"types": ts, "values": {}}
         if not whole.startswith("error"):
             fn = jitted.get(fname) or jitted.setdefault(fname, numba.njit(getattr(mod, fname)))

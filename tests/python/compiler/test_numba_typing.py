@@ -78,15 +78,6 @@ def _normal(t):
     return t
 
 
-def _elements(ret):
-    if ret.startswith("UniTuple("):
-        inner, n = ret[len("UniTuple("):-1].rsplit(" x ", 1)
-        return [inner] * int(n)
-    if ret.startswith("Tuple("):
-        return [s.strip() for s in ret[len("Tuple("):-1].split(",")]
-    return [ret]
-
-
 def _load_generated(tmp_path_factory):
     d = tmp_path_factory.mktemp("numba_typing")
     path = d / "numba_typing_generated_cf.py"
@@ -171,21 +162,18 @@ def _compare(table, side):
         entry = table["cases"].get(case_id)
         if entry is None:
             continue
-        exprs = C.expressions(fname)
+        exprs, templates = C.expressions(fname)
         whole = side.type_of(fname, arg_types)
         if whole.startswith("error"):
             mine = [side.type_of(f, arg_types) for f in fallbacks]
         else:
-            mine = _elements(whole) if len(fallbacks) > 1 else [whole]
-        for expr, want, got in zip(exprs, entry["types"], mine):
+            mine = C.elements(whole) if len(fallbacks) > 1 else [whole]
+        for expr, template, want, got in zip(exprs, templates, entry["types"], mine):
             where = f"{expr} with {', '.join(arg_types)} ({case_id})"
             if want.startswith("error"):
                 if "TypingError" not in want or got.startswith("error"):
                     continue
-                if (expr, arg_types[0]) in EXTENSIONS or (len(arg_types) > 1 and (expr, arg_types[1]) in EXTENSIONS):
-                    continue
-                if any((C._name(expr, "b", lit), t) in EXTENSIONS or (C._name(C._swap(expr), "b", lit), t) in EXTENSIONS
-                       for lit in C.LITERALS.values() for t in arg_types):
+                if any((template, t) in EXTENSIONS for t in arg_types):
                     continue
                 problems.append(f"{where}: numba-cuda refuses it, cuforge types it {got}")
                 continue

@@ -60,8 +60,9 @@ struct location {
   std::int32_t col = 0;
 };
 
-/// A compile-time constant. `weak` marks a Python literal, which NumPy's
-/// promotion lets take the other operand's type (types.hpp, promote()).
+/// A compile-time constant. `weak` marks a Python literal (typed int64,
+/// float64 or complex128, as Numba types them; the typer checks that Python
+/// int arithmetic on literals stays within int64).
 struct constant_value {
   enum class kind : std::uint8_t { none, boolean, integer, floating, complex } k = kind::none;
   bool b = false;
