@@ -373,6 +373,53 @@ char layout_of(const py::array& a) {
   return f && !c ? 'F' : 'C';
 }
 
+namespace {
+// The layout numba's *_array_like functions give a new array like one with
+// this shape and these strides: C or F order when it is contiguous (or has
+// at most one dimension); otherwise dense strides that keep the axes' order
+// of stride size (NumPy's empty_like with order='K', sorting the strides as
+// numba does: by signed value, ties in axis order).
+struct like_layout {
+  extents shape;
+  dtype type;
+  std::optional<extents> strides;
+  char order = 'C';
+};
+
+like_layout layout_like(const extents& shape, const extents& strides, std::int64_t itemsize, bool c, bool f) {
+  like_layout out;
+  out.shape = shape;
+  out.order = f && !c ? 'F' : 'C';
+  if (c || f || shape.size() <= 1) return out;
+  std::vector<std::size_t> axes(shape.size());
+  for (std::size_t i = 0; i < axes.size(); ++i) axes[i] = i;
+  std::stable_sort(axes.begin(), axes.end(), [&](std::size_t a, std::size_t b) { return strides[a] < strides[b]; });
+  extents dense(shape.size());
+  std::int64_t step = itemsize;
+  for (std::size_t axis : axes) {
+    dense[axis] = step;
+    step *= shape[axis];
+  }
+  out.strides = std::move(dense);
+  return out;
+}
+
+like_layout layout_like(py::handle ary) {
+  if (auto dev = device_array_of(ary)) {
+    const auto& a = *dev;
+    like_layout l = layout_like(a.shape(), a.strides(), a.itemsize(), a.is_c_contiguous(), a.is_f_contiguous());
+    l.type = a.type();
+    return l;
+  }
+  py::array host = as_host_array(ary);
+  like_layout l = layout_like(extents(host.shape(), host.shape() + host.ndim()),
+                              extents(host.strides(), host.strides() + host.ndim()), host.itemsize(),
+                              host.flags() & py::array::c_style, host.flags() & py::array::f_style);
+  l.type = to_dtype(host.dtype());
+  return l;
+}
+}  // namespace
+
 std::string repr(const py_devarray& self) {
   std::string shape = py::str(to_tuple(self.a.shape()));
   return "<cuforge.cuda.DeviceNDArray shape=" + shape + " dtype=" + self.a.type().name() + " device=" +
@@ -565,15 +612,14 @@ void bind_devicearray(py::module_& m) {
         py::arg("order") = "C", py::arg("stream") = 0);
 
   m.def("device_array_like", [](py::handle ary, py::handle stream) {
-    if (auto dev = device_array_of(ary)) {
-      const auto& a = *dev;
-      char order = a.is_f_contiguous() && !a.is_c_contiguous() ? 'F' : 'C';
-      return make_array(a.shape(), a.type(), py::none(), order, stream);
-    }
-    py::array host = as_host_array(ary);
-    return make_array(extents(host.shape(), host.shape() + host.ndim()), to_dtype(host.dtype()), py::none(),
-                      layout_of(host), stream);
+    like_layout l = layout_like(ary);
+    return make_array(l.shape, l.type, l.strides ? py::object(to_tuple(*l.strides)) : py::none(), l.order, stream);
   }, py::arg("ary"), py::arg("stream") = 0);
+
+  m.def("layout_like", [](py::handle ary) {
+    like_layout l = layout_like(ary);
+    return py::make_tuple(l.strides ? py::object(to_tuple(*l.strides)) : py::none(), std::string(1, l.order));
+  }, py::arg("ary"), "(strides or None, order) of a new array laid out like `ary`, as numba's *_array_like make it");
 
   m.def("is_device_array", [](py::handle obj) { return is_devarray(obj); });
 }

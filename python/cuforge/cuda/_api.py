@@ -36,8 +36,6 @@ def _host_array(kind, shape, dtype, strides, order):
     return _core.host_array(kind, shape, np.dtype(dtype), strides, order)
 
 
-def _order_of(ary):
-    return "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
 
 
 def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
@@ -47,7 +45,8 @@ def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
 
 def pinned_array_like(ary):
     """pinned_array with the shape, dtype and layout of `ary`."""
-    return pinned_array(ary.shape, ary.dtype, order=_order_of(ary))
+    strides, order = _core.layout_like(ary)
+    return pinned_array(ary.shape, ary.dtype, strides=strides, order=order)
 
 
 def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False, wc=False):
@@ -59,7 +58,8 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
     """mapped_array with the shape, dtype and layout of `ary`."""
-    return mapped_array(ary.shape, ary.dtype, order=_order_of(ary), stream=stream, portable=portable, wc=wc)
+    strides, order = _core.layout_like(ary)
+    return mapped_array(ary.shape, ary.dtype, strides=strides, order=order, stream=stream, portable=portable, wc=wc)
 
 
 def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):

@@ -56,6 +56,32 @@ def test_pinned_array_like_keeps_shape_dtype_and_layout():
         assert kind(p) == "pinned host"
 
 
+# A base array, a view of it, and the strides numba-cuda 0.30's *_array_like
+# functions give a new array like the view (its
+# _contiguous_strides_like_array, run to record them): contiguous views keep
+# their order; others get dense strides in the order of their axes' signed
+# strides.
+LIKE_CASES = [
+    (np.zeros((6, 5)).T, lambda a: a[:, ::2], (8, 40)),
+    (np.zeros((4, 6)), lambda a: a[:, ::2], (24, 8)),
+    (np.zeros((4, 3)).T, lambda a: a, (8, 24)),
+    (np.zeros((2, 3, 4), np.int16), lambda a: a.transpose((1, 2, 0))[:, ::2], (4, 2, 12)),
+    (np.zeros(7, np.float32), lambda a: a[::3], (4,)),
+    (np.zeros((4, 5)), lambda a: a[::-1, ::2], (8, 32)),
+]
+
+
+@pytest.mark.parametrize("base,view,strides", LIKE_CASES)
+@pytest.mark.parametrize("like", ["device_array_like", "pinned_array_like", "mapped_array_like"])
+@pytest.mark.parametrize("source", ["numpy", "device"])
+def test_array_like_layouts_match_numba(base, view, strides, like, source):
+    host = view(base)
+    ary = view(cuda.to_device(base)) if source == "device" else host
+    assert ary.strides == host.strides
+    out = getattr(cuda, like)(ary)
+    assert (out.shape, out.dtype, out.strides) == (host.shape, host.dtype, strides)
+
+
 def test_pinned_memory_as_async_transfer_buffers():
     s = cuda.stream()
     src = cuda.pinned_array(10000, np.int32)
