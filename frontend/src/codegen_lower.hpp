@@ -154,6 +154,16 @@ class function_lowering {
   /// a ** n for a float and an integer exponent (powi).
   llvm::Value* powi(llvm::Value* a, llvm::Value* n);
 
+  // --- float16 (codegen_half.cpp) ---
+  /// a op b on halves, as cuda_fp16.h computes them (op: add, sub, mul, div, min, max).
+  llvm::Value* half_arith(op_id op, llvm::Value* a, llvm::Value* b);
+  /// math on halves: the op's half form where cuda_fp16.h has one (sqrt, exp, log, sin, fabs, fma,
+  /// ...), else null (the caller computes in float32 and rounds).
+  llvm::Value* half_math(op_id op, const std::vector<llvm::Value*>& args);
+  /// cuda_fp16.h's half functions that are no op of the IR.
+  enum class half_fn : std::uint8_t { rcp, rsqrt, exp10 };
+  llvm::Value* half_function(half_fn fn, llvm::Value* x);
+
   // --- arrays (codegen_arrays.cpp) ---
   struct array_parts {
     llvm::Value* data = nullptr;

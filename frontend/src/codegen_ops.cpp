@@ -375,8 +375,10 @@ llvm::Value* function_lowering::op(const frontend::expr& e) {
 llvm::Value* function_lowering::arith(op_id op, llvm::Value* a, llvm::Value* y, scalar_info s) {
   switch (s.k) {
     case k::floating: {
-      if (s.bits == 16)  // float16 is storage: compute in float
+      if (s.bits == 16) {  // cuda_fp16.h's + - * /; the rest in float, rounded back
+        if (llvm::Value* r = half_arith(op, a, y)) return r;
         return float_resize(arith(op, float_resize(a, 32), float_resize(y, 32), scalar_info{k::floating, 32, true}), 16);
+      }
       switch (op) {
         case op_id::add: return b.CreateFAdd(a, y);
         case op_id::sub: return b.CreateFSub(a, y);
@@ -608,11 +610,7 @@ llvm::Value* function_lowering::compare(op_id op, llvm::Value* a, llvm::Value* y
       break;
     }
     case k::floating: {
-      if (s.bits == 16) {
-        a = float_resize(a, 32);
-        y = float_resize(y, 32);
-      }
-      switch (op) {
+      switch (op) {  // on halves too: setp.f16 on the GPU
         case op_id::eq: return b.CreateFCmpOEQ(a, y);
         case op_id::ne: return b.CreateFCmpUNE(a, y);
         case op_id::lt: return b.CreateFCmpOLT(a, y);
@@ -634,7 +632,8 @@ llvm::Value* function_lowering::compare(op_id op, llvm::Value* a, llvm::Value* y
 // --- math --------------------------------------------------------------------------------
 
 llvm::Value* function_lowering::math(op_id op, const std::vector<llvm::Value*>& args, int bits) {
-  if (bits == 16) {  // float16 is storage: compute in float
+  if (bits == 16) {  // cuda_fp16.h's function where it has one, else in float, rounded back
+    if (llvm::Value* r = half_math(op, args)) return r;
     std::vector<llvm::Value*> wide;
     for (auto* a : args) wide.push_back(a->getType()->isHalfTy() ? float_resize(a, 32) : a);
     return float_resize(math(op, wide, 32), 16);

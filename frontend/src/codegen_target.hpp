@@ -33,6 +33,9 @@ struct module_state;
 /// The thread coordinates: threadIdx, blockIdx, blockDim, gridDim.
 enum class sreg : std::uint8_t { thread_idx, block_idx, block_dim, grid_dim };
 
+/// Approximate float32 operations a GPU has instructions for.
+enum class approx_fn : std::uint8_t { ex2, lg2, rcp, rsqrt, sqrt };
+
 class target {
  public:
   explicit target(const compile_config& cfg) : cfg_(cfg) {}
@@ -88,6 +91,11 @@ class target {
   /// The math library: libdevice on the GPU, libm on the host. The symbol for `op` on floats of `bits`
   /// (for sqrt with fastmath: an approximation, or "" to keep LLVM's sqrt).
   virtual std::string math_symbol(op_id op, int bits, bool fastmath) const = 0;
+  /// The GPU's approximate float32 instructions (ex2.approx.ftz.f32, ...), which cuda_fp16.h's half
+  /// functions are built on, and its half fma. Where the target has none (the host), codegen_half.cpp
+  /// computes those functions correctly rounded instead. Default: none (approx_f32 fails).
+  virtual bool has_approx_f32() const noexcept;
+  virtual llvm::Value* approx_f32(function_lowering& fl, approx_fn fn, llvm::Value* x) const;
   /// Ends the calling thread after it raised (its error record written): `exit` on the GPU (the rest of
   /// the grid runs on), a throw on the host that the scheduler takes as the thread's end. Leaves the
   /// builder after a terminator.

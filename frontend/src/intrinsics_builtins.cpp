@@ -207,11 +207,11 @@ value type_abs(function_typer& ft, const intrinsic&, call_args& c) {
     return r;
   }
   // Numba's candidates: an integer keeps its type (a bool becomes int8),
-  // float16 stays float16 (computed in float32).
+  // float16 stays float16.
   resolved_op sig = numba_call(ft.tc_, "builtins.abs", {x.ty});
   if (!sig) ft.no_impl(c);
   const type* result = sig.result;
-  const type* t = ft.arith(result);
+  const type* t = result;
   value v = ft.cast(x, t, loc);
   if (t->is_int()) {
     if (auto k = ft.const_int(v))

@@ -4,6 +4,7 @@
 // typing and lowering functions are beside it.
 #include "codegen_lower.hpp"
 #include "intrinsic_registry.hpp"
+#include "numba_typing.hpp"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
@@ -227,17 +228,18 @@ llvm::Value* lower_bits(function_lowering& fl, const intrinsic& self, const expr
 
 // --- fma, cbrt: the math library's ops -----------------------------------------------------------
 
-value type_fma(function_typer& ft, const intrinsic&, call_args& c) {
+// Numba's candidates: float32 or float64 (cuda.fp16.hfma is the half one).
+value type_fma(function_typer& ft, const intrinsic& self, call_args& c) {
   expect_args(ft, c, 3, 3);
-  const type* t = nullptr;
-  for (const auto& a : c.args) {
-    if (!a.ty->is_scalar() || a.ty->is_complex()) ft.no_impl(c);
-    t = t ? promote(ft.tc_, t, a.ty) : a.ty;
-  }
-  if (!t->is_float()) t = ft.tc_.float64();
-  t = ft.arith(t);
+  std::vector<const type*> tys;
+  for (std::size_t i = 0; i < 3; ++i) tys.push_back(scalar_arg(ft, c, i).ty);
+  resolved_op sig = numba_call(ft.tc_, self.info.name, tys);
+  if (!sig) ft.no_impl(c);
+  const type* t = sig.result;
   const location loc = c.loc;
-  return ft.op(op_id::fma, t, {ft.cast(c.args[0], t, loc), ft.cast(c.args[1], t, loc), ft.cast(c.args[2], t, loc)}, loc);
+  std::vector<value> args;
+  for (std::size_t i = 0; i < 3; ++i) args.push_back(ft.cast(ft.cast(c.args[i], sig.params[i], loc), t, loc));
+  return ft.op(op_id::fma, t, std::move(args), loc);
 }
 
 // --- arrays: cuda.shared.array (arg 1), cuda.local.array (arg 0), cuda.const.array_like ------------

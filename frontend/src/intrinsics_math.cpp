@@ -118,7 +118,7 @@ value type_classify(function_typer& ft, const intrinsic& self, call_args& c) {
     if (!x.pure) ft.hoist(x, loc);
     return bool_constant(ft, o == op_id::isfinite, loc);
   }
-  return ft.op(o, ft.tc_.boolean(), {ft.cast(x, ft.arith(x.ty), loc)}, loc);
+  return ft.op(o, ft.tc_.boolean(), {x}, loc);
 }
 
 value type_ldexp(function_typer& ft, const intrinsic& self, call_args& c) {

@@ -263,6 +263,21 @@ const std::map<std::string, cases, std::less<>>& call_table() {
     t["builtins.range"] = cases{s1(i4, i4), s2(i4, i4, i4), s3(i4, i4, i4, i4), s1(i8, i8), s2(i8, i8, i8),
                                 s3(i8, i8, i8, i8), s1(u8, u8), s2(u8, u8, u8), s3(u8, u8, u8, u8)};
     t["builtins.round"] = cases{s1(i8, f4), s1(i8, f8), s2(f4, f4, i8), s2(f8, f8, i8)};
+    // numba-cuda's cuda.* functions on floats.
+    t["cuda.cbrt"] = cases{s1(f4, f4), s1(f8, f8)};
+    t["cuda.fma"] = cases{s3(f4, f4, f4, f4), s3(f8, f8, f8, f8)};
+    // cuda.fp16: cuda_fp16.h's functions on __half (float16); anything that
+    // converts to float16, unsafely too, is taken. The __-prefixed names
+    // are the same functions.
+    for (const char* n : {"hadd", "hsub", "hmul", "hdiv", "hmax", "hmin"})
+      t[std::string("cuda.fp16.") + n] = t[std::string("cuda.fp16.__") + n] = cases{s2(f2, f2, f2)};
+    for (const char* n : {"heq", "hne", "hgt", "hge", "hlt", "hle"})
+      t[std::string("cuda.fp16.") + n] = t[std::string("cuda.fp16.__") + n] = cases{s2(b, f2, f2)};
+    t["cuda.fp16.hfma"] = t["cuda.fp16.__hfma"] = cases{s3(f2, f2, f2, f2)};
+    for (const char* n : {"habs", "hneg"}) t[std::string("cuda.fp16.") + n] = t[std::string("cuda.fp16.__") + n] = cases{s1(f2, f2)};
+    for (const char* n : {"hsin", "hcos", "hexp", "hexp2", "hexp10", "hlog", "hlog2", "hlog10", "hsqrt", "hrsqrt",
+                          "hrcp", "hceil", "hfloor", "htrunc", "hrint"})
+      t[std::string("cuda.fp16.") + n] = cases{s1(f2, f2)};
     return t;
   }();
   return m;

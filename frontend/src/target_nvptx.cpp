@@ -115,6 +115,16 @@ class nvptx_target final : public target {
     return {g, bytes};
   }
 
+  bool has_approx_f32() const noexcept override { return true; }
+
+  llvm::Value* approx_f32(function_lowering& fl, approx_fn fn, llvm::Value* x) const override {
+    static constexpr llvm::Intrinsic::ID ids[] = {
+        llvm::Intrinsic::nvvm_ex2_approx_ftz_f, llvm::Intrinsic::nvvm_lg2_approx_ftz_f,
+        llvm::Intrinsic::nvvm_rcp_approx_ftz_f, llvm::Intrinsic::nvvm_rsqrt_approx_ftz_f,
+        llvm::Intrinsic::nvvm_sqrt_approx_ftz_f};  // indexed by approx_fn
+    return fl.intrinsic(ids[static_cast<std::size_t>(fn)], {}, {x});
+  }
+
   std::string math_symbol(op_id op, int bits, bool fastmath) const override {
     const bool f32 = bits == 32;
     if (op == op_id::sqrt) {

@@ -34,6 +34,12 @@ void target::check_module(const typed_module&) const {}
 
 void target::finish_module(llvm::Module&) {}
 
+bool target::has_approx_f32() const noexcept { return false; }
+
+llvm::Value* target::approx_f32(function_lowering&, approx_fn fn, llvm::Value*) const {
+  fail("approximate float32 function " + std::to_string(static_cast<int>(fn)) + " on a target without them");
+}
+
 void target::optimize(llvm::Module& m) { detail::optimize(m, machine(), cfg_.opt); }
 
 }  // namespace cuforge::frontend::detail

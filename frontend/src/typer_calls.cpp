@@ -40,8 +40,7 @@ value function_typer::min_max(bool is_min, std::vector<value> xs, call_args& c) 
     const value& x = xs[i];
     const type* t = acc.ty == x.ty ? acc.ty : promote(tc_, acc.ty, x.ty);
     if (t->kind == type_kind::boolean) t = tc_.int64();
-    const type* ct = arith(t);  // float16 compares in float32
-    value r = op(is_min ? op_id::min : op_id::max, ct, {cast(acc, ct, loc), cast(x, ct, loc)}, loc);
+    value r = op(is_min ? op_id::min : op_id::max, t, {cast(acc, t, loc), cast(x, t, loc)}, loc);
     r.weak = acc.weak && x.weak;
     r.nonneg = is_min ? (acc.nonneg && x.nonneg) : (acc.nonneg || x.nonneg);
     acc = cast(r, t, loc);
@@ -63,7 +62,7 @@ value function_typer::round(call_args& c) {
   resolved_op sig = numba_call(tc_, "builtins.round", tys);
   if (!sig) no_impl(c);
   if (c.args.size() == 1) {
-    const type* t = arith(sig.params[0]);
+    const type* t = sig.params[0];
     value r = cast(op(op_id::rint, t, {cast(x, t, loc)}, loc), tc_.int64(), loc);
     r.weak = x.weak;
     return r;
@@ -125,8 +124,8 @@ value function_typer::float_math(op_id o, const value& x, call_args& c) {
     // in float64, float16 where numba-cuda has the function for it).
     resolved_op sig = numba_call(tc_, c.name, {x.ty});
     if (!sig) no_impl(c);
-    const type* ct = arith(sig.result);
-    return cast(op(o, ct, {cast(cast(x, sig.params[0], c.loc), ct, c.loc)}, c.loc), sig.result, c.loc);
+    const type* t = sig.result;
+    return op(o, t, {cast(cast(x, sig.params[0], c.loc), t, c.loc)}, c.loc);
   }
   const type* t = real_float(tc_, x.ty);
   value r = op(o, t, {cast(x, t, c.loc)}, c.loc);

@@ -352,8 +352,8 @@ value function_typer::unary(unop o, const value& a, location loc) {
   if (!sig) fail(loc, std::string("bad operand type for unary ") + sym + ": " + a.ty->str());
   const type* t = sig.result;
   // Numba negates and inverts in the operand's own type, then widens
-  // (-uint8(7) is 249), and computes float16 in float32.
-  const type* ct = o == unop::pos || sig.params[0]->kind == type_kind::boolean ? arith(t) : arith(sig.params[0]);
+  // (-uint8(7) is 249).
+  const type* ct = o == unop::pos || sig.params[0]->kind == type_kind::boolean ? t : sig.params[0];
   value x = cast(a, ct, loc);
   switch (o) {
     case unop::pos: return cast(x, t, loc);
@@ -410,7 +410,7 @@ value function_typer::pow(const value& a, const value& b, location loc) {
   if (t->is_complex()) {
     r = op(op_id::pow, t, {cast(a, t, loc), cast(b, t, loc)}, loc);
   } else if (t->is_float()) {
-    const type* ct = arith(t);
+    const type* ct = t;
     if (sig.params[1]->is_int())  // float ** int: Numba's powi cases
       r = op(op_id::powi, ct, {cast(cast(a, sig.params[0], loc), ct, loc), cast(cast(b, sig.params[1], loc), tc_.int64(), loc)}, loc);
     else
@@ -457,9 +457,9 @@ value function_typer::binary(binop o, const value& a, const value& b, location l
   if (!sig) return unsupported();
   if (std::int64_t kx = 0, ky = 0; weak_int_constant(*this, a, kx) && weak_int_constant(*this, b, ky)) python_int(o, kx, ky, loc);
   // Numba converts the operands to the signature's parameters, then
-  // computes in the result type (float16 in float32, rounded back).
+  // computes in the result type (float16 as cuda_fp16.h does: codegen_half.cpp).
   const type* result = sig.result;
-  const type* t = arith(result);
+  const type* t = result;
   value x = cast(cast(a, sig.params[0], loc), t, loc), y = cast(cast(b, sig.params[1], loc), t, loc);
   const constant_value *cx = const_of(x), *cy = const_of(y);
   if (cx && cy) {
@@ -560,10 +560,9 @@ value function_typer::compare(cmpop o, const value& a, const value& b, location 
       fail(loc, std::string("'") + sym + "' is not supported between " + a.ty->str() + " and " + b.ty->str());
     return unsupported();
   }
-  // Compared in the signature's parameter type (booleans ordered as 0 and
-  // 1, float16 in float32, both exact).
+  // Compared in the signature's parameter type (booleans ordered as 0 and 1).
   const type* t = sig.params[0]->kind == type_kind::boolean && o != cmpop::eq && o != cmpop::ne ? tc_.int64()
-                                                                                                 : arith(sig.params[0]);
+                                                                                                 : sig.params[0];
   value x = cast(cast(a, sig.params[0], loc), t, loc), y = cast(cast(b, sig.params[1], loc), t, loc);
   const constant_value *cx = const_of(x), *cy = const_of(y);
   if (cx && cy && (t->is_int() || t->kind == type_kind::boolean || t == tc_.float64())) {

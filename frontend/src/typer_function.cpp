@@ -395,11 +395,6 @@ std::vector<value> function_typer::tuple_elements(const value& t, location loc) 
   return out;
 }
 
-const type* function_typer::arith(const type* t) {
-  // float16 is a storage type: arithmetic on it computes in float32
-  // (docs/compiler.md), so results are float32 where NumPy keeps float16.
-  return (t->is_float() && t->bits == 16) ? tc_.float32() : t;
-}
 
 // --- variables -----------------------------------------------------------------------
 

@@ -229,8 +229,6 @@ class function_typer {
   value attribute(const value& obj, const std::string& name, location loc);
   value call(const value& callee, call_args& c);
   value module_attribute(const std::string& module, const std::string& name, location loc);
-  /// The operand type arithmetic computes in (float16 computes in float32).
-  const type* arith(const type* t);
 
   // --- calls (typer_calls.cpp) -----------------------------------------------------
   /// A call of the registry's entry `name` (its typing function), or a TypingError.

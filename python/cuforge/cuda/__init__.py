@@ -7,6 +7,8 @@ something inside jitted functions only. Signature types are in
 ``cuforge.types`` (also reachable as ``cuda.types``).
 """
 
+import sys as _sys
+
 from cuforge._core import CudaAPIError, CudaOutOfMemoryError, DeviceNDArray, Event, InternalCompilerError
 from cuforge.cuda._api import (
     as_cuda_array,
@@ -56,6 +58,9 @@ from cuforge import types
 # The kernel-side names (cuda.grid, cuda.atomic...): one per cuda.* row of the
 # intrinsic registry, made by _stubs from _core.intrinsics().
 globals().update(_KERNEL_NAMES)
+# Those that are submodules of numba.cuda import as modules too:
+# `from cuforge.cuda.fp16 import hadd`, as from numba.cuda.fp16.
+_sys.modules.update({f"{__name__}.{n}": _KERNEL_NAMES[n] for n in ("fp16",)})
 
 #: The host API: arrays, transfers, streams, events, devices, the compiler.
 HOST_NAMES = (

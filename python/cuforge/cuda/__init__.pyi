@@ -253,6 +253,99 @@ def ffs(x: Any) -> Any:
     """The 1-based position of the lowest bit set in the integer x, 0 for 0 (int32)."""
 def fma(a: Any, b: Any, c: Any) -> Any:
     """a * b + c rounded once (floats)."""
+class _fp16:
+    """numba-cuda's half-precision functions (cuda_fp16.h's): float16 in, float16 out."""
+    def __habs(self, a: Any) -> Any:
+        """|a|."""
+    def __hadd(self, a: Any, b: Any) -> Any:
+        """a + b in half precision (add.f16)."""
+    def __hdiv(self, a: Any, b: Any) -> Any:
+        """a / b in half precision (cuda_fp16.h's __hdiv)."""
+    def __heq(self, a: Any, b: Any) -> Any:
+        """a == b (a bool; false when either is nan)."""
+    def __hfma(self, a: Any, b: Any, c: Any) -> Any:
+        """a * b + c in half precision, rounded once."""
+    def __hge(self, a: Any, b: Any) -> Any:
+        """a >= b (a bool; false when either is nan)."""
+    def __hgt(self, a: Any, b: Any) -> Any:
+        """a > b (a bool; false when either is nan)."""
+    def __hle(self, a: Any, b: Any) -> Any:
+        """a <= b (a bool; false when either is nan)."""
+    def __hlt(self, a: Any, b: Any) -> Any:
+        """a < b (a bool; false when either is nan)."""
+    def __hmax(self, a: Any, b: Any) -> Any:
+        """The larger of a and b; a nan gives the other (max.f16)."""
+    def __hmin(self, a: Any, b: Any) -> Any:
+        """The smaller of a and b; a nan gives the other (min.f16)."""
+    def __hmul(self, a: Any, b: Any) -> Any:
+        """a * b in half precision."""
+    def __hne(self, a: Any, b: Any) -> Any:
+        """a != b (a bool; false when either is nan, unlike the operator)."""
+    def __hneg(self, a: Any) -> Any:
+        """-a."""
+    def __hsub(self, a: Any, b: Any) -> Any:
+        """a - b in half precision."""
+    def habs(self, a: Any) -> Any:
+        """|a|."""
+    def hadd(self, a: Any, b: Any) -> Any:
+        """a + b in half precision (add.f16)."""
+    def hceil(self, a: Any) -> Any:
+        """The smallest integer >= a, as a float16."""
+    def hcos(self, a: Any) -> Any:
+        """The cosine (cuda_fp16.h's, the same bits on every target)."""
+    def hdiv(self, a: Any, b: Any) -> Any:
+        """a / b in half precision (cuda_fp16.h's __hdiv)."""
+    def heq(self, a: Any, b: Any) -> Any:
+        """a == b (a bool; false when either is nan)."""
+    def hexp(self, a: Any) -> Any:
+        """e ** a."""
+    def hexp10(self, a: Any) -> Any:
+        """10 ** a."""
+    def hexp2(self, a: Any) -> Any:
+        """2 ** a."""
+    def hfloor(self, a: Any) -> Any:
+        """The largest integer <= a, as a float16."""
+    def hfma(self, a: Any, b: Any, c: Any) -> Any:
+        """a * b + c in half precision, rounded once."""
+    def hge(self, a: Any, b: Any) -> Any:
+        """a >= b (a bool; false when either is nan)."""
+    def hgt(self, a: Any, b: Any) -> Any:
+        """a > b (a bool; false when either is nan)."""
+    def hle(self, a: Any, b: Any) -> Any:
+        """a <= b (a bool; false when either is nan)."""
+    def hlog(self, a: Any) -> Any:
+        """The natural logarithm."""
+    def hlog10(self, a: Any) -> Any:
+        """The base-10 logarithm."""
+    def hlog2(self, a: Any) -> Any:
+        """The base-2 logarithm."""
+    def hlt(self, a: Any, b: Any) -> Any:
+        """a < b (a bool; false when either is nan)."""
+    def hmax(self, a: Any, b: Any) -> Any:
+        """The larger of a and b; a nan gives the other (max.f16)."""
+    def hmin(self, a: Any, b: Any) -> Any:
+        """The smaller of a and b; a nan gives the other (min.f16)."""
+    def hmul(self, a: Any, b: Any) -> Any:
+        """a * b in half precision."""
+    def hne(self, a: Any, b: Any) -> Any:
+        """a != b (a bool; false when either is nan, unlike the operator)."""
+    def hneg(self, a: Any) -> Any:
+        """-a."""
+    def hrcp(self, a: Any) -> Any:
+        """1 / a."""
+    def hrint(self, a: Any) -> Any:
+        """a rounded to the nearest integer (halves to even), as a float16."""
+    def hrsqrt(self, a: Any) -> Any:
+        """1 / sqrt(a)."""
+    def hsin(self, a: Any) -> Any:
+        """The sine (cuda_fp16.h's, the same bits on every target)."""
+    def hsqrt(self, a: Any) -> Any:
+        """The square root."""
+    def hsub(self, a: Any, b: Any) -> Any:
+        """a - b in half precision."""
+    def htrunc(self, a: Any) -> Any:
+        """a rounded toward zero, as a float16."""
+fp16: _fp16
 def grid(ndim: Any) -> Any:
     """The thread's absolute position in the grid: an int64, or a tuple of ndim of them."""
 class _gridDim:
