@@ -676,6 +676,17 @@ value function_typer::module_attribute(const std::string& module, const std::str
       case intrinsic_kind::value: return e->read(*this, *e, loc);
     }
   }
+  if (module == "numpy") {
+    static const char* const allocating[] = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+                                             "empty_like", "full_like", "array", "asarray", "ascontiguousarray",
+                                             "arange", "linspace", "eye", "identity", "copy", "concatenate", "stack"};
+    for (const char* a : allocating)
+      if (name == a)
+        fail(loc, "numpy." + name + " makes a new array, and kernels cannot allocate arrays: use "
+                  "cuda.local.array(shape, dtype) (per thread) or cuda.shared.array(shape, dtype) (per block) with "
+                  "a constant shape, or pass the array in as an argument");
+    fail(loc, "numpy." + name + " is not supported in kernels (docs/intrinsics.md lists what is)");
+  }
   fail(loc, "module '" + module + "' has no attribute '" + name + "'");
 }
 

@@ -195,8 +195,8 @@ void dispatcher::launch(compiled_kernel& k, std::vector<kernel_argument>& args, 
   check_shared_memory(name_, ld, cfg.shared_bytes, dev);
 
   // Host arrays go to the device first (Numba's rule), and come back after
-  // only if the kernel may write them. Host arrays inside tuples count as
-  // their tuple's argument.
+  // only if the kernel may write them; cuda.In's only go, cuda.Out's only
+  // come back. Host arrays inside tuples count as their tuple's argument.
   std::vector<std::pair<kernel_argument*, std::size_t>> hosts;
   auto collect = [&](auto& self, kernel_argument& a, std::size_t top) -> void {
     if (a.k == kernel_argument::kind::host_array) hosts.emplace_back(&a, top);
@@ -207,7 +207,7 @@ void dispatcher::launch(compiled_kernel& k, std::vector<kernel_argument>& args, 
     kernel_argument& a = *ap;
     const char order = a.ty->layout == array_layout::f ? 'F' : 'C';
     a.owned = device_ndarray::empty(a.host.shape, a.host.type, order, cfg.stream);
-    a.owned.copy_from_host(a.host, cfg.stream);
+    if (a.xfer != kernel_argument::transfer::from_device) a.owned.copy_from_host(a.host, cfg.stream);
   }
 
   parameters params(k, args, ld);
@@ -226,6 +226,7 @@ void dispatcher::launch(compiled_kernel& k, std::vector<kernel_argument>& args, 
   }
   bool copied_back = false;
   for (auto [ap, top] : hosts) {
+    if (ap->xfer == kernel_argument::transfer::to_device) continue;
     if (top < k.facts().writes_arg.size() && !k.facts().writes_arg[top]) continue;
     ap->owned.copy_to_host(ap->host, cfg.stream);
     copied_back = true;

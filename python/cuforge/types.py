@@ -30,6 +30,22 @@ _ROWS = {row["name"]: row for row in _TABLE}  # by name
 
 __all__ = [
     "Array",
+    "Boolean",
+    "CPointer",
+    "Complex",
+    "Float",
+    "Integer",
+    "NPDatetime",
+    "NPTimedelta",
+    "Number",
+    "Record",
+    "as_dtype",
+    "complex_domain",
+    "integer_domain",
+    "number_domain",
+    "real_domain",
+    "signed_domain",
+    "unsigned_domain",
     "NoneType",
     "Scalar",
     "Signature",
@@ -46,13 +62,31 @@ __all__ = [
 
 
 class Type:
-    """A compiler type. Types compare and hash by their spec (the C++ spelling)."""
+    """A compiler type. Types compare and hash by their spec (the C++ spelling).
+
+    Subclassing with a name makes a type of one's own, as with numba.types:
+    ``class Opaque(Type): def __init__(self): super().__init__(name="Opaque")``
+    (a type the compiler does not know: for signatures and extensions)."""
 
     __slots__ = ()
 
+    def __init__(self, name: str | None = None):
+        if name is not None:
+            object.__setattr__(self, "_user_name", str(name))
+
     @property
     def spec(self) -> str:
-        raise NotImplementedError
+        user = getattr(self, "_user_name", None)
+        if user is None:
+            raise NotImplementedError(f"{type(self).__name__} has no spec: give Type.__init__ a name")
+        return user
+
+    @property
+    def name(self) -> str:
+        return self.spec
+
+    def __repr__(self):
+        return self.spec
 
     def __eq__(self, other):
         return isinstance(other, Type) and other.spec == self.spec
@@ -132,6 +166,137 @@ class Scalar(Type):
     def __getitem__(self, index):
         ndim, layout = _array_spec(self, index)
         return Array(self, ndim, layout)
+
+
+class Boolean(Scalar):
+    """bool_."""
+
+    __slots__ = ()
+
+
+class Number(Scalar):
+    """The integers, floats and complex numbers."""
+
+    __slots__ = ()
+
+
+class Integer(Number):
+    """int8 .. int64, uint8 .. uint64."""
+
+    __slots__ = ()
+
+    @property
+    def signed(self) -> bool:
+        return self._dtype.kind == "i"
+
+
+class Float(Number):
+    """float16, float32, float64."""
+
+    __slots__ = ()
+
+
+class Complex(Number):
+    """complex64, complex128."""
+
+    __slots__ = ()
+
+    @property
+    def underlying_float(self) -> "Float":
+        """The type of each part: float32 for complex64."""
+        return _SCALARS[f"float{self.bitwidth // 2}"]
+
+
+class CPointer(Type):
+    """A pointer to ``dtype`` (``CPointer(float32)``, spelled ``float32*``):
+    for signatures of functions declared elsewhere."""
+
+    __slots__ = ("dtype", "addrspace")
+
+    def __init__(self, dtype: Type, addrspace: int | None = None):
+        self.dtype = dtype
+        self.addrspace = addrspace
+
+    @property
+    def spec(self):
+        return f"CPointer({self.dtype.spec}{'' if self.addrspace is None else f', {self.addrspace}'})"
+
+    def __str__(self):
+        return f"{self.dtype}*"
+
+    __repr__ = __str__
+
+
+class _NPTime(Type):
+    __slots__ = ("unit",)
+    _prefix = ""
+
+    def __init__(self, unit: str = ""):
+        np.dtype(f"{self._letter}8[{unit}]" if unit else f"{self._letter}8")  # refuses a unit NumPy lacks
+        self.unit = unit
+
+    @property
+    def spec(self):
+        return f"{self._prefix}[{self.unit}]" if self.unit else self._prefix
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(f"{self._letter}8[{self.unit}]" if self.unit else f"{self._letter}8")
+
+
+class NPDatetime(_NPTime):
+    """numpy.datetime64 in a unit: ``NPDatetime("ns")`` is datetime64[ns]."""
+
+    __slots__ = ()
+    _prefix, _letter = "datetime64", "M"
+
+
+class NPTimedelta(_NPTime):
+    """numpy.timedelta64 in a unit: ``NPTimedelta("s")`` is timedelta64[s]."""
+
+    __slots__ = ()
+    _prefix, _letter = "timedelta64", "m"
+
+
+def _field_type(dt):
+    """A record field's type: its scalar or record type, an array type for
+    a fixed-size array field."""
+    if dt.subdtype is not None:
+        base, shape = dt.subdtype
+        return Array(from_dtype(base), len(shape), "C")
+    return from_dtype(dt)
+
+
+class Record(Type):
+    """A structured NumPy dtype's element (``from_dtype`` of one): its
+    fields as ``{name: (type, offset)}``, ``size`` in bytes, ``aligned``.
+    Kernels do not take records yet (issue 11, records)."""
+
+    __slots__ = ("dtype", "fields", "size", "aligned")
+
+    def __init__(self, dtype):
+        dt = np.dtype(dtype)
+        if dt.fields is None:
+            raise ValueError(f"{dt} is not a structured dtype")
+        self.dtype = dt
+        self.fields = {name: (_field_type(f[0]), f[1]) for name, f in dt.fields.items()}
+        self.size = dt.itemsize
+        self.aligned = dt.isalignedstruct
+
+    @property
+    def spec(self):
+        return f"Record({self.dtype.descr}, {self.size}, {self.aligned})"
+
+    @property
+    def members(self):
+        """``[(name, type)]`` in field order."""
+        return [(name, t) for name, (t, _) in self.fields.items()]
+
+    def offset(self, name):
+        return self.fields[name][1]
+
+    def typeof(self, name):
+        return self.fields[name][0]
 
 
 def _array_spec(dtype, index):
@@ -337,13 +502,22 @@ void = none
 # One Scalar per row of the scalar-type table (cuforge/runtime/scalar_types.hpp),
 # bound under its name and Numba's other names for it (float32, f4, float_...).
 # A name that is also a Python builtin ("bool") is only a signature word.
-_SCALARS = {row["name"]: Scalar(row["name"]) for row in _TABLE}
+_KIND_CLASS = {"b": Boolean, "i": Integer, "u": Integer, "f": Float, "c": Complex}
+_SCALARS = {row["name"]: _KIND_CLASS[row["kind"]](row["name"]) for row in _TABLE}
 for _row in _TABLE:
     for _name in (_row["name"], *_row["numba_aliases"]):
         if not hasattr(builtins, _name):
             globals()[_name] = _SCALARS[_row["name"]]
 del _row, _name
 _BY_TYPESTR = {t.typestr[1:]: t for t in _SCALARS.values()}
+
+# numba.types' domains: sets of the scalar types of a kind.
+signed_domain = frozenset(t for t in _SCALARS.values() if isinstance(t, Integer) and t.signed)
+unsigned_domain = frozenset(t for t in _SCALARS.values() if isinstance(t, Integer) and not t.signed)
+integer_domain = signed_domain | unsigned_domain
+real_domain = frozenset(_SCALARS[n] for n in ("float32", "float64"))  # float16 is not among them, as in Numba
+complex_domain = frozenset(t for t in _SCALARS.values() if isinstance(t, Complex))
+number_domain = real_domain | integer_domain | complex_domain
 
 # Every name a signature string may use.
 _NAMESPACE = {name: value for name, value in dict(globals()).items()
@@ -514,13 +688,27 @@ class _SpecParser:
 # --- typeof -----------------------------------------------------------------------------
 
 
-def from_dtype(dtype) -> Scalar:
-    """The scalar type of a NumPy dtype (or anything np.dtype() takes)."""
+def from_dtype(dtype) -> Type:
+    """The type of a NumPy dtype (or anything np.dtype() takes): a scalar
+    type, a Record for a structured dtype, NPDatetime / NPTimedelta."""
     dt = np.dtype(dtype)
+    if dt.fields is not None:
+        return Record(dt)
+    if dt.kind in "Mm":
+        unit = np.datetime_data(dt)[0]
+        return (NPDatetime if dt.kind == "M" else NPTimedelta)("" if unit == "generic" else unit)
     t = _BY_TYPESTR.get(dt.str[1:]) if dt.kind in "biufc" else None
     if t is None:
         raise ValueError(f"unsupported dtype {dt} (kernels take booleans, integers, floats and complex numbers)")
     return t
+
+
+def as_dtype(t: Type) -> np.dtype:
+    """The NumPy dtype of a type (from_dtype's inverse)."""
+    dt = getattr(t, "dtype", None)
+    if isinstance(t, (Scalar, Record, _NPTime)) and isinstance(dt, np.dtype):
+        return dt
+    raise NotImplementedError(f"{t!r} has no NumPy dtype")
 
 
 def _layout_of_strides(shape, strides, itemsize) -> str:

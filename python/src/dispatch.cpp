@@ -295,6 +295,16 @@ void classify_into(kernel_argument& a, py::handle v, std::size_t index, std::vec
     scalar(t);
     return;
   }
+  // cuda.In / cuda.Out / cuda.InOut (cuforge/cuda/args.py): the array they
+  // wrap, transferred the way they say.
+  if (PyObject_HasAttrString(reinterpret_cast<PyObject*>(Py_TYPE(v.ptr())), "_cuforge_transfer")) {
+    const std::string way = py::str(v.attr("_cuforge_transfer"));
+    classify_into(a, v.attr("value"), index, keep, launch);
+    a.xfer = way == "in"    ? kernel_argument::transfer::to_device
+             : way == "out" ? kernel_argument::transfer::from_device
+                            : kernel_argument::transfer::both;
+    return;
+  }
   throw py::type_error("kernel argument " + std::to_string(index) + " (" +
                        std::string(py::str(py::type::of(v).attr("__name__"))) +
                        ") is not supported: pass NumPy or device arrays, numbers, or tuples of them");

@@ -53,6 +53,9 @@ from cuforge.cuda._hostarrays import ManagedNDArray, MappedNDArray
 from cuforge.cuda._stream import Stream
 from cuforge.cuda._jit import Dispatcher, compile_ptx, compile_ptx_for_current_device, jit
 from cuforge.cuda._stubs import STUBS as _KERNEL_NAMES
+from cuforge.cuda import args, cudadrv
+from cuforge.cuda.args import In, InOut, Out
+from cuforge.cuda.cudadrv import devicearray, driver
 from cuforge import types
 
 # The kernel-side names (cuda.grid, cuda.atomic...): one per cuda.* row of the
@@ -70,23 +73,30 @@ HOST_NAMES = (
     "DeviceNDArray",
     "Dispatcher",
     "Event",
+    "In",
+    "InOut",
     "InternalCompilerError",
     "ManagedNDArray",
     "MappedNDArray",
+    "Out",
     "Stream",
     "TypingError",
+    "args",
     "as_cuda_array",
     "backend",
     "backend_reason",
     "close",
     "compile_ptx",
     "compile_ptx_for_current_device",
+    "cudadrv",
     "current_context",
     "default_stream",
     "defer_cleanup",
     "detect",
     "device_array",
     "device_array_like",
+    "devicearray",
+    "driver",
     "event",
     "event_elapsed_time",
     "external_stream",

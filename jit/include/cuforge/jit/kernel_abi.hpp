@@ -33,7 +33,11 @@ struct kernel_argument {
     scalar,        ///< `scalar`
     tuple,         ///< `elements`
   };
+  /// Which way a host array goes (cuda.In, cuda.Out, cuda.InOut): to the device before the launch,
+  /// back after it, or both (the default, back only when the kernel may write it).
+  enum class transfer : std::uint8_t { both, to_device, from_device };
   kind k = kind::scalar;
+  transfer xfer = transfer::both;
   const frontend::type* ty = nullptr;  ///< the argument's own type (what specialisations are found by)
   const device_ndarray* borrowed = nullptr;
   device_ndarray owned;

@@ -1,0 +1,94 @@
+"""numba.cuda.cudadrv.driver's names that libraries import: the errors,
+pointer helpers over any device array, and the driver's version."""
+
+import numpy as np
+
+from cuforge import _core
+
+__all__ = [
+    "CudaAPIError",
+    "CudaDriverError",
+    "CudaSupportError",
+    "device_memory_size",
+    "device_pointer",
+    "driver",
+    "get_version",
+    "host_pointer",
+    "is_device_memory",
+]
+
+CudaAPIError = _core.CudaAPIError
+
+
+class CudaSupportError(ImportError):
+    """CUDA cannot be used here (numba's: no driver, or no usable GPU)."""
+
+
+class CudaDriverError(Exception):
+    """The CUDA driver failed in a way with no error code of its own."""
+
+
+def is_device_memory(obj):
+    """Whether ``obj`` is device memory: a device array or any object with
+    ``__cuda_array_interface__``."""
+    return _core.is_device_array(obj) or hasattr(obj, "__cuda_array_interface__")
+
+
+def _interface(obj):
+    if not is_device_memory(obj):
+        raise TypeError(f"{type(obj).__name__} is not device memory")
+    if _core.is_device_array(obj):
+        return None
+    return obj.__cuda_array_interface__
+
+
+def device_pointer(obj):
+    """The device address of ``obj``'s first element (an int)."""
+    cai = _interface(obj)
+    return obj._pointer if cai is None else int(cai["data"][0] or 0)
+
+
+def device_memory_size(obj):
+    """The bytes ``obj``'s elements span in device memory."""
+    cai = _interface(obj)
+    if cai is None:
+        return obj.alloc_size
+    itemsize = np.dtype(cai["typestr"]).itemsize
+    shape, strides = cai["shape"], cai.get("strides")
+    if not shape or 0 in shape:
+        return itemsize if not shape else 0
+    if strides is None:
+        return itemsize * int(np.prod(shape))
+    lo = sum(s * (n - 1) for s, n in zip(strides, shape) if s < 0)
+    hi = sum(s * (n - 1) for s, n in zip(strides, shape) if s > 0)
+    return hi - lo + itemsize
+
+
+def host_pointer(obj, readonly=False):
+    """The address of a host buffer (a NumPy array or any object with the
+    buffer protocol)."""
+    del readonly
+    return np.asarray(obj).__array_interface__["data"][0]
+
+
+def get_version():
+    """The CUDA driver's version as (major, minor); (0, 0) without one."""
+    v = _core.driver_version()
+    return (v // 1000, (v % 1000) // 10) if v else (0, 0)
+
+
+class _Driver:
+    """numba's ``driver.driver`` object: the parts libraries read."""
+
+    def get_version(self):
+        return get_version()
+
+    def get_device_count(self):
+        return _core.device_count()
+
+    @property
+    def is_available(self):
+        return _core.backend() == "cuda"
+
+
+driver = _Driver()
