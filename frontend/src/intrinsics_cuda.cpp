@@ -194,12 +194,17 @@ llvm::Value* lower_fence_host(function_lowering& fl, const intrinsic& self, cons
 
 // --- integer intrinsics: popc (arg 0), brev (1), clz (2), ffs (3) ----------------------------------
 
+// Numba's candidates: popc and clz keep the integer's type, ffs gives
+// uint32, brev takes and gives uint32 or uint64; the operand is converted to
+// the candidate's parameter, which the operation works on.
 value type_bits(function_typer& ft, const intrinsic& self, call_args& c) {
   expect_args(ft, c, 1, 1);
-  const value& x = int_arg(ft, c, 0);
-  const bool brev = self.arg == 1;
-  value r = ft.intrinsic_op(self, brev ? x.ty : ft.tc_.int32(), {x}, c.loc);
-  r.nonneg = !brev;
+  const value& x = scalar_arg(ft, c, 0);
+  if (x.ty->is_float() || x.ty->is_complex()) ft.no_impl(c, "it takes an integer");
+  resolved_op sig = numba_call(ft.tc_, self.info.name, {x.ty});
+  if (!sig) ft.no_impl(c, "it takes an integer");
+  value r = ft.intrinsic_op(self, sig.result, {ft.cast(x, sig.params[0], c.loc)}, c.loc);
+  r.nonneg = self.arg != 1;
   return r;
 }
 
@@ -362,17 +367,17 @@ const intrinsic table[] = {
                               "Orders this thread's memory accesses as seen by the device and the host.", type_no_args,
                               op_id::none, 2),
                lower_fence_nvptx, lower_fence_host),
-    lowered_by(function_entry("cuda.popc", "(x)", "The number of bits set in the integer x (int32).", type_bits,
+    lowered_by(function_entry("cuda.popc", "(x)", "The number of bits set in the integer x (x's type).", type_bits,
                               op_id::none, 0),
                lower_bits),
-    lowered_by(function_entry("cuda.brev", "(x)", "The integer x with its bits in reverse order (x's type).", type_bits,
+    lowered_by(function_entry("cuda.brev", "(x)", "The integer x with its bits in reverse order (uint32, or uint64 for 64-bit x).", type_bits,
                               op_id::none, 1),
                lower_bits),
-    lowered_by(function_entry("cuda.clz", "(x)", "The number of leading zero bits of the integer x (int32).", type_bits,
+    lowered_by(function_entry("cuda.clz", "(x)", "The number of leading zero bits of the integer x (x's type).", type_bits,
                               op_id::none, 2),
                lower_bits),
     lowered_by(function_entry("cuda.ffs", "(x)",
-                              "The 1-based position of the lowest bit set in the integer x, 0 for 0 (int32).",
+                              "The 1-based position of the lowest bit set in the integer x, 0 for 0 (uint32).",
                               type_bits, op_id::none, 3),
                lower_bits),
     function_entry("cuda.fma", "(a, b, c)", "a * b + c rounded once (floats).", type_fma),

@@ -265,6 +265,12 @@ const std::map<std::string, cases, std::less<>>& call_table() {
     t["builtins.round"] = cases{s1(i8, f4), s1(i8, f8), s2(f4, f4, i8), s2(f8, f8, i8)};
     // numba-cuda's cuda.* functions on floats.
     t["cuda.cbrt"] = cases{s1(f4, f4), s1(f8, f8)};
+    for (nt i : {i1, i2, i4, i8, u1, u2, u4, u8}) {
+      t["cuda.popc"].push_back(s1(i, i));
+      t["cuda.clz"].push_back(s1(i, i));
+      t["cuda.ffs"].push_back(s1(u4, i));
+    }
+    t["cuda.brev"] = cases{s1(u4, u4), s1(u8, u8)};
     t["cuda.fma"] = cases{s3(f4, f4, f4, f4), s3(f8, f8, f8, f8)};
     // cuda.fp16: cuda_fp16.h's functions on __half (float16); anything that
     // converts to float16, unsafely too, is taken. The __-prefixed names

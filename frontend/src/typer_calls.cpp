@@ -112,6 +112,11 @@ value function_typer::call_method(const std::string& name, const value& self, ca
     r.weak = self.weak;
     return r;
   }
+  if (name == "method.bit_count") {  // numba-cuda's: cuda.popc of the integer
+    c.name = "cuda.popc";
+    c.args.insert(c.args.begin(), self);
+    return call_function("cuda.popc", c);
+  }
   fail(c.loc, "Unsupported method " + name);
 }
 

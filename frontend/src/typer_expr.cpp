@@ -645,9 +645,9 @@ value function_typer::attribute(const value& obj, const std::string& name, locat
         if (!obj.pure) hoist(obj, loc);
         return int_constant(0, obj.ty, loc, obj.weak);
       }
-      if (name == "conjugate") {
+      if (name == "conjugate" || (name == "bit_count" && obj.ty->is_int())) {
         value m;
-        m.ty = tc_.function("method.conjugate");
+        m.ty = tc_.function("method." + name);
         m.self = std::make_shared<value>(obj);
         return m;
       }

@@ -251,18 +251,18 @@ class _blockIdx:
     """The block's z index in the grid."""
 blockIdx: _blockIdx
 def brev(x: Any) -> Any:
-    """The integer x with its bits in reverse order (x's type)."""
+    """The integer x with its bits in reverse order (uint32, or uint64 for 64-bit x)."""
 def cbrt(x: Any) -> Any:
     """The cube root of x."""
 def clz(x: Any) -> Any:
-    """The number of leading zero bits of the integer x (int32)."""
+    """The number of leading zero bits of the integer x (x's type)."""
 class _const:
     """Arrays in constant memory."""
     def array_like(self, ary: Any) -> Any:
         """A global NumPy array read from constant memory."""
 const: _const
 def ffs(x: Any) -> Any:
-    """The 1-based position of the lowest bit set in the integer x, 0 for 0 (int32)."""
+    """The 1-based position of the lowest bit set in the integer x, 0 for 0 (uint32)."""
 def fma(a: Any, b: Any, c: Any) -> Any:
     """a * b + c rounded once (floats)."""
 class _fp16:
@@ -379,7 +379,7 @@ class _local:
         """An array private to the thread."""
 local: _local
 def popc(x: Any) -> Any:
-    """The number of bits set in the integer x (int32)."""
+    """The number of bits set in the integer x (x's type)."""
 class _shared:
     """Arrays in the block's shared memory."""
     def array(self, shape: Any, dtype: Any) -> Any:
