@@ -50,7 +50,7 @@ struct half_builder {
   llvm::Value* F(float v) { return llvm::ConstantFP::get(f32(), v); }
   llvm::Value* Fbits(std::uint32_t bits) { return F(std::bit_cast<float>(bits)); }
   llvm::Value* widen(llvm::Value* h) { return b.CreateFPExt(h, f32()); }
-  llvm::Value* narrow(llvm::Value* f) { return b.CreateFPTrunc(f, half()); }  // cvt.rn.f16.f32
+  llvm::Value* narrow(llvm::Value* f) { return b.CreateFPTrunc(f, half()); }  // to nearest (cvt.rn.f16.f32)
   llvm::Value* fma(llvm::Value* x, llvm::Value* y, llvm::Value* z) {
     return fl.intrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, z});
   }
@@ -77,7 +77,7 @@ struct half_builder {
                                             b.CreateFCmpOLT(err, llvm::ConstantFP::get(f64, 0.0)));
     llvm::Value* odd = b.CreateAdd(bits, b.CreateSelect(same_sign, b.getInt64(1), b.getInt64(-1)));
     s = b.CreateBitCast(b.CreateSelect(b.CreateAnd(even, inexact), odd, bits), f64);
-    return b.CreateFPTrunc(s, half());
+    return narrow(s);
   }
 
   /// cuda_fp16.h's correction: where `in` equals the half `when`, add the half `ulp` to r (an fma of
@@ -92,9 +92,8 @@ struct half_builder {
 
   /// The host's form of a function: float64's, rounded once to half.
   llvm::Value* rounded(op_id op, llvm::Value* x) {
-    return narrow_from_double(fl.math(op, {b.CreateFPExt(x, b.getDoubleTy())}, 64));
+    return narrow(fl.math(op, {b.CreateFPExt(x, b.getDoubleTy())}, 64));
   }
-  llvm::Value* narrow_from_double(llvm::Value* d) { return b.CreateFPTrunc(d, half()); }
 
   // cuda_fp16.h's sin/cos: one Cody-Waite step to [-pi/4, pi/4] and a quadrant, then a polynomial
   // in float32 with fmas.
@@ -211,16 +210,16 @@ llvm::Value* function_lowering::half_function(half_fn fn, llvm::Value* x) {
   switch (fn) {
     case half_fn::rcp:
       if (gpu) return h.narrow(h.approx(approx_fn::rcp, h.widen(x)));
-      return h.narrow_from_double(b.CreateFDiv(llvm::ConstantFP::get(f64, 1.0), b.CreateFPExt(x, f64)));
+      return h.narrow(b.CreateFDiv(llvm::ConstantFP::get(f64, 1.0), b.CreateFPExt(x, f64)));
     case half_fn::rsqrt:
       if (gpu) return h.narrow(h.approx(approx_fn::rsqrt, h.widen(x)));
-      return h.narrow_from_double(
+      return h.narrow(
           b.CreateFDiv(llvm::ConstantFP::get(f64, 1.0), math(op_id::sqrt, {b.CreateFPExt(x, f64)}, 64)));
     case half_fn::exp10:
       if (gpu)
         return h.exp_base(x, 0x40549A78u,
                           {{0x34DE, 0x9800}, {0x9766, 0x9000}, {0x9972, 0x1000}, {0xA5C4, 0x1000}, {0xBF0A, 0x8100}});
-      return h.narrow_from_double(math(op_id::fpow, {llvm::ConstantFP::get(f64, 10.0), b.CreateFPExt(x, f64)}, 64));
+      return h.narrow(math(op_id::fpow, {llvm::ConstantFP::get(f64, 10.0), b.CreateFPExt(x, f64)}, 64));
   }
   fail("half function " + std::to_string(static_cast<int>(fn)));
 }

@@ -97,6 +97,15 @@ const value& scalar_arg(const function_typer& ft, const call_args& c, std::size_
   return x;
 }
 
+numba_resolved numba_resolve(function_typer& ft, const intrinsic& self, call_args& c, const std::string& why) {
+  std::vector<const type*> tys;
+  for (std::size_t i = 0; i < c.args.size(); ++i) tys.push_back(scalar_arg(ft, c, i).ty);
+  numba_resolved r{numba_call(ft.tc_, self.info.name, tys), {}};
+  if (!r.sig) ft.no_impl(c, why);
+  for (std::size_t i = 0; i < c.args.size(); ++i) r.args.push_back(ft.cast(c.args[i], r.sig.params[i], c.loc));
+  return r;
+}
+
 const value& real_arg(const function_typer& ft, const call_args& c, std::size_t i) {
   const value& x = c.args[i];
   if (!x.runtime() || !x.ty->is_scalar() || x.ty->is_complex()) ft.no_impl(c);

@@ -24,6 +24,7 @@
 #include <cuforge/frontend/intrinsics.hpp>
 #include <cuforge/frontend/ops.hpp>
 
+#include "numba_typing.hpp"
 #include "typer_impl.hpp"
 
 #include <cstdint>
@@ -137,6 +138,14 @@ void expect_args(const function_typer& ft, const call_args& c, std::size_t lo, s
 const value& scalar_arg(const function_typer& ft, const call_args& c, std::size_t i);
 const value& real_arg(const function_typer& ft, const call_args& c, std::size_t i);
 const value& int_arg(const function_typer& ft, const call_args& c, std::size_t i);
+/// A call of a row Numba types by candidate signatures (numba_typing.cpp's table, by the row's name):
+/// the signature that wins and the (scalar) arguments converted to its parameters; a TypingError
+/// saying `why` when no candidate fits.
+struct numba_resolved {
+  resolved_op sig;
+  std::vector<value> args;
+};
+numba_resolved numba_resolve(function_typer& ft, const intrinsic& self, call_args& c, const std::string& why = "");
 /// The float type real math computes `t` in: integers and bools in float64, float16 in float32.
 const type* real_float(type_context& tc, const type* t);
 /// The complex type holding `t`.

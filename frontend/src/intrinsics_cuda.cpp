@@ -4,7 +4,6 @@
 // typing and lowering functions are beside it.
 #include "codegen_lower.hpp"
 #include "intrinsic_registry.hpp"
-#include "numba_typing.hpp"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
@@ -201,9 +200,8 @@ value type_bits(function_typer& ft, const intrinsic& self, call_args& c) {
   expect_args(ft, c, 1, 1);
   const value& x = scalar_arg(ft, c, 0);
   if (x.ty->is_float() || x.ty->is_complex()) ft.no_impl(c, "it takes an integer");
-  resolved_op sig = numba_call(ft.tc_, self.info.name, {x.ty});
-  if (!sig) ft.no_impl(c, "it takes an integer");
-  value r = ft.intrinsic_op(self, sig.result, {ft.cast(x, sig.params[0], c.loc)}, c.loc);
+  numba_resolved call = numba_resolve(ft, self, c, "it takes an integer");
+  value r = ft.intrinsic_op(self, call.sig.result, std::move(call.args), c.loc);
   r.nonneg = self.arg != 1;
   return r;
 }
@@ -236,15 +234,8 @@ llvm::Value* lower_bits(function_lowering& fl, const intrinsic& self, const expr
 // Numba's candidates: float32 or float64 (cuda.fp16.hfma is the half one).
 value type_fma(function_typer& ft, const intrinsic& self, call_args& c) {
   expect_args(ft, c, 3, 3);
-  std::vector<const type*> tys;
-  for (std::size_t i = 0; i < 3; ++i) tys.push_back(scalar_arg(ft, c, i).ty);
-  resolved_op sig = numba_call(ft.tc_, self.info.name, tys);
-  if (!sig) ft.no_impl(c);
-  const type* t = sig.result;
-  const location loc = c.loc;
-  std::vector<value> args;
-  for (std::size_t i = 0; i < 3; ++i) args.push_back(ft.cast(ft.cast(c.args[i], sig.params[i], loc), t, loc));
-  return ft.op(op_id::fma, t, std::move(args), loc);
+  numba_resolved call = numba_resolve(ft, self, c);  // its candidates' parameters are the result's type
+  return ft.op(op_id::fma, call.sig.result, std::move(call.args), c.loc);
 }
 
 // --- arrays: cuda.shared.array (arg 1), cuda.local.array (arg 0), cuda.const.array_like ------------

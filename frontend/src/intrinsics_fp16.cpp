@@ -6,7 +6,6 @@
 // one of the few with no op, lowered here.
 #include "codegen_lower.hpp"
 #include "intrinsic_registry.hpp"
-#include "numba_typing.hpp"
 
 namespace cuforge::frontend::detail {
 
@@ -17,14 +16,10 @@ enum : int { fp16_rcp, fp16_rsqrt, fp16_exp10, fp16_ne };
 
 value type_fp16(function_typer& ft, const intrinsic& self, call_args& c) {
   if (!c.kwargs.empty()) ft.no_impl(c, "it takes no keyword arguments");
-  std::vector<const type*> tys;
-  for (std::size_t i = 0; i < c.args.size(); ++i) tys.push_back(scalar_arg(ft, c, i).ty);
-  resolved_op sig = numba_call(ft.tc_, self.info.name, tys);
-  if (!sig) ft.no_impl(c, "it takes " + std::string(self.info.params) + ", each a number that converts to float16");
-  std::vector<value> args;
-  for (std::size_t i = 0; i < c.args.size(); ++i) args.push_back(ft.cast(c.args[i], sig.params[i], c.loc));
-  if (self.op != op_id::none) return ft.op(self.op, sig.result, std::move(args), c.loc);
-  return ft.intrinsic_op(self, sig.result, std::move(args), c.loc);
+  numba_resolved call =
+      numba_resolve(ft, self, c, "it takes " + std::string(self.info.params) + ", each a number that converts to float16");
+  if (self.op != op_id::none) return ft.op(self.op, call.sig.result, std::move(call.args), c.loc);
+  return ft.intrinsic_op(self, call.sig.result, std::move(call.args), c.loc);
 }
 
 llvm::Value* lower_fp16(function_lowering& fl, const intrinsic& self, const expr& e) {

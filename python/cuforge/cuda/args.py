@@ -8,7 +8,7 @@ The launch path reads them in C++ (python/src/dispatch.cpp, by the class's
 ``_cuforge_transfer``); ``to_device`` is numba's method for code that moves
 arguments itself."""
 
-from cuforge import _core
+from cuforge.cuda.cudadrv.devicearray import auto_device
 
 __all__ = ["ArgHint", "In", "InOut", "Out", "wrap_arg"]
 
@@ -25,11 +25,8 @@ class ArgHint:
     def to_device(self, retr, stream=0):
         """The device array for ``value``; appends to ``retr`` the callables
         that copy results back after the launch (numba's protocol)."""
-        if _core.is_device_array(self.value) or hasattr(self.value, "__cuda_array_interface__"):
-            return _core.to_device(self.value, stream=stream)
-        copy_in = self._cuforge_transfer != "out"
-        dev = _core.to_device(self.value, stream=stream, copy=copy_in)
-        if self._cuforge_transfer != "in":
+        dev, converted = auto_device(self.value, stream=stream, copy=self._cuforge_transfer != "out")
+        if converted and self._cuforge_transfer != "in":
             retr.append(lambda: dev.copy_to_host(self.value, stream=stream))
         return dev
 

@@ -34,34 +34,21 @@ def is_device_memory(obj):
     return _core.is_device_array(obj) or hasattr(obj, "__cuda_array_interface__")
 
 
-def _interface(obj):
+def _device_array(obj):
+    """``obj`` as a cuforge device array (a view of another library's)."""
     if not is_device_memory(obj):
         raise TypeError(f"{type(obj).__name__} is not device memory")
-    if _core.is_device_array(obj):
-        return None
-    return obj.__cuda_array_interface__
+    return obj if _core.is_device_array(obj) else _core.as_cuda_array(obj)
 
 
 def device_pointer(obj):
     """The device address of ``obj``'s first element (an int)."""
-    cai = _interface(obj)
-    return obj._pointer if cai is None else int(cai["data"][0] or 0)
+    return _device_array(obj)._pointer
 
 
 def device_memory_size(obj):
     """The bytes ``obj``'s elements span in device memory."""
-    cai = _interface(obj)
-    if cai is None:
-        return obj.alloc_size
-    itemsize = np.dtype(cai["typestr"]).itemsize
-    shape, strides = cai["shape"], cai.get("strides")
-    if not shape or 0 in shape:
-        return itemsize if not shape else 0
-    if strides is None:
-        return itemsize * int(np.prod(shape))
-    lo = sum(s * (n - 1) for s, n in zip(strides, shape) if s < 0)
-    hi = sum(s * (n - 1) for s, n in zip(strides, shape) if s > 0)
-    return hi - lo + itemsize
+    return _device_array(obj).alloc_size
 
 
 def host_pointer(obj, readonly=False):
