@@ -132,7 +132,10 @@ def test_driver_module():
     host = np.zeros(4)
     assert driver.host_pointer(host) == host.ctypes.data
     major, minor = driver.get_version()
-    assert (major, minor) == ((0, 0) if cuda.backend() == "cpu" else (major, minor)) and major >= 0
+    if cuda.backend() == "cpu":
+        assert (major, minor) == (0, 0)  # no driver
+    else:
+        assert major >= 12 and 0 <= minor < 100
     assert driver.driver.get_device_count() >= 1
     assert issubclass(driver.CudaAPIError, Exception) and issubclass(driver.CudaSupportError, ImportError)
     with pytest.raises(TypeError, match="not device memory"):
