@@ -314,6 +314,15 @@ void device_ndarray::fill(const void* value, stream_view s) {
       return;
     }
   }
+  if (k > sizeof(cuforge_strided_copy_args::value)) {
+    // A record wider than the kernel's value field: the value from device memory, read by every element.
+    device_ndarray one = empty({}, type_, 'C', s);
+    one.copy_from_host(host_view{const_cast<void*>(value), {}, {}, type_}, s);
+    launch_strided(static_cast<char*>(data()), strides_, static_cast<const char*>(one.data()),
+                   extents(shape_.size(), 0), shape_, k, nullptr, s, device());
+    s.synchronize();  // `one` is freed on return
+    return;
+  }
   launch_strided(static_cast<char*>(data()), strides_, nullptr, {}, shape_, k, value, s, device());
 }
 

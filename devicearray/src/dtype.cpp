@@ -1,6 +1,11 @@
 #include <cuforge/devicearray/dtype.hpp>
 #include <cuforge/runtime/error.hpp>
 
+#include <deque>
+#include <mutex>
+#include <limits>
+#include <set>
+
 namespace cuforge {
 
 namespace {
@@ -42,7 +47,7 @@ dtype dtype::from_typestr(std::string_view s) {
     case 'O': return bad("Python objects cannot live in device memory");
     case 'U':
     case 'S': return bad("strings are not supported in device arrays");
-    case 'V': return bad("structured and void dtypes are not supported in device arrays yet");
+    case 'V': return bad("void dtypes without fields (raw bytes) are not supported in device arrays; a structured dtype names its fields");
     case 'M':
     case 'm': return bad("datetime and timedelta dtypes are not supported in device arrays");
     default: break;
@@ -67,6 +72,7 @@ dtype dtype::from_typestr(std::string_view s) {
 }
 
 const scalar_type_info& dtype::scalar() const {
+  if (record != nullptr) throw type_error("a record (" + record->str() + ") is not a scalar type");
   const scalar_type_info* row = find_scalar(k, itemsize);
   if (row == nullptr)
     throw type_error("no scalar type of kind '" + std::string(1, static_cast<char>(k)) + "' and " +
@@ -75,6 +81,7 @@ const scalar_type_info& dtype::scalar() const {
 }
 
 std::string dtype::typestr() const {
+  if (record != nullptr) return "|V" + std::to_string(itemsize);
   if (const scalar_type_info* row = find_scalar(k, itemsize)) return std::string(row->typestr());
   std::string s(1, itemsize == 1 ? '|' : '<');
   s += static_cast<char>(k);
@@ -83,8 +90,72 @@ std::string dtype::typestr() const {
 }
 
 std::string dtype::name() const {
+  if (record != nullptr) return "void" + std::to_string(itemsize * 8);
   if (const scalar_type_info* row = find_scalar(k, itemsize)) return std::string(row->name);
   return "?";
+}
+
+dtype dtype::of_record(const record_layout* r) {
+  CUFORGE_EXPECTS(r != nullptr, "of_record needs a layout");
+  dtype d;
+  d.k = kind::unsigned_int;
+  d.itemsize = static_cast<std::uint32_t>(r->itemsize);
+  d.record = r;
+  return d;
+}
+
+std::int64_t record_field::size() const noexcept {
+  std::int64_t n = type.itemsize;
+  for (auto e : shape) n *= e;
+  return n;
+}
+
+const record_field* record_layout::find(std::string_view name) const noexcept {
+  for (const auto& f : fields)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+namespace {
+std::string field_type_str(const record_field& f) {
+  std::string t = f.type.is_record() ? f.type.record->str() : f.type.name();
+  if (f.shape.empty()) return t;
+  std::string s = "nestedarray(" + t + ", (";
+  for (std::size_t i = 0; i < f.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(f.shape[i]);
+  return s + (f.shape.size() == 1 ? ",))" : "))");
+}
+}  // namespace
+
+std::string record_layout::str() const {
+  std::string s = "Record(";
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    s += (i ? "," : "") + fields[i].name + "[type=" + field_type_str(fields[i]) + ";offset=" +
+         std::to_string(fields[i].offset) + "]";
+  return s + ";" + std::to_string(itemsize) + ";" + (aligned ? "True" : "False") + ")";
+}
+
+const record_layout* intern_record(record_layout r) {
+  if (r.itemsize <= 0 || r.itemsize > std::numeric_limits<std::uint32_t>::max())
+    throw logic_error("a record of " + std::to_string(r.itemsize) + " bytes");
+  if (r.alignment < 1) r.alignment = 1;
+  std::set<std::string_view> names;
+  for (const auto& f : r.fields) {
+    if (f.name.empty()) throw logic_error("a record field needs a name");
+    if (!names.insert(f.name).second) throw logic_error("record field '" + f.name + "' is named twice");
+    for (auto e : f.shape)
+      if (e < 0) throw logic_error("record field '" + f.name + "' has a negative extent");
+    if (f.offset < 0 || f.offset + f.size() > r.itemsize)
+      throw logic_error("record field '" + f.name + "' (" + std::to_string(f.size()) + " bytes at offset " +
+                        std::to_string(f.offset) + ") lies outside the record's " + std::to_string(r.itemsize) +
+                        " bytes");
+  }
+  static std::mutex m;
+  static auto* layouts = new std::deque<record_layout>;  // lives as long as the process: dtypes point at it
+  std::lock_guard lock(m);
+  for (const auto& l : *layouts)
+    if (l == r) return &l;
+  layouts->push_back(std::move(r));
+  return &layouts->back();
 }
 
 }  // namespace cuforge

@@ -8,6 +8,7 @@ std::size_t slot_count(const type* t) {
     case type_kind::none: return 0;
     case type_kind::complex: return t->bits == 128 ? 2 : 1;
     case type_kind::array: return 1 + 2 * static_cast<std::size_t>(t->ndim);
+    case type_kind::record: return 1;  // the address of its bytes
     case type_kind::tuple: {
       std::size_t n = 0;
       for (auto* e : t->elements) n += slot_count(e);

@@ -211,10 +211,20 @@ llvm::Value* function_lowering::array_op(const frontend::expr& e) {
                 e.loc);
       if (store && at->space == address_space::constant) fail_at("store into a constant array", e.loc);
       llvm::Value* arr = expr(e.operands[0]);
-      llvm::Value* value = store ? cast(expr(e.operands[1]), type_of(e.operands[1]), at->dtype) : nullptr;
+      const bool record = at->dtype->is_record();
+      llvm::Value* value = !store ? nullptr : record ? expr(e.operands[1]) : cast(expr(e.operands[1]), type_of(e.operands[1]), at->dtype);
       std::vector<llvm::Value*> idx;
       for (std::size_t i = first_index; i < e.operands.size(); ++i) idx.push_back(to_index(expr(e.operands[i]), type_of(e.operands[i])));
       llvm::Value* ptr = element_pointer(at, arr, idx, !e.attrs.empty() && e.attrs[0] == 1);
+      if (record) {
+        // A record element is its address; storing one copies its bytes.
+        if (!store) {
+          if (!t->is_record() || t->space != at->space) fail_at("array_load of a record typed " + t->str(), e.loc);
+          return ptr;
+        }
+        copy_record(ptr, value, at->dtype);
+        return ms.none_value();
+      }
       if (store) {
         store_element(at, ptr, value);
         return ms.none_value();

@@ -259,6 +259,13 @@ llvm::Value* function_lowering::cast(llvm::Value* v, const type* from, const typ
     }
     return pack(to, p);
   }
+  if (from->is_record() && to->is_record() && from->size == to->size) {
+    // The same bytes, seen from another address space.
+    unsigned as = ms.tgt.address_space(to->space);
+    if (v->getType()->getPointerAddressSpace() == as) return v;
+    llvm::Value* generic = v->getType()->getPointerAddressSpace() == 0 ? v : b.CreateAddrSpaceCast(v, llvm::PointerType::get(c_(), 0));
+    return as == 0 ? generic : b.CreateAddrSpaceCast(generic, llvm::PointerType::get(c_(), as));
+  }
   if (from->is_tuple() && to->is_tuple() && from->elements.size() == to->elements.size()) {
     llvm::Value* t = llvm::PoisonValue::get(ms.value_type(to));
     for (unsigned i = 0; i < to->elements.size(); ++i)
@@ -311,6 +318,7 @@ llvm::Value* function_lowering::from_slots(const type* t, const std::vector<llvm
       for (int k = 0; k < t->ndim; ++k) p.strides.push_back(next());
       return pack(t, p);
     }
+    case type_kind::record: return b.CreateIntToPtr(next(), ms.value_type(t));
     case type_kind::tuple: {
       llvm::Value* v = llvm::PoisonValue::get(ms.value_type(t));
       for (unsigned i = 0; i < t->elements.size(); ++i) v = b.CreateInsertValue(v, from_slots(t->elements[i], slots, pos), i);

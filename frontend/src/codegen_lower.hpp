@@ -181,6 +181,13 @@ class function_lowering {
   llvm::Value* make_array(const type* t, llvm::Value* data, const std::vector<std::int64_t>& shape);
   llvm::Value* to_index(llvm::Value* v, const type* t);
 
+  // --- records (codegen_records.cpp) ---
+  llvm::Value* record_op(const frontend::expr& e);
+  /// The alignment field `f` of `record` has (1 in a packed record).
+  llvm::Align field_alignment(const type* record, const field_info& f);
+  void copy_record(llvm::Value* dst, llvm::Value* src, const type* record);
+  void copy_nested_array(llvm::Value* dst, const field_info& f, llvm::Value* src, const type* src_type);
+
  private:
   struct loop_targets {
     llvm::BasicBlock* brk;

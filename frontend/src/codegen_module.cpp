@@ -65,6 +65,7 @@ llvm::Type* module_state::value_type(const type* t) {
       return llvm::StructType::get(ctx, {f, f});
     }
     case type_kind::array: return array_struct(t);
+    case type_kind::record: return llvm::PointerType::get(ctx, tgt.address_space(t->space));  // the address of its bytes
     case type_kind::tuple: {
       std::vector<llvm::Type*> elements;
       for (auto* e : t->elements) elements.push_back(value_type(e));
@@ -76,6 +77,9 @@ llvm::Type* module_state::value_type(const type* t) {
 
 llvm::Type* module_state::memory_type(const type* t) {
   if (t != nullptr && t->kind == type_kind::boolean) return llvm::Type::getInt8Ty(ctx);
+  // A record in memory (an array's element) is its bytes.
+  if (t != nullptr && t->kind == type_kind::record)
+    return llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx), static_cast<std::uint64_t>(t->size));
   if (t != nullptr && t->kind == type_kind::tuple) {
     std::vector<llvm::Type*> elements;
     for (auto* e : t->elements) elements.push_back(memory_type(e));
@@ -90,7 +94,8 @@ llvm::Type* module_state::return_type(const type* t) {
 }
 
 llvm::StructType* module_state::array_struct(const type* t) {
-  if (t->ndim < 0 || t->dtype == nullptr || !t->dtype->is_scalar()) fail("malformed array type " + t->str());
+  if (t->ndim < 0 || t->dtype == nullptr || !(t->dtype->is_scalar() || t->dtype->is_record()))
+    fail("malformed array type " + t->str());
   auto* i64 = llvm::Type::getInt64Ty(ctx);
   auto* dims = llvm::ArrayType::get(i64, static_cast<std::uint64_t>(t->ndim));
   return llvm::StructType::get(ctx, {llvm::PointerType::get(ctx, tgt.address_space(t->space)), dims, dims});
@@ -181,6 +186,7 @@ void abi_types(module_state& ms, const type* t, std::vector<llvm::Type*>& out) {
     case type_kind::tuple:
       for (auto* e : t->elements) abi_types(ms, e, out);
       return;
+    case type_kind::record: out.push_back(ms.value_type(t)); return;
     default: out.push_back(ms.memory_type(t));
   }
 }

@@ -329,6 +329,8 @@ llvm::Value* lower_complex_fn(const op_site& s) {
 
 llvm::Value* lower_array(const op_site& s) { return s.fl.array_op(s.e); }
 
+llvm::Value* lower_record(const op_site& s) { return s.fl.record_op(s.e); }
+
 llvm::Value* lower_tuple_get(const op_site& s) {
   function_lowering& fl = s.fl;
   const frontend::expr& e = s.e;

@@ -84,8 +84,9 @@ value function_typer::index_array(const value& a0, const std::vector<index_item>
       operands.push_back(it.i);
       neg = neg || !it.i.nonneg;
     }
-    value r = op(op_id::array_load, at->dtype, std::move(operands), loc, {neg ? 1 : 0});
+    value r = op(op_id::array_load, element_type(at), std::move(operands), loc, {neg ? 1 : 0});
     r.nonneg = at->dtype->kind == type_kind::boolean || (at->dtype->is_int() && !at->dtype->is_signed);
+    if (at->dtype->is_record()) r.roots = a0.roots;  // a reference into the array
     return r;
   }
   // A view: one attr per source dimension (0 integer, 1 ':', 2 a slice).
@@ -141,6 +142,7 @@ value function_typer::index_array(const value& a0, const std::vector<index_item>
 }
 
 value function_typer::subscript(const value& obj, expr_id index, location loc) {
+  if (obj.runtime() && obj.ty->is_record()) return record_get(obj, field_index(obj, index, "", loc), loc);
   if (obj.runtime() && obj.ty->is_array()) {
     value a = obj;
     std::vector<index_item> items = index_items(index, loc);
@@ -270,6 +272,10 @@ std::vector<value> function_typer::element_indices(const value& a, const value& 
 
 void function_typer::store(const value& a, expr_id index, const value& v, location loc, std::vector<stmt_id>& out) {
   if (a.runtime() && a.ty->is_tuple()) fail(loc, "tuples are immutable: cannot assign to an element of " + a.ty->str());
+  if (a.runtime() && a.ty->is_record()) {
+    record_set(a, field_index(a, index, "", loc), v, loc, out);
+    return;
+  }
   if (!a.runtime() || !a.ty->is_array()) fail(loc, "a value of type " + a.ty->str() + " does not support item assignment");
   if (a.ty->space == address_space::constant) fail(loc, "cannot assign to an element of a constant array (" + a.ty->str() + ")");
   if (a.ty->readonly) fail(loc, "cannot assign to an element of a read-only array (" + a.ty->str() + ")");
@@ -281,9 +287,19 @@ void function_typer::store(const value& a, expr_id index, const value& v, locati
   for (const auto& it : items) element = element && it.k == index_item::kind::integer;
   if (!element)
     fail(loc, "Unsupported: assignment to a slice or a sub-array of " + a.ty->str() + " (assign its elements in a loop)");
-  if (!v.runtime() || !v.ty->is_scalar())
-    fail(loc, "cannot store " + v.ty->str() + " in an element of " + a.ty->str());
-  std::vector<value> operands{a, cast(v, a.ty->dtype, loc)};
+  value stored;
+  if (a.ty->dtype->is_record()) {
+    // A whole record, copied: it must have the array's record layout.
+    if (!v.runtime() || !v.ty->is_record() || tc_.in_space(v.ty, address_space::global) != a.ty->dtype)
+      fail(loc, "cannot store " + v.ty->str() + " in an element of " + a.ty->str() +
+                    (v.ty->is_record() ? ": the records' layouts differ" : ""));
+    stored = v;
+  } else {
+    if (!v.runtime() || !v.ty->is_scalar())
+      fail(loc, "cannot store " + v.ty->str() + " in an element of " + a.ty->str());
+    stored = cast(v, a.ty->dtype, loc);
+  }
+  std::vector<value> operands{a, stored};
   bool neg = false;
   for (const auto& it : items) {
     operands.push_back(it.i);
@@ -291,11 +307,7 @@ void function_typer::store(const value& a, expr_id index, const value& v, locati
   }
   value s = op(op_id::array_store, tc_.none(), std::move(operands), loc, {neg ? 1 : 0}, true);
   mark_written(a);
-  stmt st;
-  st.kind = stmt_kind::expression;
-  st.loc = loc;
-  st.value = use(s.id);
-  out.push_back(add_stmt(std::move(st)));
+  emit_effect(s, loc, out);
 }
 
 }  // namespace cuforge::frontend::detail

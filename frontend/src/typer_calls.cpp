@@ -81,6 +81,7 @@ value function_typer::round(call_args& c) {
 
 value function_typer::call_dtype(const type* scalar, call_args& c) {
   const location loc = c.loc;
+  if (scalar->is_record()) no_impl(c, "a record cannot be made in a kernel: index an array of records");
   if (scalar->is_complex() && c.args.size() == 2 && c.kwargs.empty()) {
     // complex(re, im): Python's complex is the dtype complex128.
     for (const auto& a : c.args)

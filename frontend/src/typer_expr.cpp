@@ -294,7 +294,17 @@ value function_typer::lower_global(std::int32_t gi, location loc) {
     }
     case global_value::kind::function: v.ty = tc_.function(canonical_name(g.name, false)); return v;
     case global_value::kind::dtype: {
-      const type* dt = tc_.from_typestr(g.dtype);
+      // A scalar type's type string, or a structured dtype's spec ("Record(...)").
+      const type* dt = nullptr;
+      if (g.dtype.rfind("Record(", 0) == 0) {
+        try {
+          dt = parse_type(tc_, g.dtype);
+        } catch (const cuforge::logic_error& e) {
+          fail(loc, std::string("Unsupported dtype: ") + e.what());
+        }
+      } else {
+        dt = tc_.from_typestr(g.dtype);
+      }
       if (!dt) fail(loc, "Unsupported dtype '" + g.dtype + "'" + (g.name.empty() ? "" : " (" + g.name + ")"));
       v.ty = tc_.dtype_value(dt);
       v.name = g.name;
@@ -631,6 +641,7 @@ value function_typer::attribute(const value& obj, const std::string& name, locat
   switch (obj.ty->kind) {
     case type_kind::module: return module_attribute(obj.ty->name, name, loc);
     case type_kind::array: return array_attribute(obj, name, loc);
+    case type_kind::record: return record_get(obj, field_index(obj, no_id, name, loc), loc);
     case type_kind::boolean:
     case type_kind::integer:
     case type_kind::floating:

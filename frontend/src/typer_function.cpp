@@ -294,6 +294,14 @@ var_id function_typer::new_temp(const type* t) {
   return static_cast<var_id>(out_->vars.size() - 1);
 }
 
+void function_typer::emit_effect(const value& v, location loc, std::vector<stmt_id>& out) {
+  stmt st;
+  st.kind = stmt_kind::expression;
+  st.loc = loc;
+  st.value = use(v.id);
+  out.push_back(add_stmt(std::move(st)));
+}
+
 value function_typer::hoist(const value& v, location loc) {
   if (!prefix_) fail(loc, "internal: no statement to evaluate this expression before");
   var_id t = new_temp(v.ty);

@@ -11,6 +11,7 @@
 //   typer_calls.cpp     calls: of intrinsics (the registry's rows type them: intrinsics_*.cpp),
 //                       dtypes, methods and device functions; helpers rows share (min/max, round)
 //   typer_arrays.cpp    subscripts (arrays and tuples), array attributes, stores
+//   typer_records.cpp   records: fields read and written, array elements that are records
 //
 // How a function is typed: the body is lowered to typed IR repeatedly into a
 // scratch function while the variables' types grow (each assignment joins
@@ -183,6 +184,8 @@ class function_typer {
   value var_ref(var_id v, location loc);
   value make_tuple(std::vector<value> elems, location loc);
   value conditional(const value& cond, const value& a, const value& b, const type* t, location loc);
+  /// `v` (an op run for its effect: a store) as an expression statement appended to `out`.
+  void emit_effect(const value& v, location loc, std::vector<stmt_id>& out);
   /// Evaluates `v` into a temporary before the current statement.
   value hoist(const value& v, location loc);
   value pure(const value& v, location loc) { return v.pure ? v : hoist(v, loc); }
@@ -263,6 +266,15 @@ class function_typer {
   /// (for the ops that do not wrap indices themselves).
   value wrap_index(const value& a, int dim, const value& i, location loc);
   void mark_written(const value& a);
+
+  // --- records (typer_records.cpp) ----------------------------------------------------
+  /// An element's type for `array`: its dtype, a record in the array's space.
+  const type* element_type(const type* array);
+  /// The field of record `r` that `name` (key == no_id) or the constant `key` (a field's position) names.
+  std::size_t field_index(const value& r, expr_id key, const std::string& name, location loc);
+  value record_get(const value& r, std::size_t field, location loc);
+  /// `r.f = v` as a record_set statement (v cast to a scalar field's type).
+  void record_set(const value& r, std::size_t field, const value& v, location loc, std::vector<stmt_id>& out);
 
   // --- state ---------------------------------------------------------------------
   module_typer& m_;

@@ -187,7 +187,15 @@ void function_typer::assign_target(expr_id target, const value& v, location loc,
       store(a, t.operands[1], v, t.loc, out);
       return;
     }
-    case expr_kind::attribute: fail(t.loc, "Unsupported: assigning to an attribute ('." + t.name + "')");
+    case expr_kind::attribute: {
+      if (t.operands.size() != 1) fail(t.loc, "malformed IR: an attribute needs an object");
+      value obj = lower(t.operands[0]);
+      if (!obj.runtime() || !obj.ty->is_record())
+        fail(t.loc, "Unsupported: assigning to an attribute ('." + t.name + "') of " + obj.ty->str() +
+                        " (only a record's fields can be assigned)");
+      record_set(obj, field_index(obj, no_id, t.name, t.loc), v, t.loc, out);
+      return;
+    }
     default: fail(t.loc, "cannot assign to this expression");
   }
 }

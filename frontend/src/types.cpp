@@ -18,6 +18,19 @@ const scalar_type_info* type::scalar() const noexcept {
   }
 }
 
+namespace {
+// How a type outside global memory says where it lives: ", shared" (after `sep`); nothing for global.
+std::string space_suffix(address_space space, const char* sep) {
+  switch (space) {
+    case address_space::shared: return std::string(sep) + "shared";
+    case address_space::local: return std::string(sep) + "local";
+    case address_space::constant: return std::string(sep) + "constant";
+    case address_space::global: break;
+  }
+  return "";
+}
+}  // namespace
+
 std::string type::str() const {
   switch (kind) {
     case type_kind::none: return "none";
@@ -31,13 +44,7 @@ std::string type::str() const {
     case type_kind::array: {
       std::string s = "array(" + dtype->str() + ", " + std::to_string(ndim) + "d, " + static_cast<char>(layout);
       if (readonly) s += ", readonly";
-      switch (space) {
-        case address_space::shared: s += ", shared"; break;
-        case address_space::local: s += ", local"; break;
-        case address_space::constant: s += ", constant"; break;
-        case address_space::global: break;
-      }
-      return s + ")";
+      return s + space_suffix(space, ", ") + ")";
     }
     case type_kind::tuple: {
       bool uniform = !elements.empty() &&
@@ -46,6 +53,21 @@ std::string type::str() const {
       std::string s = "Tuple(";
       for (std::size_t i = 0; i < elements.size(); ++i) s += (i ? ", " : "") + elements[i]->str();
       return s + ")";
+    }
+    case type_kind::record: {
+      std::string s = "Record(";
+      for (std::size_t i = 0; i < fields.size(); ++i) {
+        const field_info& f = fields[i];
+        std::string t = f.ty->str();
+        if (!f.shape.empty()) {
+          t = "nestedarray(" + t + ", (";
+          for (std::size_t d = 0; d < f.shape.size(); ++d) t += (d ? ", " : "") + std::to_string(f.shape[d]);
+          t += f.shape.size() == 1 ? ",))" : "))";
+        }
+        s += (i ? "," : "") + f.name + "[type=" + t + ";offset=" + std::to_string(f.offset) + "]";
+      }
+      s += ";" + std::to_string(size) + ";" + (aligned ? "True" : "False");
+      return s + space_suffix(space, ";") + ")";
     }
     case type_kind::module: return "Module(" + name + ")";
     case type_kind::function: return "Function(" + name + ")";
@@ -65,6 +87,15 @@ std::string key_of(const type& t) {
                   std::to_string(static_cast<int>(t.space)) + ":" + t.name + ":" +
                   std::to_string(reinterpret_cast<std::uintptr_t>(t.callee)) + ":";
   for (auto* e : t.elements) k += std::to_string(reinterpret_cast<std::uintptr_t>(e)) + ",";
+  if (t.kind == type_kind::record) {
+    k += "{" + std::to_string(t.size) + (t.aligned ? "a" : "p");
+    for (const auto& f : t.fields) {
+      k += ";" + std::to_string(f.name.size()) + ":" + f.name + "@" + std::to_string(f.offset) + ":" +
+           std::to_string(reinterpret_cast<std::uintptr_t>(f.ty));
+      for (auto e : f.shape) k += "x" + std::to_string(e);
+    }
+    k += "}";
+  }
   return k;
 }
 }  // namespace
@@ -128,6 +159,43 @@ const type* type_context::tuple(std::vector<const type*> elements) {
   t.kind = type_kind::tuple;
   t.elements = std::move(elements);
   return intern(t);
+}
+
+const type* type_context::record(std::vector<field_info> fields, std::int64_t size, bool aligned,
+                                 address_space space) {
+  type t;
+  t.kind = type_kind::record;
+  t.size = size;
+  t.aligned = aligned;
+  t.space = space;
+  int align = 1;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const field_info& f = fields[i];
+    if (f.name.empty()) throw cuforge::logic_error("a record field needs a name");
+    for (std::size_t j = 0; j < i; ++j)
+      if (fields[j].name == f.name) throw cuforge::logic_error("record field '" + f.name + "' is named twice");
+    if (f.ty == nullptr || !(f.ty->is_scalar() || (f.ty->is_record() && f.ty->space == address_space::global)))
+      throw cuforge::logic_error("record field '" + f.name + "' must be a scalar or a record");
+    std::int64_t bytes = f.ty->itemsize();
+    for (auto e : f.shape) {
+      if (e < 0) throw cuforge::logic_error("record field '" + f.name + "' has a negative extent");
+      bytes *= e;
+    }
+    if (f.offset < 0 || f.offset + bytes > size)
+      throw cuforge::logic_error("record field '" + f.name + "' (" + std::to_string(bytes) + " bytes at offset " +
+                                 std::to_string(f.offset) + ") lies outside the record's " + std::to_string(size) +
+                                 " bytes");
+    align = std::max(align, f.ty->natural_align());
+  }
+  if (size <= 0) throw cuforge::logic_error("a record of " + std::to_string(size) + " bytes");
+  t.align = aligned ? align : 1;
+  t.fields = std::move(fields);
+  return intern(t);
+}
+
+const type* type_context::in_space(const type* r, address_space space) {
+  if (r == nullptr || !r->is_record() || r->space == space) return r;
+  return record(r->fields, r->size, r->aligned, space);
 }
 
 const type* type_context::module(const std::string& name) {
@@ -237,8 +305,86 @@ class spec_parser {
     fail("unknown type name '" + w + "'");
   }
 
+  std::int64_t number64() {
+    skip();
+    std::size_t b = pos_;
+    while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+    if (b == pos_ || pos_ - b > 15) fail("expected a number");
+    return std::stoll(s_.substr(b, pos_ - b));
+  }
+
+  // A record field's name: anything up to its '['.
+  std::string field_name() {
+    skip();
+    std::size_t b = pos_;
+    while (pos_ < s_.size() && s_[pos_] != '[' && s_[pos_] != ',' && s_[pos_] != ';' && s_[pos_] != ')') ++pos_;
+    if (b == pos_) fail("expected a field name");
+    return s_.substr(b, pos_ - b);
+  }
+
+  // Record(name[type=T;offset=N],...;size;True|False[;space])
+  const type* record() {
+    expect('(');
+    std::vector<field_info> fields;
+    skip();
+    if (pos_ < s_.size() && s_[pos_] != ';') {
+      do {
+        field_info f;
+        f.name = field_name();
+        expect('[');
+        if (word() != "type") fail("expected 'type='");
+        expect('=');
+        std::size_t mark = pos_;
+        std::string w = word();
+        if (w == "nestedarray") {
+          expect('(');
+          f.ty = one();
+          expect(',');
+          expect('(');
+          do {
+            skip();
+            if (pos_ < s_.size() && s_[pos_] == ')') break;
+            f.shape.push_back(number64());
+          } while (eat(','));
+          expect(')');
+          expect(')');
+          if (f.shape.empty()) fail("a nested array needs a shape");
+        } else {
+          pos_ = mark;
+          f.ty = one();
+        }
+        expect(';');
+        if (word() != "offset") fail("expected 'offset='");
+        expect('=');
+        f.offset = number64();
+        expect(']');
+        fields.push_back(std::move(f));
+      } while (eat(','));
+    }
+    expect(';');
+    std::int64_t size = number64();
+    expect(';');
+    std::string al = word();
+    if (al != "True" && al != "False") fail("expected True or False");
+    address_space space = address_space::global;
+    if (eat(';')) {
+      std::string sp = word();
+      if (sp == "shared") space = address_space::shared;
+      else if (sp == "local") space = address_space::local;
+      else if (sp == "constant") space = address_space::constant;
+      else fail("unknown address space '" + sp + "'");
+    }
+    expect(')');
+    try {
+      return tc_.record(std::move(fields), size, al == "True", space);
+    } catch (const cuforge::logic_error& e) {
+      fail(e.what());
+    }
+  }
+
   const type* one() {
     std::string w = word();
+    if (w == "Record") return record();
     if (w == "array") {
       expect('(');
       const type* dtype = one();
@@ -254,7 +400,8 @@ class spec_parser {
         readonly = true;
       }
       expect(')');
-      if (!dtype->is_scalar()) fail("an array's dtype must be a scalar type");
+      if (!dtype->is_scalar() && !(dtype->is_record() && dtype->space == address_space::global))
+        fail("an array's dtype must be a scalar type or a record");
       return tc_.array(dtype, ndim, static_cast<array_layout>(lay[0]), readonly);
     }
     if (w == "UniTuple") {

@@ -40,6 +40,14 @@ std::uint16_t half_bits(double d) noexcept {
   return static_cast<std::uint16_t>(sign | bits);
 }
 
+const type* element_type(frontend::type_context& tc, const dtype& d) {
+  if (!d.is_record()) return tc.scalar(d.scalar());
+  std::vector<frontend::field_info> fields;
+  for (const record_field& f : d.record->fields)
+    fields.push_back(frontend::field_info{f.name, element_type(tc, f.type), f.offset, f.shape});
+  return tc.record(std::move(fields), d.record->itemsize, d.record->aligned);
+}
+
 namespace {
 
 // Writes the scalar `v` at out[0] (and out[1] for complex128); `out` holds enough.
@@ -104,6 +112,13 @@ std::size_t pack_into(const kernel_argument& a, const type* as, std::span<std::u
     case kernel_argument::kind::host_array: {
       const device_ndarray& d = a.array();
       const std::size_t nd = d.ndim();
+      if (as->is_record()) {
+        // A single record: the address of its bytes (a 0-d array of records holds them).
+        if (nd != 0 || !d.type().is_record() || static_cast<std::int64_t>(d.itemsize()) != as->size) throw mismatch();
+        room(1);
+        out[0] = reinterpret_cast<std::uintptr_t>(d.data());
+        return 1;
+      }
       if (!as->is_array() || static_cast<std::size_t>(as->ndim) != nd) throw mismatch();
       room(1 + 2 * nd);
       out[0] = reinterpret_cast<std::uintptr_t>(d.data());

@@ -38,6 +38,7 @@ __all__ = [
     "NPDatetime",
     "NPTimedelta",
     "Number",
+    "NestedArray",
     "Record",
     "as_dtype",
     "complex_domain",
@@ -259,18 +260,20 @@ class NPTimedelta(_NPTime):
 
 
 def _field_type(dt):
-    """A record field's type: its scalar or record type, an array type for
-    a fixed-size array field."""
+    """A record field's type: its scalar or record type, a NestedArray for a
+    fixed-size array field."""
     if dt.subdtype is not None:
         base, shape = dt.subdtype
-        return Array(from_dtype(base), len(shape), "C")
+        return NestedArray(from_dtype(base), shape)
     return from_dtype(dt)
 
 
 class Record(Type):
     """A structured NumPy dtype's element (``from_dtype`` of one): its
-    fields as ``{name: (type, offset)}``, ``size`` in bytes, ``aligned``.
-    Kernels do not take records yet (issue 11, records)."""
+    fields as ``{name: (type, offset)}``, ``size`` in bytes, ``aligned``
+    (NumPy's ``align=True``). Kernels take records and arrays of them
+    (``rec[:]``); the spec is Numba's spelling,
+    ``Record(a[type=float64;offset=0],b[type=int32;offset=8];16;True)``."""
 
     __slots__ = ("dtype", "fields", "size", "aligned")
 
@@ -279,24 +282,51 @@ class Record(Type):
         if dt.fields is None:
             raise ValueError(f"{dt} is not a structured dtype")
         self.dtype = dt
-        self.fields = {name: (_field_type(f[0]), f[1]) for name, f in dt.fields.items()}
+        self.fields = {name: (_field_type(dt.fields[name][0]), dt.fields[name][1]) for name in dt.names}
         self.size = dt.itemsize
         self.aligned = dt.isalignedstruct
 
     @property
     def spec(self):
-        return f"Record({self.dtype.descr}, {self.size}, {self.aligned})"
+        parts = ",".join(f"{name}[type={t.spec};offset={offset}]" for name, (t, offset) in self.fields.items())
+        return f"Record({parts};{self.size};{self.aligned})"
 
     @property
     def members(self):
         """``[(name, type)]`` in field order."""
         return [(name, t) for name, (t, _) in self.fields.items()]
 
+    @property
+    def alignment(self):
+        return self.dtype.alignment
+
     def offset(self, name):
         return self.fields[name][1]
 
     def typeof(self, name):
         return self.fields[name][0]
+
+    def __getitem__(self, index):
+        ndim, layout = _array_spec(self, index)
+        return Array(self, ndim, layout)
+
+
+class NestedArray(Type):
+    """A record's fixed-size array field: element type and shape (what the
+    field reads as in a kernel: a C-ordered array over the record's bytes)."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, dtype, shape):
+        self.dtype = dtype
+        self.shape = tuple(int(e) for e in (shape if isinstance(shape, tuple) else (shape,)))
+
+    ndim = property(lambda self: len(self.shape))
+    nitems = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    @property
+    def spec(self):
+        return f"nestedarray({self.dtype.spec}, {self.shape!r})"
 
 
 def _array_spec(dtype, index):
@@ -329,8 +359,8 @@ class Array(Type):
     __slots__ = ("_dtype", "_ndim", "_layout", "_readonly")
 
     def __init__(self, dtype: Scalar, ndim: int, layout: str = "A", readonly: bool = False):
-        if not isinstance(dtype, Scalar):
-            raise TypeError(f"an array's element type must be a scalar type, not {dtype!r}")
+        if not isinstance(dtype, (Scalar, Record)):
+            raise TypeError(f"an array's element type must be a scalar type or a record, not {dtype!r}")
         if not isinstance(ndim, numbers.Integral) or ndim < 0:
             raise ValueError(f"ndim must be a non-negative integer, not {ndim!r}")
         if layout not in ("C", "F", "A"):
@@ -353,7 +383,7 @@ class Array(Type):
     @property
     def typestr(self) -> str:
         """The element type's NumPy type string."""
-        return self._dtype.typestr
+        return self._dtype.dtype.str
 
     @property
     def spec(self):
@@ -656,9 +686,11 @@ class _SpecParser:
                     self.fail("expected 'readonly'")
                 readonly = True
             self.expect(")")
-            if not isinstance(dtype, Scalar):
-                self.fail("an array's dtype must be a scalar type")
+            if not isinstance(dtype, (Scalar, Record)):
+                self.fail("an array's dtype must be a scalar type or a record")
             return Array(dtype, int(dims[:-1]), layout, readonly)
+        if w == "Record":
+            return self.record()
         if w == "UniTuple":
             self.expect("(")
             t = self.one()
@@ -683,6 +715,60 @@ class _SpecParser:
         if w in _SCALARS:
             return _SCALARS[w]
         self.fail(f"unknown type name {w!r}")
+
+    def number(self):
+        n = self.word()
+        if not n.isdigit():
+            self.fail("expected a number")
+        return int(n)
+
+    def record(self):
+        """Record(name[type=T;offset=N],...;size;True|False): the NumPy dtype it describes, as a Record."""
+        self.expect("(")
+        names, formats, offsets = [], [], []
+        self.skip()
+        if not self.s.startswith(";", self.pos):
+            while True:
+                end = self.s.find("[", self.pos)
+                if end < 0:
+                    self.fail("expected a field name and '['")
+                names.append(self.s[self.pos:end].strip())
+                self.pos = end + 1
+                if self.word() != "type":
+                    self.fail("expected 'type='")
+                self.expect("=")
+                mark = self.pos
+                if self.word() == "nestedarray":
+                    self.expect("(")
+                    t = self.one()
+                    self.expect(",")
+                    self.expect("(")
+                    shape = []
+                    while not self.eat(")"):
+                        shape.append(self.number())
+                        self.eat(",")
+                    self.expect(")")
+                    formats.append((as_dtype(t), tuple(shape)))
+                else:
+                    self.pos = mark
+                    formats.append(as_dtype(self.one()))
+                self.expect(";")
+                if self.word() != "offset":
+                    self.fail("expected 'offset='")
+                self.expect("=")
+                offsets.append(self.number())
+                self.expect("]")
+                if not self.eat(","):
+                    break
+        self.expect(";")
+        size = self.number()
+        self.expect(";")
+        aligned = self.word()
+        if aligned not in ("True", "False"):
+            self.fail("expected True or False")
+        self.expect(")")
+        spec = {"names": names, "formats": formats, "offsets": offsets, "itemsize": size}
+        return Record(np.dtype(spec, align=aligned == "True"))
 
 
 # --- typeof -----------------------------------------------------------------------------
@@ -786,6 +872,8 @@ def typeof(value) -> Type:
 
 
 def _typeof_device_array(value) -> Type:
+    if getattr(type(value), "_cuforge_record", False):  # a DeviceRecord
+        return from_dtype(value.dtype)
     if _core.is_device_array(value):
         flags = value.flags
         return Array(from_dtype(value.dtype), value.ndim, _layout_of_flags(flags), not flags["WRITEABLE"])

@@ -10,21 +10,78 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace cuforge::python {
 
 // --- conversions ----------------------------------------------------------
 
+namespace {
+
+// The record layout of a structured NumPy dtype: its fields (scalars, nested
+// records, fixed-size arrays of either), offsets, size and alignment.
+dtype record_of(const py::dtype& dt) {
+  record_layout r;
+  r.itemsize = dt.itemsize();
+  r.alignment = dt.attr("alignment").cast<std::int64_t>();
+  r.aligned = dt.attr("isalignedstruct").cast<bool>();
+  py::dict fields = dt.attr("fields");
+  for (auto name : py::list(dt.attr("names"))) {
+    py::tuple f = fields[name];
+    py::dtype ft = py::reinterpret_borrow<py::dtype>(f[0]);
+    record_field rf;
+    rf.name = py::str(name);
+    rf.offset = f[1].cast<std::int64_t>();
+    py::object sub = ft.attr("subdtype");
+    if (!sub.is_none()) {
+      py::tuple st = sub;
+      for (auto e : py::tuple(st[1])) rf.shape.push_back(e.cast<std::int64_t>());
+      ft = py::reinterpret_borrow<py::dtype>(st[0]);
+    }
+    rf.type = to_dtype(ft);
+    r.fields.push_back(std::move(rf));
+  }
+  return dtype::of_record(intern_record(std::move(r)));
+}
+
+}  // namespace
+
 dtype to_dtype(py::handle dtype_like) {
   py::dtype dt = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype_like));
-  if (py::bool_(dt.attr("fields").is_none()) == false)
-    throw type_error("structured dtypes are not supported in device arrays yet (got " +
-                     std::string(py::str(dt)) + ")");
+  if (!dt.attr("fields").is_none()) return record_of(dt);
+  if (!dt.attr("subdtype").is_none())
+    throw type_error("a sub-array dtype (" + std::string(py::str(dt)) +
+                     ") is not an element type: give the array the extra dimensions instead");
   return dtype::from_typestr(std::string(py::str(dt.attr("str"))));
 }
 
-py::dtype to_numpy_dtype(dtype d) { return py::dtype(d.typestr()); }
+py::dtype to_numpy_dtype(dtype d) {
+  if (!d.is_record()) return py::dtype(d.typestr());
+  // One NumPy dtype per layout, made once (the GIL guards the map).
+  static auto* made = new std::unordered_map<const record_layout*, py::object>;
+  if (auto it = made->find(d.record); it != made->end()) return py::reinterpret_borrow<py::dtype>(it->second);
+  py::list names, formats, offsets;
+  for (const record_field& f : d.record->fields) {
+    names.append(f.name);
+    py::object fmt = to_numpy_dtype(f.type);
+    if (!f.shape.empty()) {
+      py::tuple shape(f.shape.size());
+      for (std::size_t i = 0; i < f.shape.size(); ++i) shape[i] = f.shape[i];
+      fmt = py::make_tuple(fmt, shape);
+    }
+    formats.append(fmt);
+    offsets.append(f.offset);
+  }
+  py::dict spec;
+  spec["names"] = names;
+  spec["formats"] = formats;
+  spec["offsets"] = offsets;
+  spec["itemsize"] = d.record->itemsize;
+  py::dtype out = py::module_::import("numpy").attr("dtype")(spec, py::arg("align") = d.record->aligned);
+  made->emplace(d.record, out);
+  return out;
+}
 
 host_view host_view_of(const py::array& a) {
   host_view v;
@@ -220,6 +277,15 @@ py::array converted(py::handle value, const py::array& host, const py::dtype& wa
   return out;
 }
 
+// `value` as a host array of `want`: converted() for numbers; for records,
+// NumPy's reading of tuples (and records) as elements of the structured dtype.
+py::array host_value(py::handle value, const py::dtype& want) {
+  if (want.attr("fields").is_none() || py::isinstance<py::array>(value))
+    return converted(value, as_host_array(value), want);
+  static py::object asarray = py::module_::import("numpy").attr("asarray");
+  return asarray(value, py::arg("dtype") = want);
+}
+
 py::object copy_to_host(const py_devarray& self, py::handle ary, py::handle stream) {
   stream_view s = to_stream(stream, &self);
   py::array out;
@@ -279,7 +345,7 @@ void assign(device_ndarray& view, py::handle value, stream_view s, bool element)
     assign(view, host.attr("astype")(to_numpy_dtype(view.type())), s, element);
     return;
   }
-  py::array host = converted(value, as_host_array(value), to_numpy_dtype(view.type()));
+  py::array host = host_value(value, to_numpy_dtype(view.type()));
   if (!py::isinstance<py::array>(value) && static_cast<std::size_t>(host.ndim()) > view.ndim() && !element)
     // NumPy reads a sequence no deeper than the target ([[1, 2]] into (2,) fails).
     throw py::value_error("setting an array element with a sequence: " + std::to_string(host.ndim()) +
@@ -317,17 +383,23 @@ void copy_to_device(py_devarray& self, py::handle ary, py::handle stream) {
     sync_if_default(s);
     return;
   }
-  py::array host = as_host_array(ary);
-  if (!py::isinstance<py::array>(ary)) host = converted(ary, host, to_numpy_dtype(self.a.type()));
+  py::array host = py::isinstance<py::array>(ary) ? as_host_array(ary) : host_value(ary, to_numpy_dtype(self.a.type()));
   host_view hv = conformed(host_view_of(host), self.a.shape());
   py::gil_scoped_release nogil;
   self.a.copy_from_host(hv, s);
   sync_if_default(s);
 }
 
+// A 0-d device array of records as numba's DeviceRecord (a view of the element).
+py::object device_record(py_devarray a) {
+  static py::object cls = py::module_::import("cuforge.cuda.cudadrv.devicearray").attr("DeviceRecord");
+  return cls.attr("_wrap")(py::cast(std::move(a)));
+}
+
 py::object getitem(const py_devarray& self, py::handle key, py::handle stream) {
   auto idx = to_index(key);
   device_ndarray v = self.a.view(idx);
+  if (selects_scalar(idx, self.a.ndim()) && v.type().is_record()) return device_record(py_devarray{std::move(v), self.stream_obj});
   if (selects_scalar(idx, self.a.ndim())) {
     stream_view s = to_stream(stream, &self);
     py::array one(to_numpy_dtype(v.type()), extents{});
@@ -571,6 +643,20 @@ void bind_devicearray(py::module_& m) {
         return py_devarray{device_ndarray(a.allocation(), a.offset(), shape, strides, a.type(), a.stream()),
                            s.stream_obj};
       }, py::arg("axis") = py::none(), py::arg("stream") = 0)
+      .def("_field", [](const py_devarray& s, const std::string& name) {
+        // Field `name` of every record: a view of the field's dtype, its extra
+        // dimensions (an array field's) after the array's own.
+        const device_ndarray& a = s.a;
+        if (!a.type().is_record()) throw py::type_error("the array's dtype (" + a.type().name() + ") has no fields");
+        const record_field* f = a.type().record->find(name);
+        if (f == nullptr) throw py::key_error("the record has no field '" + name + "'");
+        extents shape = a.shape(), strides = a.strides();
+        extents inner = contiguous_strides(f->shape, f->type.itemsize, 'C');
+        shape.insert(shape.end(), f->shape.begin(), f->shape.end());
+        strides.insert(strides.end(), inner.begin(), inner.end());
+        return py_devarray{device_ndarray(a.allocation(), a.offset() + f->offset, shape, strides, f->type, a.stream()),
+                           s.stream_obj};
+      }, py::arg("name"))
       .def("__array__", [](const py_devarray&, py::args, py::kwargs) -> py::object {
         throw py::type_error("implicit conversion of a device array to a NumPy array is not allowed: "
                              "use .copy_to_host()");
@@ -594,6 +680,8 @@ void bind_devicearray(py::module_& m) {
     py::array host = as_host_array(obj);
     host_view hv = host_view_of(host);
     stream_view s = to_stream(stream);
+    static py::object np_void = py::module_::import("numpy").attr("void");
+    const bool record = py::isinstance(obj, np_void) && hv.type.is_record();
     py_devarray out{device_ndarray(), stream_object(stream)};
     {
       py::gil_scoped_release nogil;
@@ -603,6 +691,7 @@ void bind_devicearray(py::module_& m) {
         sync_if_default(s);
       }
     }
+    if (record) return device_record(std::move(out));  // numba's to_device of a record
     return py::cast(std::move(out));
   }, py::arg("obj"), py::arg("stream") = 0, py::arg("copy") = true, py::arg("to") = py::none());
 

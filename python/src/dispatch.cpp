@@ -186,6 +186,11 @@ const common_types& common() {
 const type* array_type_of(const device_ndarray& d) {
   int nd = static_cast<int>(d.ndim());
   array_layout layout = layout_of(d.is_c_contiguous(), d.is_f_contiguous(), nd);
+  if (d.type().is_record()) {
+    std::lock_guard lock(jit::compile_lock());
+    auto& tc = jit::types();
+    return tc.array(jit::element_type(tc, d.type()), nd, layout, d.read_only());
+  }
   std::uint64_t key = static_cast<std::uint64_t>(static_cast<unsigned char>(d.type().k)) << 40 |
                       static_cast<std::uint64_t>(d.type().itemsize) << 32 |
                       static_cast<std::uint64_t>(static_cast<unsigned char>(layout)) << 24 |
@@ -253,6 +258,34 @@ void classify_into(kernel_argument& a, py::handle v, std::size_t index, std::vec
     a.ty = array_type_of(*a.borrowed);
     return;
   }
+  // A single record: a DeviceRecord (the 0-d device array it wraps), or a NumPy
+  // record (np.void), copied in and, when the kernel writes it, back into its bytes.
+  if (PyObject_HasAttrString(reinterpret_cast<PyObject*>(Py_TYPE(v.ptr())), "_cuforge_record")) {
+    py::object inner = v.attr("_array");
+    if (!is_devarray(inner)) throw py::type_error("kernel argument " + std::to_string(index) + ": a DeviceRecord without its device array");
+    keep.push_back(inner);
+    a.k = kernel_argument::kind::device_array;
+    a.borrowed = &inner.cast<const py_devarray&>().a;
+    if (a.borrowed->ndim() != 0 || !a.borrowed->type().is_record())
+      throw py::type_error("kernel argument " + std::to_string(index) + ": a DeviceRecord must hold one record");
+    std::lock_guard lock(jit::compile_lock());
+    a.ty = jit::element_type(jit::types(), a.borrowed->type());
+    return;
+  }
+  static py::object np_void = py::module_::import("numpy").attr("void");
+  if (py::isinstance(v, np_void)) {
+    static py::object asarray = py::module_::import("numpy").attr("asarray");
+    py::array arr = asarray(v);  // a 0-d view of the record's bytes (writable when the record is an array's element)
+    keep.push_back(arr);
+    a.host = host_view_of(arr);
+    if (!a.host.type.is_record())
+      throw py::type_error("kernel argument " + std::to_string(index) + ": a NumPy void scalar without fields is not supported");
+    a.k = kernel_argument::kind::host_array;
+    if (!arr.writeable()) a.xfer = kernel_argument::transfer::to_device;
+    std::lock_guard lock(jit::compile_lock());
+    a.ty = jit::element_type(jit::types(), a.host.type);
+    return;
+  }
   if (auto d = device_array_of(v, true, launch)) {
     a.k = kernel_argument::kind::device_array;
     a.owned = std::move(*d);
@@ -266,7 +299,7 @@ void classify_into(kernel_argument& a, py::handle v, std::size_t index, std::vec
     int nd = static_cast<int>(arr.ndim());
     std::lock_guard lock(jit::compile_lock());
     auto& tc = jit::types();
-    a.ty = tc.array(tc.scalar(a.host.type.scalar()), nd, layout_of(c, f, nd), !arr.writeable());
+    a.ty = tc.array(jit::element_type(tc, a.host.type), nd, layout_of(c, f, nd), !arr.writeable());
     a.k = kernel_argument::kind::host_array;
     return;
   }

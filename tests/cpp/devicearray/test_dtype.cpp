@@ -113,4 +113,32 @@ TEST(Shape, BroadcastStrides) {
   EXPECT_THROW((void)broadcast_strides({3, 2}, {8, 4}, {3, 3}), logic_error);
 }
 
+TEST(Dtype, RecordLayoutsAreInternedAndChecked) {
+  record_layout r;
+  r.fields = {{"a", 0, dtypes::float64, {}}, {"h", 8, dtypes::float32, {2}}};
+  r.itemsize = 16;
+  r.alignment = 8;
+  r.aligned = true;
+  const record_layout* p = intern_record(r);
+  EXPECT_EQ(intern_record(r), p);  // one copy per layout
+  dtype d = dtype::of_record(p);
+  EXPECT_TRUE(d.is_record());
+  EXPECT_EQ(d.itemsize, 16u);
+  EXPECT_EQ(d.typestr(), "|V16");
+  EXPECT_EQ(d.name(), "void128");
+  EXPECT_EQ(p->str(), "Record(a[type=float64;offset=0],h[type=nestedarray(float32, (2,));offset=8];16;True)");
+  EXPECT_NE(d, dtypes::uint64);
+  EXPECT_THROW((void)d.scalar(), type_error);
+  ASSERT_NE(p->find("h"), nullptr);
+  EXPECT_EQ(p->find("h")->size(), 8);
+  EXPECT_EQ(p->find("x"), nullptr);
+  record_layout bad = r;
+  bad.fields[1].offset = 12;  // 8 bytes at 12 leave the 16-byte record
+  EXPECT_THROW(intern_record(bad), logic_error);
+  bad = r;
+  bad.fields[1].name = "a";
+  EXPECT_THROW(intern_record(bad), logic_error);
+  EXPECT_THROW(dtype::from_typestr("|V16"), type_error);  // raw bytes: no fields to say what they hold
+}
+
 }  // namespace

@@ -51,6 +51,35 @@ TEST(Types, SpecsRoundTrip) {
   EXPECT_THROW(parse_type(tc, "array(float32, 2d, Q)"), cuforge::logic_error);
 }
 
+TEST(Types, RecordsPrintAndParseInNumbasSpelling) {
+  type_context tc;
+  const type* inner = tc.record({{"a", tc.float64(), 0, {}}, {"b", tc.int32(), 8, {}}}, 16, true);
+  EXPECT_EQ(inner->str(), "Record(a[type=float64;offset=0],b[type=int32;offset=8];16;True)");
+  EXPECT_EQ(inner->align, 8);
+  const type* outer =
+      tc.record({{"k", tc.int16(), 0, {}}, {"r", inner, 2, {}}, {"h", tc.float32(), 18, {3, 2}}}, 42, false);
+  EXPECT_EQ(outer->str(),
+            "Record(k[type=int16;offset=0],r[type=Record(a[type=float64;offset=0],b[type=int32;offset=8];16;True);"
+            "offset=2],h[type=nestedarray(float32, (3, 2));offset=18];42;False)");
+  EXPECT_EQ(outer->align, 1);  // packed
+  EXPECT_EQ(parse_type(tc, outer->str()), outer);
+  EXPECT_EQ(parse_type(tc, "array(" + inner->str() + ", 1d, C)"), tc.array(inner, 1, array_layout::c));
+  EXPECT_EQ(parse_type(tc, "Record(d[type=nestedarray(uint8, (5,));offset=0];5;False)")->fields[0].shape,
+            (std::vector<std::int64_t>{5}));
+  // The same layout in another space is another type; the global one is the canonical.
+  const type* shared = tc.in_space(inner, address_space::shared);
+  EXPECT_NE(shared, inner);
+  EXPECT_EQ(tc.in_space(shared, address_space::global), inner);
+  EXPECT_EQ(shared->str(), "Record(a[type=float64;offset=0],b[type=int32;offset=8];16;True;shared)");
+  EXPECT_EQ(parse_type(tc, shared->str()), shared);
+  // Fields outside the record, named twice, and malformed specs are refused.
+  EXPECT_THROW(tc.record({{"a", tc.float64(), 4, {}}}, 8, false), cuforge::logic_error);
+  EXPECT_THROW(tc.record({{"a", tc.int8(), 0, {}}, {"a", tc.int8(), 1, {}}}, 2, false), cuforge::logic_error);
+  EXPECT_THROW(parse_type(tc, "Record(a[type=float64;offset=4];8;False)"), cuforge::logic_error);
+  EXPECT_THROW(parse_type(tc, "Record(a[type=float64;offset=0];8;Maybe)"), cuforge::logic_error);
+  EXPECT_THROW(parse_type(tc, "Record(a[type=nestedarray(float64, ());offset=0];8;False)"), cuforge::logic_error);
+}
+
 TEST(Types, EveryRowOfTheScalarTableIsAScalarType) {
   type_context tc;
   for (const auto& row : cuforge::scalar_types) {

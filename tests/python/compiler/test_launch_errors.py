@@ -79,7 +79,7 @@ class Opaque:
     (np.array([b"a"]), "dtype '.S1'"),
     (np.zeros(64, "datetime64[ns]"), "dtype '<M8.ns.'.*datetime"),
     (np.zeros(64, "timedelta64[s]"), "dtype '<m8.s.'.*timedelta"),
-    (np.zeros(64, [("a", "f4"), ("b", "i4")]), "structured dtypes"),
+    (np.zeros(64, [("a", ">f4"), ("b", "i4")]), "big-endian"),  # a structured dtype with a field devices cannot hold
     (np.zeros(64, "V4"), "void dtypes"),
     (np.zeros(64, np.longdouble), "dtype '<f16'"),
     ((1.0, [2.0]), r"argument 1 \(list\) is not supported"),

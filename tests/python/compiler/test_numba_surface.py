@@ -69,7 +69,7 @@ def test_records_from_structured_dtypes(aligned):
     assert [n for n, _ in r.members] == ["a", "b", "c", "d"]
     assert r.typeof("b") == t.float64 and r.offset("b") == dt.fields["b"][1]
     assert isinstance(r.typeof("c"), t.Record) and r.typeof("c").offset("y") == inner.fields["y"][1]
-    assert r.typeof("d") == t.int16[::1]
+    assert r.typeof("d") == t.NestedArray(t.int16, (3,)) and r.typeof("d").nitems == 3
     assert t.as_dtype(r) == dt and t.from_dtype(dt) == r
 
 
@@ -112,8 +112,10 @@ def test_devicearray_module():
         da.auto_device(np.zeros((4, 4))[:, ::2])
     bcast = np.broadcast_to(np.arange(3.0), (5, 3))
     assert da.array_core(bcast).shape == (3,)
-    with pytest.raises(NotImplementedError, match="records"):
-        da.DeviceRecord()
+    rec = da.DeviceRecord(np.dtype([("a", np.float64), ("b", np.int32)]))
+    assert rec.dtype.names == ("a", "b") and da.from_record_like(rec.copy_to_host()[()]).dtype == rec.dtype
+    with pytest.raises(TypeError, match="structured dtype"):
+        da.DeviceRecord(np.float32)
     assert isinstance(cuda.mapped_array(3), da.MappedNDArray)
 
 

@@ -143,10 +143,6 @@ def k_starred_assign(a):
     x, *y = a
 
 
-def k_attribute_assign(a):
-    a.x = 1
-
-
 def k_match(a):
     match a:
         case 1:
@@ -229,7 +225,6 @@ CASES = [
     (k_import, "import in a kernel", "import math"),
     (k_import_from, "import in a kernel", "from math"),
     (k_starred_assign, "starred assignment", "*y"),
-    (k_attribute_assign, "assignment to an attribute", "a.x"),
     (k_match, "match statements", "match a"),
     (k_default, "default argument values", "1):"),
     (k_varargs, "star arguments (*args, **kwargs)", "rest"),

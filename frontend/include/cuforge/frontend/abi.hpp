@@ -11,6 +11,7 @@
 ///   float32s, the real part low); complex128 takes two slots (real, imag);
 /// - an array of n dimensions: 1 + 2n slots: the data pointer, the n
 ///   extents, the n strides in bytes;
+/// - a record: one slot, the address of its bytes in device memory;
 /// - a tuple: its elements' slots in order; None: no slot.
 /// A kernel that may raise (kernel_layout::error_record) takes one hidden
 /// slot after its arguments' slots: the address of its launch's error record

@@ -87,9 +87,10 @@ namespace cuforge::frontend {
   X(cexp, complex_fn) X(clog, complex_fn) X(csqrt, complex_fn) X(csin, complex_fn) X(ccos, complex_fn) \
   X(ctan, complex_fn) X(csinh, complex_fn) X(ccosh, complex_fn) X(ctanh, complex_fn)                   \
   /* --- arrays: A an array type; indices int64 --- */                                                 \
-  X(array_load, array)  /* (A, i0, .., i{n-1}) -> A.dtype; attrs[0] = 1 when an index may be       */ \
-                        /* negative (then i < 0 means i + shape) */                                    \
-  X(array_store, array) /* (A, value of A.dtype, i0, .., i{n-1}) -> none; attrs[0] as array_load */   \
+  X(array_load, array)  /* (A, i0, .., i{n-1}) -> A.dtype (a record: its address); attrs[0] = 1 when*/ \
+                        /* an index may be negative (then i < 0 means i + shape) */                    \
+  X(array_store, array) /* (A, value of A.dtype, i0, .., i{n-1}) -> none (a record is copied);      */ \
+                        /* attrs[0] as array_load */                                                   \
   X(array_shape, array) /* (A) -> int64: attrs[0] = the dimension */                                   \
   X(array_stride, array) /* (A) -> int64 bytes: attrs[0] = the dimension */                            \
   X(array_size, array)  /* (A) -> int64: the element count */                                          \
@@ -103,6 +104,11 @@ namespace cuforge::frontend {
   X(local_array, array) /* -> T, per-thread array; attrs: its shape */                                 \
   X(const_array, array) /* -> T, in constant memory; attrs[0] = the global_value index (a           */ \
                         /* const_array) */                                                             \
+  /* --- records: R a record type (its value the address of its bytes) --- */                         \
+  X(record_get, record) /* (R) -> field attrs[0]: a scalar's value, a nested record (its address),   */ \
+                        /* a nested array (a C-ordered array over its bytes) */                        \
+  X(record_set, record) /* (R, value) -> none: stores field attrs[0]; a nested record or array is   */ \
+                        /* copied from the value (a record of its layout, an array of its shape) */    \
   /* --- tuples --- */                                                                                 \
   X(tuple_get, tuple_get) /* (t) -> its element attrs[0] */                                            \
   /* --- calls --- */                                                                                  \

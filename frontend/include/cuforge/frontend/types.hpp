@@ -30,6 +30,9 @@ enum class type_kind : std::uint8_t {
   complex,    ///< `bits` 64 (two float32) or 128 (two float64)
   array,      ///< `dtype` (a scalar type), `ndim`, `layout`, `readonly`, `space`
   tuple,      ///< `elements`
+  record,     ///< a structured dtype's element: `fields`, `size`, `align`, `aligned`, and the `space` its
+              ///< bytes are in. Its value is a reference to them (their address), as in Numba: `a[i]` of
+              ///< an array of records, written through, writes the array.
   // Compile-time only:
   module,     ///< `name`: "math", "cmath", "numpy", "cuda", "cuda.shared", "cuda.threadIdx", ...
   function,   ///< `name`: a callable known to the typer ("math.sin", "builtins.range", "cuda.grid", ...)
@@ -43,6 +46,18 @@ enum class array_layout : char { any = 'A', c = 'C', f = 'F' };
 /// come from cuda.shared.array, cuda.local.array and cuda.const.array_like.
 enum class address_space : std::uint8_t { global, shared, local, constant };
 
+class type;
+
+/// A record's field: a scalar or a nested record (`ty`, a record in the
+/// global space), or a fixed-size C-ordered array of one (`shape` not
+/// empty), at `offset` bytes.
+struct field_info {
+  std::string name;
+  const type* ty = nullptr;
+  std::int64_t offset = 0;
+  std::vector<std::int64_t> shape;
+};
+
 class CUFORGE_API type {
  public:
   type_kind kind = type_kind::none;
@@ -54,6 +69,10 @@ class CUFORGE_API type {
   bool readonly = false;
   address_space space = address_space::global;
   std::vector<const type*> elements;  ///< tuple
+  std::vector<field_info> fields;     ///< record
+  std::int64_t size = 0;    ///< record: bytes, padding included
+  int align = 1;            ///< record: the alignment its fields need (1 when packed)
+  bool aligned = false;     ///< record: laid out as a C struct (NumPy's align=True) rather than packed
   std::string name;         ///< module, function
   const function* callee = nullptr;   ///< device_function
 
@@ -67,24 +86,39 @@ class CUFORGE_API type {
   bool is_complex() const noexcept { return kind == type_kind::complex; }
   bool is_array() const noexcept { return kind == type_kind::array; }
   bool is_tuple() const noexcept { return kind == type_kind::tuple; }
+  bool is_record() const noexcept { return kind == type_kind::record; }
+  /// A record's field named `n`, or null.
+  const field_info* field(const std::string& n) const noexcept {
+    for (const auto& f : fields)
+      if (f.name == n) return &f;
+    return nullptr;
+  }
   /// A value that exists at run time (and so can be a variable or argument).
   bool is_runtime() const noexcept {
-    return kind == type_kind::none || is_scalar() || is_array() ||
+    return kind == type_kind::none || is_scalar() || is_array() || is_record() ||
            (is_tuple() && [this] {
              for (auto* e : elements)
                if (!e->is_runtime()) return false;
              return true;
            }());
   }
-  /// Size in bytes of a scalar (bool is 1).
-  int itemsize() const noexcept { return kind == type_kind::boolean ? 1 : bits / 8; }
+  /// Size in bytes of a scalar (bool is 1) or a record.
+  int itemsize() const noexcept {
+    return kind == type_kind::record ? static_cast<int>(size) : kind == type_kind::boolean ? 1 : bits / 8;
+  }
+  /// The alignment a scalar or record needs in memory (a complex number its parts').
+  int natural_align() const noexcept {
+    return kind == type_kind::record ? align : kind == type_kind::complex ? bits / 16 : itemsize();
+  }
   /// A scalar's row of the scalar-type table (its name, type string...), or
   /// null for other types.
   const scalar_type_info* scalar() const noexcept;
 
   /// Numba's spelling: "float32", "array(float32, 1d, C)",
   /// "UniTuple(int64 x 2)", "Tuple(int64, float32)", "Module(math)",
-  /// "Function(math.sin)", "dtype(float32)", "none".
+  /// "Function(math.sin)", "dtype(float32)", "none",
+  /// "Record(a[type=float64;offset=0],h[type=nestedarray(float32, (2,));offset=8];16;True)"
+  /// (a record outside global memory adds its space: "...;16;True;shared)").
   std::string str() const;
 };
 
@@ -104,6 +138,13 @@ class CUFORGE_API type_context {
   const type* array(const type* dtype, int ndim, array_layout layout = array_layout::any, bool readonly = false,
                     address_space space = address_space::global);
   const type* tuple(std::vector<const type*> elements);
+  /// A record of `fields` (their types scalars or global records) in `size`
+  /// bytes; its alignment is its fields' largest when `aligned`, else 1.
+  /// @throws logic_error for a field outside the record or named twice.
+  const type* record(std::vector<field_info> fields, std::int64_t size, bool aligned,
+                     address_space space = address_space::global);
+  /// Record `r` with its bytes in `space` (other types: themselves).
+  const type* in_space(const type* r, address_space space);
   const type* module(const std::string& name);
   const type* function(const std::string& name);
   const type* dtype_value(const type* scalar);
@@ -138,7 +179,7 @@ CUFORGE_API const type* promote(type_context& tc, const type* a, const type* b);
 
 /// The runtime type `spec` names, in type::str()'s spelling: "float32",
 /// "bool", "none", "array(float32, 2d, C)" (", readonly" may follow the
-/// layout), "UniTuple(int64 x 2)", "Tuple(int64, float32)". Python's type
+/// layout), "UniTuple(int64 x 2)", "Tuple(int64, float32)", "Record(...)". Python's type
 /// objects (cuforge.types) name types this way.
 /// @throws logic_error naming the text it cannot read.
 CUFORGE_API const type* parse_type(type_context& tc, const std::string& spec);

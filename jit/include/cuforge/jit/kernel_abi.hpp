@@ -50,6 +50,10 @@ struct kernel_argument {
   const device_ndarray& array() const noexcept { return borrowed != nullptr ? *borrowed : owned; }
 };
 
+/// The compiler's type of an array element of dtype `d`: its scalar type,
+/// or a record (in the global space) with its fields' types.
+CUFORGE_API const frontend::type* element_type(frontend::type_context& tc, const dtype& d);
+
 /// Appends `a`'s slots, packed as the parameter type `as` says: arrays as
 /// their data pointer, extents and byte strides, scalars encoded in their
 /// type (which must be `as`), tuples element by element.

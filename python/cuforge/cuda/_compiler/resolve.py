@@ -194,6 +194,15 @@ def dtype_typestr(value):
     return None
 
 
+def _record_spec(value):
+    """The compiler's spec of a structured dtype (np.dtype or cuforge.types.Record), else None."""
+    if isinstance(value, cftypes.Record):
+        return value.spec
+    if isinstance(value, np.dtype) and value.fields is not None:
+        return cftypes.Record(value).spec
+    return None
+
+
 def resolve(name: str, value, device_ir: Callable) -> Resolution:
     """The global_value for ``value``, which the kernel calls ``name``.
 
@@ -217,6 +226,10 @@ def resolve(name: str, value, device_ir: Callable) -> Resolution:
         if entry is not None:
             return _done(entry)
         return _unsupported(name, "a tuple with values that are not numbers")
+
+    record = _record_spec(value)
+    if record is not None:  # a structured dtype: cuda.local.array(n, dtype=rec), ...
+        return _done({"kind": "dtype", "name": name, "typestr": record})
 
     typestr = dtype_typestr(value)
     if typestr is not None:

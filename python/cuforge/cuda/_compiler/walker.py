@@ -84,6 +84,14 @@ _INT_BINOPS = {ast.Add: lambda x, y: x + y, ast.Sub: lambda x, y: x - y, ast.Mul
 _INT_UNOPS = {ast.USub: lambda x: -x, ast.UAdd: lambda x: x, ast.Invert: lambda x: ~x}
 
 
+def _field_key(node):
+    """The field name of ``r['name']`` (a subscript by a string constant), else None."""
+    sl = node.slice
+    if isinstance(sl, ast.Constant) and isinstance(sl.value, str):
+        return sl.value
+    return None
+
+
 def _int_literal_tree(node):
     """(value, leaves int64) of an expression of Python int literals only,
     else None; OverflowError where the value is too large to compute (it is
@@ -526,11 +534,15 @@ class _Walker:
         if isinstance(node, ast.Name):
             return self.name_of(self.variable(node.id, node), node)
         if isinstance(node, ast.Subscript):
+            key = _field_key(node)
+            if key is not None:
+                return self.b.attribute(self.visit(node.value), key, *self.at(node))
             return self.b.subscript(self.visit(node.value), self.visit(node.slice), *self.at(node))
         if isinstance(node, (ast.Tuple, ast.List)):
             return self.b.tuple([self.target(e) for e in node.elts], *self.at(node))
         if isinstance(node, ast.Attribute):
-            self.error(node, "Unsupported: assignment to an attribute")
+            # A record's field (the typer refuses other attributes).
+            return self.b.attribute(self.visit(node.value), node.attr, *self.at(node))
         if isinstance(node, ast.Starred):
             self.error(node, "Unsupported: starred assignment (a, *b = ...)")
         self.error(node, f"Unsupported: assignment to {type(node).__name__}")
@@ -570,6 +582,13 @@ class _Walker:
             value = self.visit(node.value)
             result = self.b.binary(op, self.name_of(v, t), value, *self.at(node))
             self.emit(self.b.assign(self.name_of(v, t), result, *self.at(node)))
+        elif isinstance(t, ast.Attribute) or (isinstance(t, ast.Subscript) and _field_key(t) is not None):
+            # A record's field: r.f += v, r['f'] += v.
+            obj = self.reusable(t.value)
+            name = t.attr if isinstance(t, ast.Attribute) else _field_key(t)
+            value = self.visit(node.value)
+            result = self.b.binary(op, self.b.attribute(obj(), name, *self.at(t)), value, *self.at(node))
+            self.emit(self.b.assign(self.b.attribute(obj(), name, *self.at(t)), result, *self.at(node)))
         elif isinstance(t, ast.Subscript):
             obj = self.reusable(t.value)
             index = self.index_factory(t.slice)
@@ -763,6 +782,9 @@ class _Walker:
         return self.b.attribute(self.visit(node.value), node.attr, *self.at(node))
 
     def expr_subscript(self, node):
+        key = _field_key(node)
+        if key is not None:  # r['f']: a record's field, as r.f
+            return self.b.attribute(self.visit(node.value), key, *self.at(node))
         return self.b.subscript(self.visit(node.value), self.visit(node.slice), *self.at(node))
 
     def expr_slice(self, node):

@@ -36,14 +36,96 @@ errmsg_contiguous_buffer = (
 
 
 class DeviceRecord:
-    """A single record (one element of a structured dtype) in device memory.
+    """A single record (one element of a structured dtype) in device memory,
+    as numba's: ``d_arr[i]`` of a device array of records is one (a view of
+    the element), ``cuda.to_device(np_record)`` makes one. A kernel takes it
+    as a record argument (its fields written in place).
 
-    Structured dtypes are not supported in device arrays yet (they come
-    with the records work of issue 11); the class exists so that code
-    importing it, and isinstance checks against it, work."""
+    ``rec['f']`` reads a field: a scalar field is copied to the host, a
+    nested record is a DeviceRecord and an array field a DeviceNDArray
+    (views); ``rec['f'] = v`` writes one. ``copy_to_host()`` gives a 0-d
+    NumPy array of the record dtype."""
 
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("device records (structured dtypes) are not supported yet")
+    #: The kernel dispatcher's mark: pass ``_array`` (a 0-d device array of the record) as a record.
+    _cuforge_record = True
+    __cuda_ndarray__ = True
+    __slots__ = ("_array",)
+
+    def __init__(self, dtype, stream=0, gpu_data=None):
+        if gpu_data is not None:
+            raise NotImplementedError("DeviceRecord(gpu_data=...) is not supported: index a device array of records")
+        dt = np.dtype(dtype)
+        if dt.fields is None:
+            raise TypeError(f"a DeviceRecord needs a structured dtype, not {dt}")
+        self._array = _core.device_array((), dt, stream=stream)
+
+    @classmethod
+    def _wrap(cls, array):
+        """The record a 0-d device array of a structured dtype holds (a view)."""
+        rec = cls.__new__(cls)
+        rec._array = array
+        return rec
+
+    dtype = property(lambda self: self._array.dtype)
+    shape = property(lambda self: ())
+    strides = property(lambda self: ())
+    ndim = property(lambda self: 0)
+    size = property(lambda self: 1)
+    nbytes = property(lambda self: self._array.nbytes)
+    alloc_size = property(lambda self: self._array.alloc_size)
+    stream = property(lambda self: self._array.stream)
+    device_id = property(lambda self: self._array.device_id)
+    _pointer = property(lambda self: self._array._pointer)
+
+    @property
+    def flags(self):
+        return dict(self._array.flags)
+
+    @property
+    def _numba_type_(self):
+        from cuforge import types
+
+        return types.from_dtype(self.dtype)
+
+    def copy_to_host(self, ary=None, stream=0):
+        """The record on the host: a 0-d NumPy array of its dtype (or into ``ary``)."""
+        return self._array.copy_to_host(ary, stream=stream)
+
+    def copy_to_device(self, ary, stream=0):
+        """Copies a NumPy record (or a 0-d array or tuple of the fields) in."""
+        self._array.copy_to_device(ary, stream=stream)
+
+    def __getitem__(self, item):
+        return self.getitem(item)
+
+    def getitem(self, item, stream=0):
+        """Field ``item``: a scalar (copied to the host), a DeviceRecord, or a DeviceNDArray (views)."""
+        field = self._array._field(self._field_name(item))
+        if field.ndim:
+            return field
+        if field.dtype.fields is not None:
+            return DeviceRecord._wrap(field)
+        return field.getitem((), stream=stream)
+
+    def __setitem__(self, key, value):
+        self.setitem(key, value)
+
+    def setitem(self, key, value, stream=0):
+        """Writes field ``key`` (a value converted to its dtype, a record, or an array of its shape)."""
+        self._array._field(self._field_name(key)).setitem((), value, stream=stream)
+
+    def _field_name(self, item):
+        names = self.dtype.names
+        if isinstance(item, str):
+            return item
+        if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            if not -len(names) <= item < len(names):
+                raise IndexError(f"record index {item} is out of range: the record has {len(names)} fields")
+            return names[item]
+        raise TypeError(f"a record is indexed by a field name or an integer, not {type(item).__name__}")
+
+    def __repr__(self):
+        return f"<cuforge.cuda.DeviceRecord dtype={self.dtype}>"
 
 
 def is_cuda_ndarray(obj):
@@ -106,8 +188,8 @@ def from_array_like(ary, stream=0, gpu_data=None):
 
 
 def from_record_like(rec, stream=0, gpu_data=None):
-    """numba's device record like ``rec``: not supported yet (records)."""
-    raise NotImplementedError("device records (structured dtypes) are not supported yet")
+    """A new, uninitialised DeviceRecord of ``rec``'s dtype."""
+    return DeviceRecord(rec.dtype, stream=stream, gpu_data=gpu_data)
 
 
 def auto_device(obj, stream=0, copy=True, user_explicit=False):
@@ -121,7 +203,10 @@ def auto_device(obj, stream=0, copy=True, user_explicit=False):
     if hasattr(obj, "__cuda_array_interface__"):
         return _core.as_cuda_array(obj), False
     if isinstance(obj, np.void):
-        raise NotImplementedError("device records (structured dtypes) are not supported yet")
+        rec = from_record_like(obj, stream=stream)
+        if copy:
+            rec.copy_to_device(obj, stream=stream)
+        return rec, True
     if not isinstance(obj, np.ndarray):
         obj = np.asarray(obj)
     sentry_contiguous(obj)
