@@ -66,7 +66,8 @@ llvm::Type* module_state::value_type(const type* t) {
     }
     case type_kind::array: return array_struct(t);
     case type_kind::record: return llvm::PointerType::get(ctx, tgt.address_space(t->space));  // the address of its bytes
-    case type_kind::tuple: {
+    case type_kind::tuple:
+    case type_kind::vector: {
       std::vector<llvm::Type*> elements;
       for (auto* e : t->elements) elements.push_back(value_type(e));
       return llvm::StructType::get(ctx, elements);
@@ -80,7 +81,7 @@ llvm::Type* module_state::memory_type(const type* t) {
   // A record in memory (an array's element) is its bytes.
   if (t != nullptr && t->kind == type_kind::record)
     return llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx), static_cast<std::uint64_t>(t->size));
-  if (t != nullptr && t->kind == type_kind::tuple) {
+  if (t != nullptr && (t->kind == type_kind::tuple || t->kind == type_kind::vector)) {
     std::vector<llvm::Type*> elements;
     for (auto* e : t->elements) elements.push_back(memory_type(e));
     return llvm::StructType::get(ctx, elements);
@@ -184,6 +185,7 @@ void abi_types(module_state& ms, const type* t, std::vector<llvm::Type*>& out) {
       return;
     }
     case type_kind::tuple:
+    case type_kind::vector:
       for (auto* e : t->elements) abi_types(ms, e, out);
       return;
     case type_kind::record: out.push_back(ms.value_type(t)); return;
@@ -208,7 +210,8 @@ llvm::Value* from_abi(function_lowering& fl, const type* t, llvm::Function::arg_
       for (int k = 0; k < t->ndim; ++k) p.strides.push_back(&*arg++);
       return fl.pack(t, p);
     }
-    case type_kind::tuple: {
+    case type_kind::tuple:
+    case type_kind::vector: {
       llvm::Value* v = llvm::PoisonValue::get(fl.ms.value_type(t));
       for (unsigned i = 0; i < t->elements.size(); ++i) v = b.CreateInsertValue(v, from_abi(fl, t->elements[i], arg), i);
       return v;

@@ -336,7 +336,8 @@ llvm::Value* lower_tuple_get(const op_site& s) {
   const frontend::expr& e = s.e;
   s.need(1);
   const type* at = fl.type_of(e.operands[0]);
-  if (!at->is_tuple() || e.attrs.empty() || e.attrs[0] < 0 || static_cast<std::size_t>(e.attrs[0]) >= at->elements.size())
+  if (!(at->is_tuple() || at->is_vector()) || e.attrs.empty() || e.attrs[0] < 0 ||
+      static_cast<std::size_t>(e.attrs[0]) >= at->elements.size())
     s.bad("of element " + (e.attrs.empty() ? std::string("?") : std::to_string(e.attrs[0])) + " of " + at->str());
   auto i = static_cast<unsigned>(e.attrs[0]);
   return fl.cast(fl.b.CreateExtractValue(fl.expr(e.operands[0]), i), at->elements[i], e.ty);

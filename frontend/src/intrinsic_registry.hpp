@@ -5,6 +5,7 @@
 //   intrinsics_cuda.cpp      cuda.*: thread coordinates, the grid, barriers, fences, warps, bits,
 //                            shared/local/constant arrays
 //   intrinsics_fp16.cpp      cuda.fp16.*: numba-cuda's half-precision functions
+//   intrinsics_vector.cpp    cuda.float32x3, cuda.float3, ...: CUDA's vector types and their C names
 //   intrinsics_atomic.cpp    cuda.atomic.*
 //   intrinsics_math.cpp      math.*, cmath.*, numpy.* (scalar functions and constants)
 //   intrinsics_builtins.cpp  builtins.*, operator.*
@@ -105,6 +106,7 @@ constexpr intrinsic lowered_by(intrinsic e, intrinsic_lowering nvptx, intrinsic_
 // Each area's table.
 std::span<const intrinsic> cuda_intrinsics();
 std::span<const intrinsic> fp16_intrinsics();
+std::span<const intrinsic> vector_intrinsics();
 std::span<const intrinsic> atomic_intrinsics();
 std::span<const intrinsic> math_intrinsics();
 std::span<const intrinsic> builtin_intrinsics();

@@ -642,6 +642,16 @@ value function_typer::attribute(const value& obj, const std::string& name, locat
     case type_kind::module: return module_attribute(obj.ty->name, name, loc);
     case type_kind::array: return array_attribute(obj, name, loc);
     case type_kind::record: return record_get(obj, field_index(obj, no_id, name, loc), loc);
+    case type_kind::vector: {
+      static constexpr const char* members[] = {"x", "y", "z", "w"};
+      for (std::size_t i = 0; i < obj.ty->elements.size(); ++i)
+        if (name == members[i]) {
+          value r = op(op_id::tuple_get, obj.ty->elements[i], {obj}, loc, {static_cast<std::int64_t>(i)});
+          r.nonneg = r.ty->is_int() && !r.ty->is_signed;
+          return r;
+        }
+      break;
+    }
     case type_kind::boolean:
     case type_kind::integer:
     case type_kind::floating:

@@ -190,6 +190,9 @@ void function_typer::assign_target(expr_id target, const value& v, location loc,
     case expr_kind::attribute: {
       if (t.operands.size() != 1) fail(t.loc, "malformed IR: an attribute needs an object");
       value obj = lower(t.operands[0]);
+      if (obj.runtime() && obj.ty->is_vector())
+        fail(t.loc, "a vector type's members are read-only ('." + t.name + "' of " + obj.ty->str() +
+                        "), as in numba-cuda: make a new " + obj.ty->str());
       if (!obj.runtime() || !obj.ty->is_record())
         fail(t.loc, "Unsupported: assigning to an attribute ('." + t.name + "') of " + obj.ty->str() +
                         " (only a record's fields can be assigned)");

@@ -69,6 +69,7 @@ std::string type::str() const {
       s += ";" + std::to_string(size) + ";" + (aligned ? "True" : "False");
       return s + space_suffix(space, ";") + ")";
     }
+    case type_kind::vector: return name;
     case type_kind::module: return "Module(" + name + ")";
     case type_kind::function: return "Function(" + name + ")";
     case type_kind::dtype: return "dtype(" + dtype->str() + ")";
@@ -193,6 +194,16 @@ const type* type_context::record(std::vector<field_info> fields, std::int64_t si
   return intern(t);
 }
 
+const type* type_context::vector(const type* base, int count) {
+  if (base == nullptr || !(base->is_int() || base->is_float()) || count < 1 || count > 4)
+    throw cuforge::logic_error("a vector type has 1 to 4 integers or floats");
+  type t;
+  t.kind = type_kind::vector;
+  t.elements.assign(static_cast<std::size_t>(count), base);
+  t.name = base->str() + "x" + std::to_string(count);
+  return intern(t);
+}
+
 const type* type_context::in_space(const type* r, address_space space) {
   if (r == nullptr || !r->is_record() || r->space == space) return r;
   return record(r->fields, r->size, r->aligned, space);
@@ -302,6 +313,12 @@ class spec_parser {
   const type* scalar(const std::string& w) {
     if (w == "none") return tc_.none();
     if (const scalar_type_info* row = find_scalar(w)) return tc_.scalar(row->id);
+    // A vector type: "float32x3".
+    if (auto x = w.rfind('x'); x != std::string::npos && x + 2 == w.size() && w[x + 1] >= '1' && w[x + 1] <= '4')
+      if (const scalar_type_info* row = find_scalar(w.substr(0, x)); row != nullptr && row->kind != scalar_kind::boolean &&
+                                                                     row->kind != scalar_kind::complex && row->bytes > 0 &&
+                                                                     row->id != scalar_id::float16)
+        return tc_.vector(tc_.scalar(row->id), w[x + 1] - '0');
     fail("unknown type name '" + w + "'");
   }
 

@@ -53,6 +53,7 @@ __all__ = [
     "Tuple",
     "Type",
     "UniTuple",
+    "VectorType",
     "from_dtype",
     "from_spec",
     "is_signature",
@@ -327,6 +328,25 @@ class NestedArray(Type):
     @property
     def spec(self):
         return f"nestedarray({self.dtype.spec}, {self.shape!r})"
+
+
+class VectorType(Type):
+    """A CUDA vector type (``cuda.float32x3``'s type in a kernel): its element
+    type and members, as numba-cuda's VectorType."""
+
+    __slots__ = ("base_type", "attr_names")
+
+    def __init__(self, base_type, count):
+        if not isinstance(base_type, (Integer, Float)) or base_type.name == "float16" or not 1 <= count <= 4:
+            raise ValueError(f"a vector type has 1 to 4 elements of an integer or float32/float64 type")
+        self.base_type = base_type
+        self.attr_names = ("x", "y", "z", "w")[:count]
+
+    num_elements = property(lambda self: len(self.attr_names))
+
+    @property
+    def spec(self):
+        return f"{self.base_type.name}x{self.num_elements}"
 
 
 def _array_spec(dtype, index):
@@ -714,6 +734,9 @@ class _SpecParser:
             return none
         if w in _SCALARS:
             return _SCALARS[w]
+        base, x, count = w.rpartition("x")
+        if x and base in _SCALARS and count in ("1", "2", "3", "4"):
+            return VectorType(_SCALARS[base], int(count))
         self.fail(f"unknown type name {w!r}")
 
     def number(self):

@@ -68,6 +68,13 @@ class Record(Type):
     def typeof(self, name: str) -> Type: ...
     def __getitem__(self, index: Any) -> Array: ...
 
+class VectorType(Type):
+    base_type: Scalar
+    attr_names: _Tuple[str, ...]
+    def __init__(self, base_type: Scalar, count: int) -> None: ...
+    @property
+    def num_elements(self) -> int: ...
+
 class NestedArray(Type):
     dtype: Type
     shape: tuple

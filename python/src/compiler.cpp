@@ -194,10 +194,11 @@ void bind_compiler(py::module_& m) {
       d["cpu"] = std::string(to_string(e.cpu));
       d["params"] = std::string(e.params);
       d["doc"] = std::string(e.doc);
+      d["alias_of"] = std::string(e.alias_of);
       rows.append(d);
     }
     return py::tuple(rows);
-  }, "The intrinsic registry (frontend/intrinsics.hpp): one dict per entry (name, kind, cpu, params, doc), in "
+  }, "The intrinsic registry (frontend/intrinsics.hpp): one dict per entry (name, kind, cpu, params, doc, alias_of), in "
      "index order. cuforge.cuda's kernel-side names, its stub and docs/intrinsics.md are made from it.");
 
   py::class_<compile_config>(m, "CompileConfig",

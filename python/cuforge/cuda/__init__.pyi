@@ -254,6 +254,14 @@ def brev(x: Any) -> Any:
     """The integer x with its bits in reverse order (uint32, or uint64 for 64-bit x)."""
 def cbrt(x: Any) -> Any:
     """The cube root of x."""
+def char1(x: Any) -> Any:
+    """CUDA C's char1: another name of cuda.int8x1."""
+def char2(x: Any, y: Any) -> Any:
+    """CUDA C's char2: another name of cuda.int8x2."""
+def char3(x: Any, y: Any, z: Any) -> Any:
+    """CUDA C's char3: another name of cuda.int8x3."""
+def char4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """CUDA C's char4: another name of cuda.int8x4."""
 def clz(x: Any) -> Any:
     """The number of leading zero bits of the integer x (x's type)."""
 class _const:
@@ -261,8 +269,40 @@ class _const:
     def array_like(self, ary: Any) -> Any:
         """A global NumPy array read from constant memory."""
 const: _const
+def double1(x: Any) -> Any:
+    """CUDA C's double1: another name of cuda.float64x1."""
+def double2(x: Any, y: Any) -> Any:
+    """CUDA C's double2: another name of cuda.float64x2."""
+def double3(x: Any, y: Any, z: Any) -> Any:
+    """CUDA C's double3: another name of cuda.float64x3."""
+def double4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """CUDA C's double4: another name of cuda.float64x4."""
 def ffs(x: Any) -> Any:
     """The 1-based position of the lowest bit set in the integer x, 0 for 0 (uint32)."""
+def float1(x: Any) -> Any:
+    """CUDA C's float1: another name of cuda.float32x1."""
+def float2(x: Any, y: Any) -> Any:
+    """CUDA C's float2: another name of cuda.float32x2."""
+def float3(x: Any, y: Any, z: Any) -> Any:
+    """CUDA C's float3: another name of cuda.float32x3."""
+def float32x1(x: Any) -> Any:
+    """A float32 vector of 1 element (.x)."""
+def float32x2(x: Any, y: Any) -> Any:
+    """A float32 vector of 2 elements (.x .y)."""
+def float32x3(x: Any, y: Any, z: Any) -> Any:
+    """A float32 vector of 3 elements (.x .y .z)."""
+def float32x4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """A float32 vector of 4 elements (.x .y .z .w)."""
+def float4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """CUDA C's float4: another name of cuda.float32x4."""
+def float64x1(x: Any) -> Any:
+    """A float64 vector of 1 element (.x)."""
+def float64x2(x: Any, y: Any) -> Any:
+    """A float64 vector of 2 elements (.x .y)."""
+def float64x3(x: Any, y: Any, z: Any) -> Any:
+    """A float64 vector of 3 elements (.x .y .z)."""
+def float64x4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """A float64 vector of 4 elements (.x .y .z .w)."""
 def fma(a: Any, b: Any, c: Any) -> Any:
     """a * b + c rounded once (floats)."""
 class _fp16:
@@ -371,6 +411,46 @@ class _gridDim:
 gridDim: _gridDim
 def gridsize(ndim: Any) -> Any:
     """The grid's size in threads: an int64, or a tuple of ndim of them."""
+def int1(x: Any) -> Any:
+    """CUDA C's int1: another name of cuda.int32x1."""
+def int16x1(x: Any) -> Any:
+    """A int16 vector of 1 element (.x)."""
+def int16x2(x: Any, y: Any) -> Any:
+    """A int16 vector of 2 elements (.x .y)."""
+def int16x3(x: Any, y: Any, z: Any) -> Any:
+    """A int16 vector of 3 elements (.x .y .z)."""
+def int16x4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """A int16 vector of 4 elements (.x .y .z .w)."""
+def int2(x: Any, y: Any) -> Any:
+    """CUDA C's int2: another name of cuda.int32x2."""
+def int3(x: Any, y: Any, z: Any) -> Any:
+    """CUDA C's int3: another name of cuda.int32x3."""
+def int32x1(x: Any) -> Any:
+    """A int32 vector of 1 element (.x)."""
+def int32x2(x: Any, y: Any) -> Any:
+    """A int32 vector of 2 elements (.x .y)."""
+def int32x3(x: Any, y: Any, z: Any) -> Any:
+    """A int32 vector of 3 elements (.x .y .z)."""
+def int32x4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """A int32 vector of 4 elements (.x .y .z .w)."""
+def int4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """CUDA C's int4: another name of cuda.int32x4."""
+def int64x1(x: Any) -> Any:
+    """A int64 vector of 1 element (.x)."""
+def int64x2(x: Any, y: Any) -> Any:
+    """A int64 vector of 2 elements (.x .y)."""
+def int64x3(x: Any, y: Any, z: Any) -> Any:
+    """A int64 vector of 3 elements (.x .y .z)."""
+def int64x4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """A int64 vector of 4 elements (.x .y .z .w)."""
+def int8x1(x: Any) -> Any:
+    """A int8 vector of 1 element (.x)."""
+def int8x2(x: Any, y: Any) -> Any:
+    """A int8 vector of 2 elements (.x .y)."""
+def int8x3(x: Any, y: Any, z: Any) -> Any:
+    """A int8 vector of 3 elements (.x .y .z)."""
+def int8x4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """A int8 vector of 4 elements (.x .y .z .w)."""
 laneid: Any
 """The thread's lane in its warp, 0 to 31 (int32)."""
 class _local:
@@ -378,6 +458,22 @@ class _local:
     def array(self, shape: Any, dtype: Any) -> Any:
         """An array private to the thread."""
 local: _local
+def long1(x: Any) -> Any:
+    """CUDA C's long1: another name of cuda.int64x1."""
+def long2(x: Any, y: Any) -> Any:
+    """CUDA C's long2: another name of cuda.int64x2."""
+def long3(x: Any, y: Any, z: Any) -> Any:
+    """CUDA C's long3: another name of cuda.int64x3."""
+def long4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """CUDA C's long4: another name of cuda.int64x4."""
+def longlong1(x: Any) -> Any:
+    """CUDA C's longlong1: another name of cuda.int64x1."""
+def longlong2(x: Any, y: Any) -> Any:
+    """CUDA C's longlong2: another name of cuda.int64x2."""
+def longlong3(x: Any, y: Any, z: Any) -> Any:
+    """CUDA C's longlong3: another name of cuda.int64x3."""
+def longlong4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """CUDA C's longlong4: another name of cuda.int64x4."""
 def popc(x: Any) -> Any:
     """The number of bits set in the integer x (x's type)."""
 class _shared:
@@ -385,6 +481,14 @@ class _shared:
     def array(self, shape: Any, dtype: Any) -> Any:
         """An array in the block's shared memory; shape 0 is the launch's dynamic shared memory."""
 shared: _shared
+def short1(x: Any) -> Any:
+    """CUDA C's short1: another name of cuda.int16x1."""
+def short2(x: Any, y: Any) -> Any:
+    """CUDA C's short2: another name of cuda.int16x2."""
+def short3(x: Any, y: Any, z: Any) -> Any:
+    """CUDA C's short3: another name of cuda.int16x3."""
+def short4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """CUDA C's short4: another name of cuda.int16x4."""
 def syncthreads() -> Any:
     """Waits until every thread of the block has reached it."""
 def syncthreads_and(predicate: Any) -> Any:
@@ -410,6 +514,78 @@ def threadfence_block() -> Any:
     """Orders this thread's memory accesses as seen by its block."""
 def threadfence_system() -> Any:
     """Orders this thread's memory accesses as seen by the device and the host."""
+def uchar1(x: Any) -> Any:
+    """CUDA C's uchar1: another name of cuda.uint8x1."""
+def uchar2(x: Any, y: Any) -> Any:
+    """CUDA C's uchar2: another name of cuda.uint8x2."""
+def uchar3(x: Any, y: Any, z: Any) -> Any:
+    """CUDA C's uchar3: another name of cuda.uint8x3."""
+def uchar4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """CUDA C's uchar4: another name of cuda.uint8x4."""
+def uint1(x: Any) -> Any:
+    """CUDA C's uint1: another name of cuda.uint32x1."""
+def uint16x1(x: Any) -> Any:
+    """A uint16 vector of 1 element (.x)."""
+def uint16x2(x: Any, y: Any) -> Any:
+    """A uint16 vector of 2 elements (.x .y)."""
+def uint16x3(x: Any, y: Any, z: Any) -> Any:
+    """A uint16 vector of 3 elements (.x .y .z)."""
+def uint16x4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """A uint16 vector of 4 elements (.x .y .z .w)."""
+def uint2(x: Any, y: Any) -> Any:
+    """CUDA C's uint2: another name of cuda.uint32x2."""
+def uint3(x: Any, y: Any, z: Any) -> Any:
+    """CUDA C's uint3: another name of cuda.uint32x3."""
+def uint32x1(x: Any) -> Any:
+    """A uint32 vector of 1 element (.x)."""
+def uint32x2(x: Any, y: Any) -> Any:
+    """A uint32 vector of 2 elements (.x .y)."""
+def uint32x3(x: Any, y: Any, z: Any) -> Any:
+    """A uint32 vector of 3 elements (.x .y .z)."""
+def uint32x4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """A uint32 vector of 4 elements (.x .y .z .w)."""
+def uint4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """CUDA C's uint4: another name of cuda.uint32x4."""
+def uint64x1(x: Any) -> Any:
+    """A uint64 vector of 1 element (.x)."""
+def uint64x2(x: Any, y: Any) -> Any:
+    """A uint64 vector of 2 elements (.x .y)."""
+def uint64x3(x: Any, y: Any, z: Any) -> Any:
+    """A uint64 vector of 3 elements (.x .y .z)."""
+def uint64x4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """A uint64 vector of 4 elements (.x .y .z .w)."""
+def uint8x1(x: Any) -> Any:
+    """A uint8 vector of 1 element (.x)."""
+def uint8x2(x: Any, y: Any) -> Any:
+    """A uint8 vector of 2 elements (.x .y)."""
+def uint8x3(x: Any, y: Any, z: Any) -> Any:
+    """A uint8 vector of 3 elements (.x .y .z)."""
+def uint8x4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """A uint8 vector of 4 elements (.x .y .z .w)."""
+def ulong1(x: Any) -> Any:
+    """CUDA C's ulong1: another name of cuda.uint64x1."""
+def ulong2(x: Any, y: Any) -> Any:
+    """CUDA C's ulong2: another name of cuda.uint64x2."""
+def ulong3(x: Any, y: Any, z: Any) -> Any:
+    """CUDA C's ulong3: another name of cuda.uint64x3."""
+def ulong4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """CUDA C's ulong4: another name of cuda.uint64x4."""
+def ulonglong1(x: Any) -> Any:
+    """CUDA C's ulonglong1: another name of cuda.uint64x1."""
+def ulonglong2(x: Any, y: Any) -> Any:
+    """CUDA C's ulonglong2: another name of cuda.uint64x2."""
+def ulonglong3(x: Any, y: Any, z: Any) -> Any:
+    """CUDA C's ulonglong3: another name of cuda.uint64x3."""
+def ulonglong4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """CUDA C's ulonglong4: another name of cuda.uint64x4."""
+def ushort1(x: Any) -> Any:
+    """CUDA C's ushort1: another name of cuda.uint16x1."""
+def ushort2(x: Any, y: Any) -> Any:
+    """CUDA C's ushort2: another name of cuda.uint16x2."""
+def ushort3(x: Any, y: Any, z: Any) -> Any:
+    """CUDA C's ushort3: another name of cuda.uint16x3."""
+def ushort4(x: Any, y: Any, z: Any, w: Any) -> Any:
+    """CUDA C's ushort4: another name of cuda.uint16x4."""
 warpsize: Any
 """Threads per warp: 32."""
 

@@ -51,12 +51,18 @@ def _build():
     """The stubs of the registry's ``cuda.*`` rows: the top-level ones by
     name, each holding its children (``threadIdx.x``, ``atomic.add``)."""
     by_path = {}
+    aliases = []
     for entry in _core.intrinsics():
         name = entry["name"]
         if not name.startswith("cuda."):
             continue
         path = tuple(name.split(".")[1:])
+        if entry.get("alias_of"):
+            aliases.append((path, tuple(entry["alias_of"].split(".")[1:])))
+            continue
         by_path[path] = _Stub(path, entry)
+    for path, target in aliases:  # cuda.float2 is cuda.float32x2, as in numba.cuda
+        by_path[path] = by_path[target]
     for path, stub in by_path.items():
         if len(path) > 1:
             parent = by_path.get(path[:-1])

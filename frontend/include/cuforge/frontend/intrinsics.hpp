@@ -53,6 +53,9 @@ struct intrinsic_info {
   std::string_view params;
   /// One line: what it is, or does.
   std::string_view doc;
+  /// The entry this one is another name of ("cuda.float32x2" for "cuda.float2"); empty for most.
+  /// Python's cuforge.cuda gives both names the same object, as numba.cuda does.
+  std::string_view alias_of;
 };
 
 /// Every entry of the registry, in a fixed order (an entry's position is

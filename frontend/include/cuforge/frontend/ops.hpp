@@ -110,7 +110,7 @@ namespace cuforge::frontend {
   X(record_set, record) /* (R, value) -> none: stores field attrs[0]; a nested record or array is   */ \
                         /* copied from the value (a record of its layout, an array of its shape) */    \
   /* --- tuples --- */                                                                                 \
-  X(tuple_get, tuple_get) /* (t) -> its element attrs[0] */                                            \
+  X(tuple_get, tuple_get) /* (t) -> its element attrs[0] (t a tuple or a vector type) */               \
   /* --- calls --- */                                                                                  \
   X(call_device, call_device) /* (args...) -> the callee's return type; attrs[0] = index into       */ \
                         /* typed_module::functions (the callee's specialization) */                    \

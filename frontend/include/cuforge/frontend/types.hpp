@@ -30,6 +30,8 @@ enum class type_kind : std::uint8_t {
   complex,    ///< `bits` 64 (two float32) or 128 (two float64)
   array,      ///< `dtype` (a scalar type), `ndim`, `layout`, `readonly`, `space`
   tuple,      ///< `elements`
+  vector,     ///< a CUDA vector type (cuda.float32x3): `elements` (its count of one scalar), `name`
+              ///< ("float32x3"); read-only members .x .y .z .w
   record,     ///< a structured dtype's element: `fields`, `size`, `align`, `aligned`, and the `space` its
               ///< bytes are in. Its value is a reference to them (their address), as in Numba: `a[i]` of
               ///< an array of records, written through, writes the array.
@@ -87,6 +89,7 @@ class CUFORGE_API type {
   bool is_array() const noexcept { return kind == type_kind::array; }
   bool is_tuple() const noexcept { return kind == type_kind::tuple; }
   bool is_record() const noexcept { return kind == type_kind::record; }
+  bool is_vector() const noexcept { return kind == type_kind::vector; }
   /// A record's field named `n`, or null.
   const field_info* field(const std::string& n) const noexcept {
     for (const auto& f : fields)
@@ -95,7 +98,7 @@ class CUFORGE_API type {
   }
   /// A value that exists at run time (and so can be a variable or argument).
   bool is_runtime() const noexcept {
-    return kind == type_kind::none || is_scalar() || is_array() || is_record() ||
+    return kind == type_kind::none || is_scalar() || is_array() || is_record() || is_vector() ||
            (is_tuple() && [this] {
              for (auto* e : elements)
                if (!e->is_runtime()) return false;
@@ -143,6 +146,8 @@ class CUFORGE_API type_context {
   /// @throws logic_error for a field outside the record or named twice.
   const type* record(std::vector<field_info> fields, std::int64_t size, bool aligned,
                      address_space space = address_space::global);
+  /// The CUDA vector type of `count` (1 to 4) elements of scalar `base` ("float32x3").
+  const type* vector(const type* base, int count);
   /// Record `r` with its bytes in `space` (other types: themselves).
   const type* in_space(const type* r, address_space space);
   const type* module(const std::string& name);
