@@ -137,7 +137,6 @@ std::string record_layout::str() const {
 const record_layout* intern_record(record_layout r) {
   if (r.itemsize <= 0 || r.itemsize > std::numeric_limits<std::uint32_t>::max())
     throw logic_error("a record of " + std::to_string(r.itemsize) + " bytes");
-  if (r.alignment < 1) r.alignment = 1;
   std::set<std::string_view> names;
   for (const auto& f : r.fields) {
     if (f.name.empty()) throw logic_error("a record field needs a name");

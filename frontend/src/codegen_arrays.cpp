@@ -25,12 +25,7 @@ llvm::Value* function_lowering::pack(const type* t, const array_parts& p) {
   llvm::StructType* st = ms.array_struct(t);
   if (p.shape.size() != static_cast<std::size_t>(t->ndim) || p.strides.size() != p.shape.size())
     fail("array of " + std::to_string(p.shape.size()) + " extents for " + t->str());
-  llvm::Value* data = p.data;
-  auto* want = llvm::cast<llvm::PointerType>(st->getElementType(0));
-  if (data->getType() != want) {
-    if (data->getType()->getPointerAddressSpace() != 0) data = b.CreateAddrSpaceCast(data, llvm::PointerType::get(c_(), 0));
-    if (want->getAddressSpace() != 0) data = b.CreateAddrSpaceCast(data, want);
-  }
+  llvm::Value* data = in_address_space(p.data, llvm::cast<llvm::PointerType>(st->getElementType(0))->getAddressSpace());
   llvm::Value* a = llvm::PoisonValue::get(st);
   a = b.CreateInsertValue(a, data, 0);
   for (unsigned d = 0; d < static_cast<unsigned>(t->ndim); ++d) {

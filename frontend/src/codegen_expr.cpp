@@ -250,21 +250,11 @@ llvm::Value* function_lowering::cast(llvm::Value* v, const type* from, const typ
   if (from->is_array() && to->is_array() && from->dtype == to->dtype && from->ndim == to->ndim) {
     // The same struct; only the layout the code assumes (and maybe the address space) changes.
     array_parts p = unpack(v, from);
-    unsigned as = ms.tgt.address_space(to->space);
-    if (p.data->getType()->getPointerAddressSpace() != as) {
-      llvm::Value* generic = p.data;
-      if (generic->getType()->getPointerAddressSpace() != 0)
-        generic = b.CreateAddrSpaceCast(generic, llvm::PointerType::get(c_(), 0));
-      p.data = as == 0 ? generic : b.CreateAddrSpaceCast(generic, llvm::PointerType::get(c_(), as));
-    }
+    p.data = in_address_space(p.data, ms.tgt.address_space(to->space));
     return pack(to, p);
   }
   if (from->is_record() && to->is_record() && from->size == to->size) {
-    // The same bytes, seen from another address space.
-    unsigned as = ms.tgt.address_space(to->space);
-    if (v->getType()->getPointerAddressSpace() == as) return v;
-    llvm::Value* generic = v->getType()->getPointerAddressSpace() == 0 ? v : b.CreateAddrSpaceCast(v, llvm::PointerType::get(c_(), 0));
-    return as == 0 ? generic : b.CreateAddrSpaceCast(generic, llvm::PointerType::get(c_(), as));
+    return in_address_space(v, ms.tgt.address_space(to->space));  // the same bytes, seen from another space
   }
   if (from->is_tuple() && to->is_tuple() && from->elements.size() == to->elements.size()) {
     llvm::Value* t = llvm::PoisonValue::get(ms.value_type(to));
@@ -273,6 +263,13 @@ llvm::Value* function_lowering::cast(llvm::Value* v, const type* from, const typ
     return t;
   }
   fail("cannot convert " + from->str() + " to " + to->str() + " in " + f.name);
+}
+
+llvm::Value* function_lowering::in_address_space(llvm::Value* p, unsigned as) {
+  const unsigned from = p->getType()->getPointerAddressSpace();
+  if (from == as) return p;
+  llvm::Value* generic = from == 0 ? p : b.CreateAddrSpaceCast(p, llvm::PointerType::get(c_(), 0));
+  return as == 0 ? generic : b.CreateAddrSpaceCast(generic, llvm::PointerType::get(c_(), as));
 }
 
 llvm::Value* function_lowering::cmake(llvm::Value* r, llvm::Value* i) {

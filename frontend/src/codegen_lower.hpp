@@ -126,6 +126,8 @@ class function_lowering {
   llvm::Value* to_memory(llvm::Value* v, const type* t);
   llvm::Value* from_memory(llvm::Value* v, const type* t);
   llvm::AllocaInst* entry_alloca(llvm::Type* t, const llvm::Twine& name = "");
+  /// Pointer `p` in address space `as` (through the generic space; itself when it is there already).
+  llvm::Value* in_address_space(llvm::Value* p, unsigned as);
   void set_location(location loc);
 
   // --- statements (codegen_stmt.cpp) ---

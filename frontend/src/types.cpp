@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 namespace cuforge::frontend {
 
@@ -303,11 +304,9 @@ class spec_parser {
     return s_.substr(b, pos_ - b);
   }
   int number() {
-    skip();
-    std::size_t b = pos_;
-    while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
-    if (b == pos_) fail("expected a number");
-    return std::stoi(s_.substr(b, pos_ - b));
+    std::int64_t n = number64();
+    if (n > std::numeric_limits<int>::max()) fail("number too large");
+    return static_cast<int>(n);
   }
 
   const type* scalar(const std::string& w) {

@@ -20,11 +20,10 @@ namespace cuforge::python {
 namespace {
 
 // The record layout of a structured NumPy dtype: its fields (scalars, nested
-// records, fixed-size arrays of either), offsets, size and alignment.
+// records, fixed-size arrays of either), offsets, size, aligned or packed.
 dtype record_of(const py::dtype& dt) {
   record_layout r;
   r.itemsize = dt.itemsize();
-  r.alignment = dt.attr("alignment").cast<std::int64_t>();
   r.aligned = dt.attr("isalignedstruct").cast<bool>();
   py::dict fields = dt.attr("fields");
   for (auto name : py::list(dt.attr("names"))) {

@@ -182,14 +182,24 @@ const common_types& common() {
   return c;
 }
 
+// A record dtype's type, made once per layout (records are interned, so the layout's address is its identity).
+const type* record_type_of(const dtype& d) {
+  static auto* cache = new std::unordered_map<const record_layout*, const type*>;
+  if (auto it = cache->find(d.record); it != cache->end()) return it->second;
+  std::lock_guard lock(jit::compile_lock());
+  const type* t = jit::element_type(jit::types(), d);
+  cache->emplace(d.record, t);
+  return t;
+}
+
 // A device array's type, cached by (dtype, ndim, layout, readonly).
 const type* array_type_of(const device_ndarray& d) {
   int nd = static_cast<int>(d.ndim());
   array_layout layout = layout_of(d.is_c_contiguous(), d.is_f_contiguous(), nd);
   if (d.type().is_record()) {
+    const type* r = record_type_of(d.type());
     std::lock_guard lock(jit::compile_lock());
-    auto& tc = jit::types();
-    return tc.array(jit::element_type(tc, d.type()), nd, layout, d.read_only());
+    return jit::types().array(r, nd, layout, d.read_only());
   }
   std::uint64_t key = static_cast<std::uint64_t>(static_cast<unsigned char>(d.type().k)) << 40 |
                       static_cast<std::uint64_t>(d.type().itemsize) << 32 |
@@ -258,6 +268,24 @@ void classify_into(kernel_argument& a, py::handle v, std::size_t index, std::vec
     a.ty = array_type_of(*a.borrowed);
     return;
   }
+  if (auto d = device_array_of(v, true, launch)) {
+    a.k = kernel_argument::kind::device_array;
+    a.owned = std::move(*d);
+    a.ty = array_type_of(a.owned);
+    return;
+  }
+  if (py::isinstance<py::array>(v)) {
+    py::array arr = py::reinterpret_borrow<py::array>(v);
+    a.host = host_view_of(arr);  // refuses unsupported dtypes with a TypeError
+    bool c = arr.flags() & py::array::c_style, f = arr.flags() & py::array::f_style;
+    int nd = static_cast<int>(arr.ndim());
+    const type* record = a.host.type.is_record() ? record_type_of(a.host.type) : nullptr;
+    std::lock_guard lock(jit::compile_lock());
+    auto& tc = jit::types();
+    a.ty = tc.array(record != nullptr ? record : tc.scalar(a.host.type.scalar()), nd, layout_of(c, f, nd), !arr.writeable());
+    a.k = kernel_argument::kind::host_array;
+    return;
+  }
   // A single record: a DeviceRecord (the 0-d device array it wraps), or a NumPy
   // record (np.void), copied in and, when the kernel writes it, back into its bytes.
   if (PyObject_HasAttrString(reinterpret_cast<PyObject*>(Py_TYPE(v.ptr())), "_cuforge_record")) {
@@ -268,8 +296,7 @@ void classify_into(kernel_argument& a, py::handle v, std::size_t index, std::vec
     a.borrowed = &inner.cast<const py_devarray&>().a;
     if (a.borrowed->ndim() != 0 || !a.borrowed->type().is_record())
       throw py::type_error("kernel argument " + std::to_string(index) + ": a DeviceRecord must hold one record");
-    std::lock_guard lock(jit::compile_lock());
-    a.ty = jit::element_type(jit::types(), a.borrowed->type());
+    a.ty = record_type_of(a.borrowed->type());
     return;
   }
   static py::object np_void = py::module_::import("numpy").attr("void");
@@ -282,25 +309,7 @@ void classify_into(kernel_argument& a, py::handle v, std::size_t index, std::vec
       throw py::type_error("kernel argument " + std::to_string(index) + ": a NumPy void scalar without fields is not supported");
     a.k = kernel_argument::kind::host_array;
     if (!arr.writeable()) a.xfer = kernel_argument::transfer::to_device;
-    std::lock_guard lock(jit::compile_lock());
-    a.ty = jit::element_type(jit::types(), a.host.type);
-    return;
-  }
-  if (auto d = device_array_of(v, true, launch)) {
-    a.k = kernel_argument::kind::device_array;
-    a.owned = std::move(*d);
-    a.ty = array_type_of(a.owned);
-    return;
-  }
-  if (py::isinstance<py::array>(v)) {
-    py::array arr = py::reinterpret_borrow<py::array>(v);
-    a.host = host_view_of(arr);  // refuses unsupported dtypes with a TypeError
-    bool c = arr.flags() & py::array::c_style, f = arr.flags() & py::array::f_style;
-    int nd = static_cast<int>(arr.ndim());
-    std::lock_guard lock(jit::compile_lock());
-    auto& tc = jit::types();
-    a.ty = tc.array(jit::element_type(tc, a.host.type), nd, layout_of(c, f, nd), !arr.writeable());
-    a.k = kernel_argument::kind::host_array;
+    a.ty = record_type_of(a.host.type);
     return;
   }
   // Host data from other libraries (a CPU torch tensor): NumPy's zero-copy

@@ -117,7 +117,6 @@ TEST(Dtype, RecordLayoutsAreInternedAndChecked) {
   record_layout r;
   r.fields = {{"a", 0, dtypes::float64, {}}, {"h", 8, dtypes::float32, {2}}};
   r.itemsize = 16;
-  r.alignment = 8;
   r.aligned = true;
   const record_layout* p = intern_record(r);
   EXPECT_EQ(intern_record(r), p);  // one copy per layout

@@ -63,12 +63,11 @@ struct record_field {
 };
 
 /// A structured dtype: fields in their order, the item size (padding
-/// included), its alignment, and whether NumPy laid it out aligned
-/// (`align=True`, as a C struct) or packed.
+/// included), and whether NumPy laid it out aligned (`align=True`, as a C
+/// struct; its alignment is then its fields' largest) or packed.
 struct CUFORGE_API record_layout {
   std::vector<record_field> fields;
   std::int64_t itemsize = 0;
-  std::int64_t alignment = 1;
   bool aligned = false;
 
   /// The field named `name`, or null.
