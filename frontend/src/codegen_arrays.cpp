@@ -310,6 +310,33 @@ llvm::Value* function_lowering::array_op(const frontend::expr& e) {
       }
       return make_array(t, gv, g.shape);
     }
+    case op_id::array_reshape: {
+      if (!t->is_array() || e.operands.size() != static_cast<std::size_t>(t->ndim) + 1 || t->layout != array_layout::c)
+        fail_at("array_reshape typed " + t->str(), e.loc);
+      array_parts src = unpack(expr(e.operands[0]), type_of(e.operands[0]));
+      array_parts p;
+      p.data = src.data;
+      for (std::size_t d = 1; d < e.operands.size(); ++d) p.shape.push_back(expr(e.operands[d]));
+      p.strides = p.shape;
+      p.strides = effective_strides(t, p);
+      return pack(t, p);
+    }
+    case op_id::global_array: {
+      if (!t->is_array()) fail_at("global_array typed " + t->str(), e.loc);
+      if (e.attrs.empty() || e.attrs[0] < 0 || static_cast<std::size_t>(e.attrs[0]) >= f.globals.size())
+        fail_at("global_array of a global the function does not have", e.loc);
+      const global_value& g = f.globals[static_cast<std::size_t>(e.attrs[0])];
+      if (g.k != global_value::kind::device_array || g.shape.size() != static_cast<std::size_t>(t->ndim) ||
+          g.strides.size() != g.shape.size())
+        fail_at("global_array of a global that is not a device array of " + t->str(), e.loc);
+      array_parts p;
+      p.data = b.CreateIntToPtr(b.getInt64(g.address), llvm::PointerType::get(c_(), ms.tgt.address_space(address_space::global)));
+      for (std::size_t d = 0; d < g.shape.size(); ++d) {
+        p.shape.push_back(b.getInt64(static_cast<std::uint64_t>(g.shape[d])));
+        p.strides.push_back(b.getInt64(static_cast<std::uint64_t>(g.strides[d])));
+      }
+      return pack(t, p);
+    }
     default: break;
   }
   fail_at(std::string("not an array op: ") + to_string(e.op), e.loc);

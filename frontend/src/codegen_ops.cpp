@@ -862,7 +862,9 @@ llvm::Value* function_lowering::complex_op(op_id op, llvm::Value* z, int bits) {
 // --- device calls --------------------------------------------------------------------------
 
 llvm::Value* function_lowering::call_device(const frontend::expr& e) {
-  if (e.attrs.empty() || e.attrs[0] < 1 || static_cast<std::size_t>(e.attrs[0]) >= ms.tm.functions.size())
+  // Index 0 is the entry: a device function entry may call itself.
+  if (e.attrs.empty() || e.attrs[0] < 0 || (e.attrs[0] == 0 && ms.tm.functions[0].is_kernel) ||
+      static_cast<std::size_t>(e.attrs[0]) >= ms.tm.functions.size())
     fail_at("call_device to function " + (e.attrs.empty() ? std::string("?") : std::to_string(e.attrs[0])) +
                 " of a module of " + std::to_string(ms.tm.functions.size()),
             e.loc);

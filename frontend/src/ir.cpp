@@ -254,6 +254,7 @@ stmt_id builder::assert_(expr_id cond, std::string message, location loc) {
 void builder::set_body(std::vector<stmt_id> body) { f_->body = std::move(body); }
 void builder::set_source(std::vector<std::string> lines) { f_->source_lines = std::move(lines); }
 void builder::set_fingerprint(std::string text) { f_->fingerprint = std::move(text); }
+void builder::set_varargs() { f_->varargs = true; }
 
 std::shared_ptr<function> builder::finish() {
   auto f = std::move(f_);
@@ -292,7 +293,7 @@ class dumper {
     out_ << "def " << f_.name << "(";
     for (std::size_t i = 0; i < f_.params.size(); ++i) {
       const auto& v = f_.vars[static_cast<std::size_t>(f_.params[i])];
-      out_ << (i ? ", " : "") << v.name;
+      out_ << (i ? ", " : "") << (f_.varargs && i + 1 == f_.params.size() ? "*" : "") << v.name;
       if (v.ty) out_ << ": " << v.ty->str();
     }
     out_ << "):\n";

@@ -17,15 +17,31 @@ namespace cuforge::frontend {
 
 namespace detail {
 
+const module_typer::frame* module_typer::find_frame(const function& callee,
+                                                    const std::vector<const type*>& args) const {
+  for (auto it = frames.rbegin(); it != frames.rend(); ++it)
+    if (it->f == &callee && *it->args == args) return &*it;
+  return nullptr;
+}
+
 int module_typer::specialize(const function& callee, const std::vector<const type*>& args, const function& caller,
                              location loc) {
-  // Recursion first: a specialisation being typed is already listed.
-  for (std::size_t i = 0; i < stack.size(); ++i) {
-    if (stack[i] != &callee) continue;
+  // A recursive call whose argument types keep changing (each level a new
+  // specialisation) would never end.
+  constexpr int max_open = 8;
+  int open = 0;
+  for (const auto& fr : frames) open += fr.f == &callee ? 1 : 0;
+  if (open >= max_open) {
     std::string chain;
-    for (std::size_t j = i; j < stack.size(); ++j) chain += stack[j]->display_name() + " -> ";
-    chain += callee.display_name();
-    throw typing_error("Unsupported: recursion (" + chain + ")", caller, loc);
+    for (const auto& fr : frames)
+      if (fr.f == &callee) {
+        chain += "(";
+        for (std::size_t i = 0; i < fr.args->size(); ++i) chain += (i ? ", " : "") + (*fr.args)[i]->str();
+        chain += ") -> ";
+      }
+    throw typing_error("Unsupported: the recursion of " + callee.display_name() +
+                           " does not converge: each call has argument types of its own (" + chain + "...)",
+                       caller, loc);
   }
   for (std::size_t i = 0; i < specs_.size(); ++i) {
     if (specs_[i].callee != &callee || specs_[i].args != args) continue;
@@ -37,7 +53,7 @@ int module_typer::specialize(const function& callee, const std::vector<const typ
   specs_[id].callee = &callee;
   specs_[id].args = args;
   try {
-    function_typer ft(*this, callee, args, false, nullptr);
+    function_typer ft(*this, callee, args, false, nullptr, static_cast<int>(id));
     specs_[id].tf = ft.run();
     specs_[id].return_roots = ft.return_roots();
   } catch (const typing_error&) {
@@ -125,7 +141,7 @@ typed_module module_typer::assemble(typed_function entry) {
   typed_module m;
   m.raise_sites = sites_;
   m.functions.push_back(std::move(entry));
-  std::map<int, int> index;  // specialisation id -> position in the module
+  std::map<int, int> index{{-1, 0}};  // specialisation id (-1: the entry, called recursively) -> position
   for (std::size_t k = 0; k < m.functions.size(); ++k) {
     function& f = *m.functions[k].ir;
     std::vector<bool> live(f.exprs.size(), false);

@@ -2,6 +2,8 @@
 // elements; array attributes; stores to array elements.
 #include "typer_impl.hpp"
 
+#include <cuforge/frontend/abi.hpp>
+
 #include <limits>
 
 namespace cuforge::frontend::detail {
@@ -247,7 +249,71 @@ value function_typer::array_attribute(const value& a0, const std::string& name, 
     }
     return make_tuple(std::move(es), loc);
   }
+  if (name == "reshape") {
+    value m;
+    m.ty = tc_.function("method.reshape");
+    m.self = std::make_shared<value>(a0);
+    return m;
+  }
   fail(loc, "Unknown attribute '" + name + "' of " + at->str());
+}
+
+value function_typer::reshape(const value& self, call_args& c) {
+  const location loc = c.loc;
+  c.name = self.ty->str() + ".reshape";
+  std::vector<value> dims;
+  if (c.args.size() == 1 && c.args[0].runtime() && c.args[0].ty->is_tuple())
+    dims = tuple_elements(c.args[0], loc);
+  else
+    dims = c.args;
+  if (!c.kwargs.empty()) no_impl(c, "reshape takes the shape only (order= is not supported)");
+  if (dims.empty()) no_impl(c, "reshape needs a shape");
+  // Numba's rule: only a contiguous array reshapes (a view of the same elements).
+  if (self.ty->layout != array_layout::c)
+    no_impl(c, "reshape needs a C-contiguous array (this one's layout is " + std::string(1, static_cast<char>(self.ty->layout)) + ")");
+  value a = pure(self, loc);
+  int unknown = -1;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (!dims[i].runtime() || !(dims[i].ty->is_int() || dims[i].ty->kind == type_kind::boolean)) no_impl(c, "the shape must be integers");
+    dims[i] = pure(cast(dims[i], tc_.int64(), loc), loc);
+    if (auto k = const_int(dims[i]); k && *k == -1) {
+      if (unknown >= 0) no_impl(c, "only one extent may be -1");
+      unknown = static_cast<int>(i);
+    }
+  }
+  const type* i64 = tc_.int64();
+  value size = pure(op(op_id::array_size, i64, {a}, loc), loc);
+  value known = int_constant(1, i64, loc);
+  for (std::size_t i = 0; i < dims.size(); ++i)
+    if (static_cast<int>(i) != unknown) known = pure(op(op_id::mul, i64, {known, dims[i]}, loc), loc);
+  if (unknown >= 0) {
+    // The -1 extent: what the others leave (0 when they hold nothing).
+    value zero = int_constant(0, i64, loc);
+    value nz = pure(compare(cmpop::ne, known, zero, loc), loc);
+    value one = int_constant(1, i64, loc);
+    value q = op(op_id::floordiv, i64, {size, conditional(nz, known, one, i64, loc)}, loc);
+    dims[static_cast<std::size_t>(unknown)] = pure(conditional(nz, q, zero, i64, loc), loc);
+  }
+  // The extents must be non-negative and hold exactly the array's elements:
+  // else NotImplementedError("incompatible shape for array"), as Numba raises.
+  value ok = compare(cmpop::eq, unknown >= 0 ? pure(op(op_id::mul, i64, {known, dims[static_cast<std::size_t>(unknown)]}, loc), loc) : known, size, loc);
+  for (const auto& d : dims) ok = logical(true, ok, compare(cmpop::ge, d, int_constant(0, i64, loc), loc), loc);
+  if (prefix_ == nullptr) fail(loc, "internal: no statement to check the reshape before");
+  stmt t;
+  t.kind = stmt_kind::assert_;
+  t.loc = loc;
+  t.value = use(truth(ok, loc).id);
+  t.message = "incompatible shape for array";
+  if (final_)
+    t.site = m_.add_site({kernel_error::raised, "NotImplementedError", t.message, src_.display_name(), src_.filename, loc.line});
+  prefix_->push_back(add_stmt(std::move(t)));
+  std::vector<value> operands{a};
+  for (const auto& d : dims) operands.push_back(d);
+  value r = op(op_id::array_reshape, tc_.array(self.ty->dtype, static_cast<int>(dims.size()), array_layout::c,
+                                                self.ty->readonly, self.ty->space),
+               operands, loc);
+  r.roots = a.roots;
+  return r;
 }
 
 std::vector<value> function_typer::element_indices(const value& a, const value& idx, location loc,

@@ -113,6 +113,7 @@ value function_typer::call_method(const std::string& name, const value& self, ca
     r.weak = self.weak;
     return r;
   }
+  if (name == "method.reshape") return reshape(self, c);
   if (name == "method.bit_count") {  // numba-cuda's: cuda.popc of the integer
     c.name = "cuda.popc";
     c.args.insert(c.args.begin(), self);
@@ -144,6 +145,17 @@ value function_typer::float_math(op_id o, const value& x, call_args& c) {
 value function_typer::call_device(const function& callee, call_args& c) {
   const std::string& fname = c.name;
   const std::size_t n = callee.params.size();
+  if (callee.varargs && n > 0) {
+    // def f(a, *rest): the extra positional arguments become rest's tuple.
+    std::vector<value> rest;
+    if (c.args.size() >= n) {
+      rest.assign(c.args.begin() + static_cast<std::ptrdiff_t>(n - 1), c.args.end());
+      c.args.resize(n - 1);
+    }
+    for (const auto& r : rest)
+      if (!r.runtime()) fail(c.loc, "cannot pass " + r.ty->str() + " to " + fname + "() among its *arguments");
+    c.args.push_back(make_tuple(std::move(rest), c.loc));
+  }
   if (c.args.size() > n)
     fail(c.loc, fname + "() takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") + " but " +
                     std::to_string(c.args.size()) + " were given");
@@ -168,16 +180,44 @@ value function_typer::call_device(const function& callee, call_args& c) {
       fail(c.loc, fname + "() missing argument '" + pname + "'");
     }
     const value& v = *bound[i];
-    if (!v.runtime()) fail(c.loc, "cannot pass " + v.ty->str() + " to " + fname + "(): it is not a run-time value");
+    // Compile-time values (functions, dtypes, modules, device functions)
+    // pass by specialisation: the callee is typed for this one.
+    if (!v.runtime() && !freeze(v))
+      fail(c.loc, "cannot pass " + v.ty->str() + " to " + fname + "(): it is neither a run-time value nor a "
+                  "compile-time value a function can be specialised for");
     args.push_back(v);
     types.push_back(v.ty);
+  }
+  std::vector<value> operands;
+  for (const auto& a : args)
+    if (a.runtime()) operands.push_back(a);
+  if (const module_typer::frame* fr = m_.find_frame(callee, types)) {
+    // A recursive call of a function still being typed: it returns its
+    // declared type, else what its other paths return so far (inference
+    // runs to a fixpoint, so the final pass sees the settled type).
+    function_typer& ft = *fr->ft;
+    if (ft.is_kernel_) fail(c.loc, "a kernel cannot call itself: " + fname + " is a kernel");
+    const type* rt = ft.declared_return_ ? ft.declared_return_ : ft.ret_.ty;
+    if (!rt) {
+      if (!final_) throw unknown_type{};
+      fail(c.loc, "cannot infer the return type of recursive function " + fname +
+                      ": every path that returns calls it again (runaway recursion); give it an explicit signature");
+    }
+    if (&ft != this && !ft.declared_return_) ft.handed_out_ = rt;
+    for (std::size_t i = 0; i < n && i < ft.writes_.size(); ++i)
+      if (ft.writes_[i]) mark_written(args[i]);
+    uses_barrier_ = uses_barrier_ || ft.uses_barrier_;
+    value r = op(op_id::call_device, rt, operands, c.loc, {fr->sid}, true);
+    for (int j : ft.ret_.roots)
+      if (j >= 0 && static_cast<std::size_t>(j) < args.size()) add_roots(r.roots, args[static_cast<std::size_t>(j)].roots);
+    return r;
   }
   int sid = m_.specialize(callee, types, src_, c.loc);
   const specialization& sp = m_.at(sid);
   for (std::size_t i = 0; i < n && i < sp.tf.writes_arg.size(); ++i)
     if (sp.tf.writes_arg[i]) mark_written(args[i]);
   uses_barrier_ = uses_barrier_ || sp.tf.uses_barrier;
-  value r = op(op_id::call_device, sp.tf.return_type, args, c.loc, {sid}, true);
+  value r = op(op_id::call_device, sp.tf.return_type, operands, c.loc, {sid}, true);
   for (int j : sp.return_roots)
     if (j >= 0 && static_cast<std::size_t>(j) < args.size()) add_roots(r.roots, args[static_cast<std::size_t>(j)].roots);
   return r;

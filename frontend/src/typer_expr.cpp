@@ -5,6 +5,8 @@
 #include "numba_typing.hpp"
 #include "typer_impl.hpp"
 
+#include <algorithm>
+
 #include <cmath>
 #include <limits>
 
@@ -224,6 +226,16 @@ value function_typer::lower(expr_id id) {
       }
       std::size_t npos = nargs - x.keywords.size();
       for (std::size_t i = 0; i < nargs; ++i) {
+        if (i < npos && is_star(x.operands[i + 1])) {
+          // f(*t): t's elements are positional arguments.
+          const expr& star = sx(x.operands[i + 1], loc);
+          if (star.operands.size() != 2) fail(star.loc, "malformed IR: a star argument without its value");
+          value t = lower(star.operands[1]);
+          if (!t.runtime() || !t.ty->is_tuple())
+            fail(star.loc, "a star argument (*x) must be a tuple, not " + t.ty->str());
+          for (auto& e : tuple_elements(t, star.loc)) c.args.push_back(std::move(e));
+          continue;
+        }
         value v = lower(x.operands[i + 1]);
         if (i < npos)
           c.args.push_back(std::move(v));
@@ -256,6 +268,12 @@ value function_typer::global_constant(const global_value& g, location loc) {
     case global_value::kind::tuple: {
       std::vector<value> es;
       for (const auto& e : g.elements) es.push_back(global_constant(e, loc));
+      if (!g.fields.empty()) {
+        if (g.fields.size() != es.size()) fail(loc, "malformed IR: the named tuple '" + g.name + "' has " +
+                                                        std::to_string(g.fields.size()) + " field names for " +
+                                                        std::to_string(es.size()) + " elements");
+        return make_named_tuple(std::move(es), tc_.tuple_class(g.cls, g.fields), loc);
+      }
       return make_tuple(std::move(es), loc);
     }
     default:
@@ -285,6 +303,30 @@ value function_typer::lower_global(std::int32_t gi, location loc) {
       const type* t = tc_.array(dt, static_cast<int>(g.shape.size()), array_layout::c, true, address_space::constant);
       return op(op_id::const_array, t, {}, loc, {gi});
     }
+    case global_value::kind::device_array: {
+      // A global device array (numba-cuda's globals example): read and
+      // written where it is, by the address it had when the kernel compiled.
+      const type* dt = tc_.from_typestr(g.dtype);
+      if (!dt) fail(loc, "Unsupported: the global device array '" + g.name + "' of NumPy type '" + g.dtype + "'");
+      if (g.strides.size() != g.shape.size())
+        fail(loc, "malformed IR: the global device array '" + g.name + "' has " + std::to_string(g.strides.size()) +
+                      " strides for " + std::to_string(g.shape.size()) + " extents");
+      const std::int64_t item = dt->itemsize();
+      bool c = true, f = true;
+      std::int64_t sc = item, sf = item;
+      for (std::size_t d = g.shape.size(); d-- > 0;) {
+        if (g.shape[d] < 0) fail(loc, "malformed IR: the global device array '" + g.name + "' has a negative extent");
+        if (g.shape[d] != 1 && g.strides[d] != sc) c = false;
+        sc *= g.shape[d];
+      }
+      for (std::size_t d = 0; d < g.shape.size(); ++d) {
+        if (g.shape[d] != 1 && g.strides[d] != sf) f = false;
+        sf *= g.shape[d];
+      }
+      const array_layout lay = c ? array_layout::c : f ? array_layout::f : array_layout::any;
+      const type* t = tc_.array(dt, static_cast<int>(g.shape.size()), lay);
+      return op(op_id::global_array, t, {}, loc, {gi});
+    }
     case global_value::kind::module: {
       std::string n = canonical_name(g.name, true);
       const intrinsic* e = find_entry(n);
@@ -293,6 +335,11 @@ value function_typer::lower_global(std::int32_t gi, location loc) {
       return v;
     }
     case global_value::kind::function: v.ty = tc_.function(canonical_name(g.name, false)); return v;
+    case global_value::kind::tuple_class:
+      if (g.cls.empty() || g.fields.empty()) fail(loc, "malformed IR: the namedtuple class '" + g.name + "' has no fields");
+      v.ty = tc_.tuple_class(g.cls, g.fields);
+      v.name = g.name;
+      return v;
     case global_value::kind::dtype: {
       // A scalar type's type string, or a structured dtype's spec ("Record(...)").
       const type* dt = nullptr;
@@ -311,7 +358,15 @@ value function_typer::lower_global(std::int32_t gi, location loc) {
       return v;
     }
     case global_value::kind::device_function:
-      if (!g.callee) fail(loc, "malformed IR: the device function '" + g.name + "' has no IR");
+      if (!g.callee) {
+        // A recursive reference: the function of that name being typed further up.
+        for (auto it = m_.frames.rbegin(); it != m_.frames.rend(); ++it)
+          if (it->f->display_name() == g.name && it->f->filename == g.file) {
+            v.ty = tc_.device_function(it->f);
+            return v;
+          }
+        fail(loc, "malformed IR: the device function '" + g.name + "' has no IR");
+      }
       v.ty = tc_.device_function(g.callee.get());
       return v;
     case global_value::kind::unsupported:
@@ -642,6 +697,10 @@ value function_typer::attribute(const value& obj, const std::string& name, locat
     case type_kind::module: return module_attribute(obj.ty->name, name, loc);
     case type_kind::array: return array_attribute(obj, name, loc);
     case type_kind::record: return record_get(obj, field_index(obj, no_id, name, loc), loc);
+    case type_kind::tuple:
+      for (std::size_t i = 0; i < obj.ty->names.size(); ++i)
+        if (obj.ty->names[i] == name) return tuple_elements(obj, loc).at(i);
+      break;
     case type_kind::vector: {
       static constexpr const char* members[] = {"x", "y", "z", "w"};
       for (std::size_t i = 0; i < obj.ty->elements.size(); ++i)
@@ -711,6 +770,19 @@ value function_typer::module_attribute(const std::string& module, const std::str
   fail(loc, "module '" + module + "' has no attribute '" + name + "'");
 }
 
+bool function_typer::is_star(expr_id arg) const {
+  // The walker's `builtins.__star__(t)` for a call's `*t`.
+  if (arg < 0 || static_cast<std::size_t>(arg) >= src_.exprs.size()) return false;
+  const expr& x = src_.at(arg);
+  if (x.kind != expr_kind::call || x.operands.empty()) return false;
+  const expr& callee = src_.at(x.operands[0]);
+  if (callee.kind != expr_kind::global || callee.global < 0 ||
+      static_cast<std::size_t>(callee.global) >= src_.globals.size())
+    return false;
+  const global_value& g = src_.globals[static_cast<std::size_t>(callee.global)];
+  return g.k == global_value::kind::function && g.name == "builtins.__star__";
+}
+
 value function_typer::call(const value& callee, call_args& c) {
   switch (callee.ty->kind) {
     case type_kind::function:
@@ -723,6 +795,28 @@ value function_typer::call(const value& callee, call_args& c) {
       if (callee.name.rfind("builtins.", 0) == 0 && find_entry(callee.name)) return call_function(callee.name, c);
       return call_dtype(callee.ty->dtype, c);
     case type_kind::device_function: return call_device(*callee.ty->callee, c);
+    case type_kind::tuple_class: {
+      // Point(x, y=2): the fields by position, then by name.
+      const auto& names = callee.ty->names;
+      if (c.args.size() > names.size())
+        fail(c.loc, callee.ty->name + "() takes " + std::to_string(names.size()) + " arguments but " +
+                        std::to_string(c.args.size()) + " were given");
+      std::vector<std::optional<value>> bound(names.size());
+      for (std::size_t i = 0; i < c.args.size(); ++i) bound[i] = c.args[i];
+      for (const auto& k : c.kwargs) {
+        auto it = std::find(names.begin(), names.end(), k.name);
+        if (it == names.end()) fail(c.loc, callee.ty->name + "() got an unexpected keyword argument '" + k.name + "'");
+        auto j = static_cast<std::size_t>(it - names.begin());
+        if (bound[j]) fail(c.loc, callee.ty->name + "() got multiple values for argument '" + k.name + "'");
+        bound[j] = k.v;
+      }
+      std::vector<value> es;
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        if (!bound[i]) fail(c.loc, callee.ty->name + "() missing argument '" + names[i] + "' (field defaults are not supported)");
+        es.push_back(*bound[i]);
+      }
+      return make_named_tuple(std::move(es), callee.ty, c.loc);
+    }
     case type_kind::module: fail(c.loc, "module '" + callee.ty->name + "' is not callable");
     default: fail(c.loc, "a value of type " + callee.ty->str() + " is not callable");
   }

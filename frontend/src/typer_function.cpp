@@ -118,8 +118,14 @@ std::string canonical_name(const std::string& name, bool is_module) {
 // --- the function typer ------------------------------------------------------------
 
 function_typer::function_typer(module_typer& m, const function& src, std::vector<const type*> args, bool is_kernel,
-                               const type* declared_return)
-    : m_(m), tc_(m.tc), src_(src), args_(std::move(args)), is_kernel_(is_kernel), declared_return_(declared_return) {}
+                               const type* declared_return, int sid)
+    : m_(m),
+      tc_(m.tc),
+      src_(src),
+      args_(std::move(args)),
+      is_kernel_(is_kernel),
+      declared_return_(declared_return),
+      sid_(sid) {}
 
 void function_typer::fail(location loc, const std::string& message) const { throw typing_error(message, src_, loc); }
 
@@ -276,6 +282,8 @@ value function_typer::convert(const value& v, const type* t, location loc, const
   if (v.ty->is_tuple() && t->is_tuple() && v.ty->elements.size() == t->elements.size()) {
     std::vector<value> es = tuple_elements(v, loc);
     for (std::size_t i = 0; i < es.size(); ++i) es[i] = convert(es[i], t->elements[i], loc, what);
+    if (v.ty->names != t->names) return bad();
+    if (!t->names.empty()) return make_named_tuple(std::move(es), tc_.tuple_class(t->name, t->names), loc);
     return make_tuple(std::move(es), loc);
   }
   if (v.ty->is_array() && t->is_array() && v.ty->dtype == t->dtype && v.ty->ndim == t->ndim &&
@@ -325,10 +333,53 @@ value function_typer::hoist(const value& v, location loc) {
   return r;
 }
 
+std::optional<fixed_value> function_typer::freeze(const value& v) const {
+  fixed_value f;
+  f.ty = v.ty;
+  if (!v.runtime()) {
+    if (v.self || v.id != no_id) return std::nullopt;  // a bound method keeps its receiver's node
+    f.name = v.name;
+    return f;
+  }
+  if (v.ty->is_scalar()) {
+    const constant_value* c = const_of(v);
+    if (!c) return std::nullopt;
+    f.cv = *c;
+    f.weak = v.weak;
+    return f;
+  }
+  if (v.ty->is_tuple() && v.literal) {
+    for (const auto& e : v.elems) {
+      auto fe = freeze(e);
+      if (!fe) return std::nullopt;
+      f.elems.push_back(std::move(*fe));
+    }
+    return f;
+  }
+  return std::nullopt;
+}
+
+value function_typer::thaw(const fixed_value& f, location loc) {
+  if (!f.ty->is_runtime()) {
+    value r;
+    r.ty = f.ty;
+    r.name = f.name;
+    return r;
+  }
+  if (f.ty->is_tuple()) {
+    std::vector<value> es;
+    for (const auto& e : f.elems) es.push_back(thaw(e, loc));
+    if (!f.ty->names.empty()) return make_named_tuple(std::move(es), tc_.tuple_class(f.ty->name, f.ty->names), loc);
+    return make_tuple(std::move(es), loc);
+  }
+  return constant(f.cv, f.ty, loc, f.weak);
+}
+
 value function_typer::var_ref(var_id v, location loc) {
   if (v < 0 || static_cast<std::size_t>(v) >= vars_.size())
     fail(loc, "malformed IR: variable " + std::to_string(v) + " does not exist");
   const var_state& s = vars_[static_cast<std::size_t>(v)];
+  if (s.ty && s.fixed) return thaw(*s.fixed, loc);
   if (!s.ty) {
     if (!final_) throw unknown_type{};
     const std::string& name = src_.vars[static_cast<std::size_t>(v)].name;
@@ -372,6 +423,13 @@ value function_typer::make_tuple(std::vector<value> elems, location loc) {
   return r;
 }
 
+value function_typer::make_named_tuple(std::vector<value> elems, const type* cls, location loc) {
+  value r = make_tuple(std::move(elems), loc);
+  r.ty = tc_.named_tuple(r.ty->elements, cls->name, cls->names);
+  out_->at(r.id).ty = r.ty;
+  return r;
+}
+
 value function_typer::conditional(const value& cond, const value& a, const value& b, const type* t, location loc) {
   expr e;
   e.kind = expr_kind::conditional;
@@ -411,7 +469,8 @@ const type* function_typer::join(const type* a, bool a_weak, const type* b, bool
   if (a == b) return a;
   if (a->is_scalar() && b->is_scalar()) return promote(tc_, a, b);
   weak = false;
-  if (a->is_tuple() && b->is_tuple() && a->elements.size() == b->elements.size()) {
+  if (a->is_tuple() && b->is_tuple() && a->elements.size() == b->elements.size() && a->name == b->name &&
+      a->names == b->names) {
     std::vector<const type*> es;
     for (std::size_t i = 0; i < a->elements.size(); ++i) {
       bool w = false;
@@ -419,7 +478,7 @@ const type* function_typer::join(const type* a, bool a_weak, const type* b, bool
       if (!e) return nullptr;
       es.push_back(e);
     }
-    return tc_.tuple(std::move(es));
+    return a->names.empty() ? tc_.tuple(std::move(es)) : tc_.named_tuple(std::move(es), a->name, a->names);
   }
   if (a->is_array() && b->is_array() && a->dtype == b->dtype && a->ndim == b->ndim && a->space == b->space)
     return tc_.array(a->dtype, a->ndim, a->layout == b->layout ? a->layout : array_layout::any,
@@ -431,8 +490,22 @@ void function_typer::assign_var(var_id v, const value& val, location loc, std::v
   if (v < 0 || static_cast<std::size_t>(v) >= vars_.size())
     fail(loc, "malformed IR: variable " + std::to_string(v) + " does not exist");
   const std::string& name = src_.vars[static_cast<std::size_t>(v)].name;
-  if (!val.runtime()) fail(loc, "cannot assign " + val.ty->str() + " to '" + name + "': it is not a run-time value");
   var_state& s = vars_[static_cast<std::size_t>(v)];
+  if (!val.runtime() || (s.ty && !s.ty->is_runtime())) {
+    // A compile-time value (`f = math.sin`): the variable names it; nothing runs.
+    std::optional<fixed_value> f = val.runtime() ? std::nullopt : freeze(val);
+    if (!f && !val.runtime()) fail(loc, "cannot assign " + val.ty->str() + " to '" + name + "': it is not a run-time value");
+    if (s.ty && s.ty != val.ty)
+      fail(loc, "variable '" + name + "' is assigned " + s.ty->str() + " and " + val.ty->str() +
+                    ": a variable holding a compile-time value (a function, a dtype, a module) must always hold "
+                    "the same one");
+    if (!s.ty) {
+      s.ty = val.ty;
+      s.fixed = std::move(f);
+      changed_ = true;
+    }
+    return;
+  }
   auto no_common_type = [&] {
     fail(loc, "variable '" + name + "' is assigned values of types " + s.ty->str() + " and " + val.ty->str() +
                   ", which have no common type");
@@ -459,6 +532,11 @@ void function_typer::assign_var(var_id v, const value& val, location loc, std::v
       s.weak = weak;
       s.nonneg = nonneg;
     }
+    // Assigned once, a constant: reads become the constant.
+    const bool once = assignments_[static_cast<std::size_t>(v)] == 1;
+    std::optional<fixed_value> f = once && s.ty == val.ty ? freeze(val) : std::nullopt;
+    if (f.has_value() != s.fixed.has_value()) changed_ = true;
+    s.fixed = std::move(f);
   }
   value c = convert(val, s.ty, loc, "for variable '" + name + "'");
   expr target;
@@ -483,33 +561,33 @@ void function_typer::mark_written(const value& a) {
 
 namespace {
 
-void scan_targets(const function& f, expr_id e, std::vector<bool>& assigned, int depth = 0) {
+void scan_targets(const function& f, expr_id e, std::vector<int>& assigned, int depth = 0) {
   if (e < 0 || static_cast<std::size_t>(e) >= f.exprs.size() || depth > 1000) return;
   const expr& x = f.at(e);
   if (x.kind == expr_kind::variable && x.var >= 0 && static_cast<std::size_t>(x.var) < assigned.size())
-    assigned[static_cast<std::size_t>(x.var)] = true;
+    ++assigned[static_cast<std::size_t>(x.var)];
   if (x.kind == expr_kind::tuple)
     for (auto o : x.operands) scan_targets(f, o, assigned, depth + 1);
 }
 
-void scan_assignments(const function& f, const std::vector<stmt_id>& block, std::vector<bool>& assigned, int depth) {
+void scan_assignments(const function& f, const std::vector<stmt_id>& block, std::vector<int>& assigned, int depth) {
   if (depth > 1000) return;
   for (auto id : block) {
     if (id < 0 || static_cast<std::size_t>(id) >= f.stmts.size()) continue;
     const stmt& s = f.at_stmt(id);
     if (s.kind == stmt_kind::assign) scan_targets(f, s.target, assigned);
     if (s.kind == stmt_kind::for_range && s.var >= 0 && static_cast<std::size_t>(s.var) < assigned.size())
-      assigned[static_cast<std::size_t>(s.var)] = true;
+      assigned[static_cast<std::size_t>(s.var)] += 2;  // the loop assigns it again and again
     scan_assignments(f, s.body, assigned, depth + 1);
     scan_assignments(f, s.orelse, assigned, depth + 1);
   }
 }
 
-// Pushes the function being typed for the recursion check, pops on exit.
+// Pushes the function being typed (recursive calls find it), pops on exit.
 struct stack_entry {
   module_typer& m;
-  stack_entry(module_typer& m, const function* f) : m(m) { m.stack.push_back(f); }
-  ~stack_entry() { m.stack.pop_back(); }
+  explicit stack_entry(module_typer& m, module_typer::frame f) : m(m) { m.frames.push_back(f); }
+  ~stack_entry() { m.frames.pop_back(); }
   stack_entry(const stack_entry&) = delete;
   stack_entry& operator=(const stack_entry&) = delete;
 };
@@ -517,20 +595,25 @@ struct stack_entry {
 }  // namespace
 
 typed_function function_typer::run() {
-  stack_entry guard(m_, &src_);
+  stack_entry guard(m_, module_typer::frame{&src_, &args_, this, sid_});
   const location def{src_.first_line, 0};
   const std::string fname = src_.display_name();
   if (args_.size() != src_.params.size())
     fail(def, fname + "() takes " + std::to_string(src_.params.size()) + " argument" +
                   (src_.params.size() == 1 ? "" : "s") + " but " + std::to_string(args_.size()) + " type" +
                   (args_.size() == 1 ? " was" : "s were") + " given");
+  if (is_kernel_ && src_.varargs)
+    fail(def, "Unsupported: a kernel with *arguments (" + fname + "); device functions may take them");
   vars_.assign(src_.vars.size(), var_state{});
-  assigned_somewhere_.assign(src_.vars.size(), false);
+  assignments_.assign(src_.vars.size(), 0);
   for (std::size_t i = 0; i < args_.size(); ++i) {
     var_id p = src_.params[i];
     if (p < 0 || static_cast<std::size_t>(p) >= src_.vars.size())
       fail(def, "malformed IR: parameter " + std::to_string(i) + " is not a variable");
-    if (!args_[i] || !args_[i]->is_runtime())
+    // A device function may be given compile-time values (a function, a
+    // dtype...): the parameter names that value, each a specialisation of
+    // its own, and is not a parameter of the generated function.
+    if (!args_[i] || (!args_[i]->is_runtime() && (is_kernel_ || args_[i]->kind == type_kind::none)))
       fail(def, "argument '" + src_.vars[static_cast<std::size_t>(p)].name + "' has type " +
                     (args_[i] ? args_[i]->str() : std::string("(none given)")) + ", which is not a run-time value");
     var_state& s = vars_[static_cast<std::size_t>(p)];
@@ -538,9 +621,12 @@ typed_function function_typer::run() {
     s.ty = args_[i];
     s.nonneg = false;
     s.roots = {static_cast<int>(i)};
-    assigned_somewhere_[static_cast<std::size_t>(p)] = true;
+    if (!args_[i]->is_runtime()) s.fixed = fixed_value{args_[i], src_.vars[static_cast<std::size_t>(p)].name, {}, false, {}};
+    ++assignments_[static_cast<std::size_t>(p)];
   }
-  scan_assignments(src_, src_.body, assigned_somewhere_, 0);
+  scan_assignments(src_, src_.body, assignments_, 0);
+  assigned_somewhere_.assign(src_.vars.size(), false);
+  for (std::size_t i = 0; i < assignments_.size(); ++i) assigned_somewhere_[i] = assignments_[i] > 0;
 
   auto begin_pass = [&](bool final) {
     out_ = std::make_shared<function>();
@@ -586,7 +672,7 @@ typed_function function_typer::run() {
   // joined type, copied from a fresh parameter of the argument's type.
   for (std::size_t i = 0; i < args_.size(); ++i) {
     var_id p = src_.params[i];
-    if (vars_[static_cast<std::size_t>(p)].ty == args_[i]) continue;
+    if (vars_[static_cast<std::size_t>(p)].ty == args_[i] || !args_[i]->is_runtime()) continue;
     out_->vars.push_back({src_.vars[static_cast<std::size_t>(p)].name, src_.vars[static_cast<std::size_t>(p)].first,
                           args_[i]});
     var_id np = static_cast<var_id>(out_->vars.size() - 1);
@@ -605,6 +691,10 @@ typed_function function_typer::run() {
   block(src_.body, body);
 
   const type* ret = is_kernel_ ? tc_.none() : declared_return_ ? declared_return_ : ret_.ty ? ret_.ty : tc_.none();
+  if (handed_out_ && handed_out_ != ret)
+    fail(def, "the return type of recursive function " + fname + " does not converge: a function it calls was "
+              "typed with it returning " + handed_out_->str() + ", and it returns " + ret->str() +
+              "; give it an explicit signature");
   if (ret->kind != type_kind::none && !terminates(body)) {
     // Where the body can run off its end Python would return None; the
     // typed function returns the return type's zero instead (a path the
@@ -631,9 +721,19 @@ typed_function function_typer::run() {
   }
   out_->body = std::move(body);
 
+  // Compile-time arguments are gone from the generated function's parameters.
+  std::vector<var_id> params;
+  std::vector<const type*> runtime_args;
+  for (std::size_t i = 0; i < args_.size(); ++i)
+    if (args_[i]->is_runtime()) {
+      params.push_back(out_->params[i]);
+      runtime_args.push_back(args_[i]);
+    }
+  out_->params = std::move(params);
+
   typed_function tf;
   tf.ir = out_;
-  tf.arg_types = args_;
+  tf.arg_types = std::move(runtime_args);
   tf.return_type = ret;
   tf.symbol = make_symbol(src_, args_);
   tf.is_kernel = is_kernel_;

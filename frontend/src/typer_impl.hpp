@@ -90,12 +90,28 @@ struct index_item {
   location loc;
 };
 
+/// A value known while typing, kept across passes without its node: a
+/// compile-time value (a function, a dtype, a module, a device function) or
+/// a constant scalar, or a tuple of those.
+struct fixed_value {
+  const type* ty = nullptr;
+  std::string name;    ///< a compile-time value's (value::name)
+  constant_value cv;   ///< a runtime scalar's
+  bool weak = false;
+  std::vector<fixed_value> elems;  ///< a tuple's
+};
+
 /// What the passes learn about a variable of the source function.
 struct var_state {
   const type* ty = nullptr;  ///< null: no assignment typed yet
   bool weak = false;
   bool nonneg = true;  ///< every value assigned so far is >= 0 (a greatest fixpoint)
   std::vector<int> roots;
+  /// What the variable always holds, where that is known: a compile-time
+  /// value (a parameter given one, `f = math.sin`), or the constant of a
+  /// variable assigned once (`N = 100`, read as the constant, so it may size
+  /// a shared array as a literal would).
+  std::optional<fixed_value> fixed;
 };
 
 /// One device function typed for one tuple of argument types.
@@ -112,6 +128,7 @@ struct specialization {
 struct unknown_type {};
 
 struct intrinsic;  // intrinsic_registry.hpp
+class function_typer;
 
 class module_typer {
  public:
@@ -134,7 +151,16 @@ class module_typer {
 
   type_context& tc;
   const typer_options& opts;
-  std::vector<const function*> stack;  ///< the functions being typed, outermost first
+  /// A function being typed: its specialisation's id (-1 for the module's entry).
+  struct frame {
+    const function* f = nullptr;
+    const std::vector<const type*>* args = nullptr;
+    function_typer* ft = nullptr;
+    int sid = -1;
+  };
+  std::vector<frame> frames;  ///< the functions being typed, outermost first
+  /// The frame typing `callee` for `args` (a recursive call), or null.
+  const frame* find_frame(const function& callee, const std::vector<const type*>& args) const;
 
  private:
   std::deque<specialization> specs_;
@@ -150,7 +176,7 @@ std::string make_symbol(const function& f, const std::vector<const type*>& args)
 class function_typer {
  public:
   function_typer(module_typer& m, const function& src, std::vector<const type*> args, bool is_kernel,
-                 const type* declared_return);
+                 const type* declared_return, int sid = -1);
   typed_function run();
   std::vector<int> return_roots() const { return ret_.roots; }
 
@@ -182,7 +208,12 @@ class function_typer {
   /// element by element, arrays to a wider layout (a view), none to none.
   value convert(const value& v, const type* t, location loc, const std::string& what);
   value var_ref(var_id v, location loc);
+  /// `v` as a fixed_value when it is a compile-time value or a constant (a tuple of them), else nullopt.
+  std::optional<fixed_value> freeze(const value& v) const;
+  value thaw(const fixed_value& f, location loc);
   value make_tuple(std::vector<value> elems, location loc);
+  /// A named tuple of class `cls` (a tuple_class type) from its elements.
+  value make_named_tuple(std::vector<value> elems, const type* cls, location loc);
   value conditional(const value& cond, const value& a, const value& b, const type* t, location loc);
   /// `v` (an op run for its effect: a store) as an expression statement appended to `out`.
   void emit_effect(const value& v, location loc, std::vector<stmt_id>& out);
@@ -231,6 +262,8 @@ class function_typer {
   value logical(bool is_and, const value& a, const value& b, location loc);
   value attribute(const value& obj, const std::string& name, location loc);
   value call(const value& callee, call_args& c);
+  /// Whether the untyped argument `arg` is a star argument (`f(*t)`).
+  bool is_star(expr_id arg) const;
   value module_attribute(const std::string& module, const std::string& name, location loc);
 
   // --- calls (typer_calls.cpp) -----------------------------------------------------
@@ -256,6 +289,8 @@ class function_typer {
   value index_array(const value& a, const std::vector<index_item>& items, location loc);
   value tuple_index(const value& t, const value& idx, location loc);
   value array_attribute(const value& a, const std::string& name, location loc);
+  /// `a.reshape(shape)` / `a.reshape(d0, d1, ...)` of a C-contiguous array (one extent may be -1).
+  value reshape(const value& self, call_args& c);
   /// `a[index] = v` as an array_store statement.
   void store(const value& a, expr_id index, const value& v, location loc, std::vector<stmt_id>& out);
   /// The operands (int64 indices) for an element of `a` at `idx` (an int or
@@ -283,6 +318,10 @@ class function_typer {
   std::vector<const type*> args_;
   bool is_kernel_;
   const type* declared_return_;
+  int sid_ = -1;  ///< this specialisation's id in the module typer (-1: the entry)
+  /// The return type a recursive call from another function was given while
+  /// this one was still being typed (it must not change afterwards).
+  const type* handed_out_ = nullptr;
   std::shared_ptr<function> out_;
   std::vector<bool> used_;  ///< per node of out_: already an operand somewhere
   bool final_ = false;
@@ -290,6 +329,7 @@ class function_typer {
   std::exception_ptr first_error_;  ///< the first failure of the latest inferring pass
   std::vector<var_state> vars_;
   std::vector<bool> assigned_somewhere_;
+  std::vector<int> assignments_;  ///< per variable: the statements that assign it (parameters count one)
   var_state ret_;  ///< the return type so far (ty null: no return seen)
   location ret_loc_;
   std::vector<bool> writes_;

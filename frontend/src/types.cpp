@@ -48,6 +48,11 @@ std::string type::str() const {
       return s + space_suffix(space, ", ") + ")";
     }
     case type_kind::tuple: {
+      if (!names.empty()) {
+        std::string s = name + "(";
+        for (std::size_t i = 0; i < elements.size(); ++i) s += (i ? ", " : "") + names[i] + ": " + elements[i]->str();
+        return s + ")";
+      }
       bool uniform = !elements.empty() &&
                      std::all_of(elements.begin(), elements.end(), [&](const type* e) { return e == elements[0]; });
       if (uniform) return "UniTuple(" + elements[0]->str() + " x " + std::to_string(elements.size()) + ")";
@@ -75,6 +80,11 @@ std::string type::str() const {
     case type_kind::function: return "Function(" + name + ")";
     case type_kind::dtype: return "dtype(" + dtype->str() + ")";
     case type_kind::device_function: return "DeviceFunction(" + name + ")";
+    case type_kind::tuple_class: {
+      std::string s = "TupleClass(" + name;
+      for (const auto& n : names) s += ", " + n;
+      return s + ")";
+    }
   }
   return "?";
 }
@@ -89,6 +99,7 @@ std::string key_of(const type& t) {
                   std::to_string(static_cast<int>(t.space)) + ":" + t.name + ":" +
                   std::to_string(reinterpret_cast<std::uintptr_t>(t.callee)) + ":";
   for (auto* e : t.elements) k += std::to_string(reinterpret_cast<std::uintptr_t>(e)) + ",";
+  for (const auto& n : t.names) k += "|" + n;
   if (t.kind == type_kind::record) {
     k += "{" + std::to_string(t.size) + (t.aligned ? "a" : "p");
     for (const auto& f : t.fields) {
@@ -160,6 +171,26 @@ const type* type_context::tuple(std::vector<const type*> elements) {
   type t;
   t.kind = type_kind::tuple;
   t.elements = std::move(elements);
+  return intern(t);
+}
+
+const type* type_context::named_tuple(std::vector<const type*> elements, const std::string& cls,
+                                      std::vector<std::string> names) {
+  if (names.size() != elements.size()) throw cuforge::logic_error("a named tuple needs one name per element");
+  if (cls.empty()) throw cuforge::logic_error("a named tuple needs its class's name");
+  type t;
+  t.kind = type_kind::tuple;
+  t.elements = std::move(elements);
+  t.name = cls;
+  t.names = std::move(names);
+  return intern(t);
+}
+
+const type* type_context::tuple_class(const std::string& cls, std::vector<std::string> names) {
+  type t;
+  t.kind = type_kind::tuple_class;
+  t.name = cls;
+  t.names = std::move(names);
   return intern(t);
 }
 
@@ -437,6 +468,23 @@ class spec_parser {
         expect(')');
       }
       return tc_.tuple(std::move(es));
+    }
+    skip();
+    if (pos_ < s_.size() && s_[pos_] == '(' && w != "none") {
+      // A named tuple: Class(field: type, ...)
+      expect('(');
+      std::vector<const type*> es;
+      std::vector<std::string> names;
+      if (!eat(')')) {
+        do {
+          names.push_back(word());
+          expect(':');
+          es.push_back(one());
+        } while (eat(','));
+        expect(')');
+      }
+      if (names.empty()) fail("a named tuple needs fields");
+      return tc_.named_tuple(std::move(es), w, std::move(names));
     }
     return scalar(w);
   }

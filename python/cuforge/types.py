@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import numbers
 
 import numpy as np
@@ -38,6 +39,8 @@ __all__ = [
     "NPDatetime",
     "NPTimedelta",
     "Number",
+    "NamedTuple",
+    "NamedUniTuple",
     "NestedArray",
     "Record",
     "as_dtype",
@@ -505,6 +508,81 @@ class Tuple(_BaseTuple):
         return f"Tuple(({inner}{',' if len(self._types) == 1 else ''}))"
 
 
+class _NamedTupleBase(_BaseTuple):
+    __slots__ = ("_cls",)
+
+    @property
+    def cls(self):
+        """The namedtuple class."""
+        return self._cls
+
+    @property
+    def fields(self) -> tuple:
+        return tuple(self._cls._fields)
+
+    @property
+    def spec(self):
+        inner = ", ".join(f"{f}: {t.spec}" for f, t in zip(self.fields, self._types))
+        return f"{self._cls.__name__}({inner})"
+
+
+def _check_namedtuple(cls, count):
+    fields = getattr(cls, "_fields", None)
+    if not (isinstance(cls, type) and issubclass(cls, tuple) and isinstance(fields, tuple)):
+        raise TypeError(f"a named tuple type needs a namedtuple class, not {cls!r}")
+    if len(fields) != count:
+        raise ValueError(f"{cls.__name__} has {len(fields)} fields, not {count}")
+
+
+class NamedUniTuple(_NamedTupleBase):
+    """A namedtuple instance's type whose fields share one type (Numba's NamedUniTuple)."""
+
+    __slots__ = ()
+
+    def __init__(self, dtype: Type, count: int, cls):
+        if not isinstance(dtype, Type):
+            raise TypeError(f"NamedUniTuple needs a type, not {dtype!r}")
+        _check_namedtuple(cls, count)
+        self._types = (dtype,) * int(count)
+        self._cls = cls
+
+    @property
+    def dtype(self):
+        return self._types[0]
+
+    @property
+    def count(self):
+        return len(self._types)
+
+    def __repr__(self):
+        return f"NamedUniTuple({self._types[0]!r}, {len(self._types)}, {self._cls.__name__})"
+
+
+class NamedTuple(_NamedTupleBase):
+    """A namedtuple instance's type (Numba's NamedTuple; one type for all
+    fields makes a NamedUniTuple)."""
+
+    __slots__ = ()
+
+    def __new__(cls, types, klass):
+        types = tuple(types)
+        if types and all(t == types[0] for t in types):
+            return NamedUniTuple(types[0], len(types), klass)
+        return super().__new__(cls)
+
+    def __init__(self, types, klass):
+        types = tuple(types)
+        for t in types:
+            if not isinstance(t, Type):
+                raise TypeError(f"NamedTuple needs types, not {t!r}")
+        _check_namedtuple(klass, len(types))
+        self._types = types
+        self._cls = klass
+
+    def __repr__(self):
+        return f"NamedTuple({self._types!r}, {self._cls.__name__})"
+
+
 class Signature:
     """A function's type: its argument types and return type (None when the
     compiler is to infer it). ``void(float32[:])`` makes one."""
@@ -732,6 +810,16 @@ class _SpecParser:
             return Tuple(elements)
         if w == "none":
             return none
+        if self.eat("("):  # a named tuple: Class(field: type, ...)
+            fields, elements = [], []
+            while True:
+                fields.append(self.word())
+                self.expect(":")
+                elements.append(self.one())
+                if not self.eat(","):
+                    break
+            self.expect(")")
+            return NamedTuple(elements, collections.namedtuple(w, fields))
         if w in _SCALARS:
             return _SCALARS[w]
         base, x, count = w.rpartition("x")
@@ -890,7 +978,10 @@ def typeof(value) -> Type:
     if value is None:
         return none
     if isinstance(value, tuple):
-        return Tuple([typeof(v) for v in value])
+        elements = [typeof(v) for v in value]
+        if elements and isinstance(getattr(type(value), "_fields", None), tuple):
+            return NamedTuple(elements, type(value))
+        return Tuple(elements)
     return _typeof_device_array(value)
 
 

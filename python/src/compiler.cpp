@@ -69,15 +69,25 @@ global_value global_of(py::dict d) {
     g.k = global_value::kind::constant;
     g.value = get("typestr").is_none() ? constant_of(get("value"), true)
                                        : typed_constant_of(get("value"), py::str(get("typestr")));
-  } else if (kind == "tuple") {
-    g.k = global_value::kind::tuple;
-    for (auto e : get("elements")) g.elements.push_back(global_of(py::reinterpret_borrow<py::dict>(e)));
+  } else if (kind == "tuple" || kind == "tuple_class") {
+    g.k = kind == "tuple" ? global_value::kind::tuple : global_value::kind::tuple_class;
+    if (!get("elements").is_none())
+      for (auto e : get("elements")) g.elements.push_back(global_of(py::reinterpret_borrow<py::dict>(e)));
+    if (!get("cls").is_none()) g.cls = py::str(get("cls"));
+    if (!get("fields").is_none())
+      for (auto f : get("fields")) g.fields.push_back(py::str(f));
   } else if (kind == "const_array") {
     g.k = global_value::kind::const_array;
     g.dtype = py::str(get("typestr"));
     for (auto e : get("shape")) g.shape.push_back(e.cast<std::int64_t>());
     std::string bytes = get("data").cast<std::string>();
     g.bytes.assign(bytes.begin(), bytes.end());
+  } else if (kind == "device_array") {
+    g.k = global_value::kind::device_array;
+    g.dtype = py::str(get("typestr"));
+    g.address = get("address").cast<std::uint64_t>();
+    for (auto e : get("shape")) g.shape.push_back(e.cast<std::int64_t>());
+    for (auto e : get("strides")) g.strides.push_back(e.cast<std::int64_t>());
   } else if (kind == "module") {
     g.k = global_value::kind::module;
   } else if (kind == "function") {
@@ -87,7 +97,9 @@ global_value global_of(py::dict d) {
     g.dtype = py::str(get("typestr"));
   } else if (kind == "device_function") {
     g.k = global_value::kind::device_function;
-    g.callee = get("callee").cast<std::shared_ptr<function>>();
+    // No callee: a function being compiled further up (recursion), named by qualname and file.
+    if (!get("callee").is_none()) g.callee = get("callee").cast<std::shared_ptr<function>>();
+    if (!get("file").is_none()) g.file = py::str(get("file"));
   } else if (kind == "unsupported") {
     g.k = global_value::kind::unsupported;
   } else {
@@ -181,6 +193,7 @@ void bind_compiler(py::module_& m) {
       .def("set_body", &builder::set_body)
       .def("set_source", &builder::set_source)
       .def("set_fingerprint", &builder::set_fingerprint)
+      .def("set_varargs", &builder::set_varargs)
       .def("finish", &builder::finish);
 
   m.attr("NO_ID") = no_id;

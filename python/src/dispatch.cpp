@@ -329,8 +329,19 @@ void classify_into(kernel_argument& a, py::handle v, std::size_t index, std::vec
       classify_into(a.elements.emplace_back(), e, index, keep, launch);
       ts.push_back(a.elements.back().ty);
     }
+    // A namedtuple keeps its class's name and fields (p.x in the kernel).
+    std::vector<std::string> names;
+    std::string cls;
+    py::handle klass = py::type::of(v);
+    if (PyObject_HasAttrString(klass.ptr(), "_fields")) {
+      py::object fields = klass.attr("_fields");
+      if (py::isinstance<py::tuple>(fields) && py::len(fields) == ts.size() && !ts.empty()) {
+        for (auto f : fields) names.push_back(py::str(f));
+        cls = py::str(klass.attr("__name__"));
+      }
+    }
     std::lock_guard lock(jit::compile_lock());
-    a.ty = jit::types().tuple(std::move(ts));
+    a.ty = names.empty() ? jit::types().tuple(std::move(ts)) : jit::types().named_tuple(std::move(ts), cls, std::move(names));
     return;
   }
   if (const type* t = scalar_type(v)) {

@@ -314,9 +314,10 @@ TEST(TyperCuda, UnknownNames) {
   EXPECT_TYPING_ERROR(e.fail(attr, {f32}), "module 'cuda' has no attribute 'foo'", at(attr, 2, "cuda"));
   std::string dim = "def k(a):\n    x = cuda.threadIdx.w\n";
   EXPECT_TYPING_ERROR(e.fail(dim, {f32}), "module 'cuda.threadIdx' has no attribute 'w'", at(dim, 2, "cuda"));
-  std::string value = "def k(a):\n    x = cuda.threadIdx\n";
-  EXPECT_TYPING_ERROR(e.fail(value, {f32}), "cannot assign Module(cuda.threadIdx) to 'x': it is not a run-time value",
-                      at(value, 2, "x"));
+  // A module held by a variable must stay that module.
+  std::string value = "def k(a):\n    x = cuda.threadIdx\n    x = cuda.blockIdx\n";
+  EXPECT_TYPING_ERROR(e.fail(value, {f32}), "variable 'x' is assigned Module(cuda.threadIdx) and Module(cuda.blockIdx)",
+                      at(value, 3, "x"));
   std::string call = "def k(a):\n    x = cuda.threadIdx()\n";
   EXPECT_TYPING_ERROR(e.fail(call, {f32}), "module 'cuda.threadIdx' is not callable", at(call, 2, "cuda"));
 }

@@ -115,10 +115,29 @@ TEST(TyperVariables, IncompatibleAssignments) {
                       at(src, 4, "x"));
   std::string none = "def k(a):\n    x = None\n    x = 1\n";
   EXPECT_TYPING_ERROR(e.fail(none, {f32}), "variable 'x' is assigned values of types none and int64", at(none, 3, "x"));
-  std::string mod = "def k(a):\n    m = math\n";
-  EXPECT_TYPING_ERROR(e.fail(mod, {f32}), "cannot assign Module(math) to 'm': it is not a run-time value", at(mod, 2, "m"));
-  std::string fn = "def k(a):\n    f = math.sin\n";
-  EXPECT_TYPING_ERROR(e.fail(fn, {f32}), "cannot assign Function(math.sin) to 'f'", at(fn, 2, "f"));
+  // Compile-time values may be held by a variable (Numba allows it), one value per variable.
+  std::string mod = "def k(a, c):\n    m = math\n    if c:\n        m = cmath\n";
+  EXPECT_TYPING_ERROR(e.fail(mod, {f32, "bool"}), "variable 'm' is assigned Module(math) and Module(cmath)", at(mod, 4, "m"));
+  std::string fn = "def k(a, c):\n    f = math.sin\n    if c:\n        f = a[0]\n";
+  EXPECT_TYPING_ERROR(e.fail(fn, {f32, "bool"}), "variable 'f' is assigned Function(math.sin) and float32", at(fn, 4, "f"));
+  std::string rt = "def k(a, c):\n    f = a[0]\n    if c:\n        f = math.sin\n";
+  EXPECT_TYPING_ERROR(e.fail(rt, {f32, "bool"}), "variable 'f' is assigned float32 and Function(math.sin)", at(rt, 4, "f"));
+}
+
+TEST(TyperVariables, CompileTimeValuesInVariables) {
+  env e;
+  auto m = e.infer("def k(a):\n    f = math.sqrt\n    t = np.float32\n    a[0] = t(f(a[1]))\n", {f32});
+  EXPECT_NE(m.functions[0].ir->dump().find("sqrt"), std::string::npos) << m.functions[0].ir->dump();
+}
+
+TEST(TyperVariables, AVariableAssignedOneConstantIsThatConstant) {
+  env e;
+  // N sizes a shared array as the literal would; M, assigned twice, is a variable.
+  auto m = e.infer("def k(a):\n    N = 16\n    s = cuda.shared.array(N, np.float32)\n    s[0] = a[0]\n    a[1] = N\n", {f32});
+  EXPECT_NE(m.functions[0].ir->dump().find("shared_array"), std::string::npos) << m.functions[0].ir->dump();
+  std::string two = "def k(a, c):\n    M = 16\n    if c:\n        M = 32\n    s = cuda.shared.array(M, np.float32)\n";
+  failure r = e.fail(two, {f32, "bool"});
+  EXPECT_TRUE(r.thrown);
 }
 
 TEST(TyperVariables, ParametersGivenOtherTypes) {

@@ -403,10 +403,49 @@ def calls_ping(a):
     a[0] = ping(3)
 
 
-def test_recursion_is_a_global_that_says_so():
+def test_recursion_is_a_reference_by_name_and_file(record):
     assert "global(ping)(3)" in dump(calls_ping)
-    assert "recursive call to ping: recursion is not supported" in dump(pong)
-    assert "recursive call to self_recursive" in dump(self_recursive)
+    _, fp = build_ir_and_fingerprint(self_recursive)
+    assert "self_recursive = recursive device_function self_recursive" in fp
+    # Whichever of ping and pong was built first holds the other's IR; the other refers back by name.
+    fps = build_ir_and_fingerprint(ping)[1] + build_ir_and_fingerprint(pong)[1]
+    assert ("ping = recursive device_function ping" in fps) != ("pong = recursive device_function pong" in fps)
+    from cuforge.cuda._compiler.resolve import recursive_reference
+
+    e = recursive_reference(self_recursive.py_func).entry
+    assert e == {"kind": "device_function", "name": "self_recursive", "file": __file__}
+
+
+def test_enum_members_are_their_values():
+    class Color(enum.Enum):
+        RED = 1
+        BLUE = 2.5
+        NAME = "n"
+
+    assert _entry(Color.RED)["value"] == 1 and _entry(Color.BLUE)["value"] == 2.5
+    e = _entry(Color.NAME)
+    assert e["kind"] == "unsupported" and "number values" in e["name"]
+
+
+Point = collections.namedtuple("Point", ["x", "y"])
+
+
+def test_namedtuples_keep_their_class_and_fields():
+    assert _entry(Point) == {"kind": "tuple_class", "name": "g", "cls": "Point", "fields": ["x", "y"]}
+    e = _entry(Point(1, 2.5))
+    assert e["kind"] == "tuple" and e["cls"] == "Point" and e["fields"] == ["x", "y"]
+    assert [x["value"] for x in e["elements"]] == [1, 2.5]
+
+
+def test_device_arrays_are_captured_by_address():
+    d = cuda.to_device(np.arange(12, dtype=np.float32).reshape(3, 4))
+    e = _entry(d)
+    assert e["kind"] == "device_array" and e["typestr"] == "<f4"
+    assert e["shape"] == [3, 4] and e["strides"] == [16, 4] and e["address"] == d._pointer
+    t = _entry(d.T)
+    assert t["shape"] == [4, 3] and t["strides"] == [4, 16]
+    text = resolve("g", d, device_ir=None).text
+    assert f"@{d._pointer:#x}" in text and "in process" in text  # never a disk-cache hit in another process
 
 
 def test_device_functions_are_built_once(record):

@@ -4,6 +4,8 @@ construct."""
 
 import inspect
 
+import numpy as np
+
 import pytest
 
 from compiler_support import dump
@@ -114,6 +116,14 @@ def k_star_call(a):
     min(*a)
 
 
+def test_star_arguments_need_tuples_and_kernels_take_none():
+    # The walker takes f(*t) and def f(*rest); the typer wants a tuple, and a device function.
+    with pytest.raises(cuda.TypingError, match=r"a star argument \(\*x\) must be a tuple, not array"):
+        cuda.jit(k_star_call)[1, 1](np.zeros(2))
+    with pytest.raises(cuda.TypingError, match=r"Unsupported: a kernel with \*arguments \(k_varargs\)"):
+        cuda.jit(k_varargs)[1, 1](np.zeros(2), 1)
+
+
 def k_kwargs_call(a):
     min(**a)
 
@@ -217,7 +227,6 @@ CASES = [
     (k_global, "global statements", "global G"),
     (k_nonlocal, "nonlocal statements", "nonlocal x"),
     (k_del, "del", "del x"),
-    (k_star_call, "star arguments (*args)", "*a"),
     (k_kwargs_call, "star arguments (**kwargs)", "**a"),
     (k_yield, "yield", "yield a"),
     (k_yield_from, "yield from", "yield from"),
@@ -227,8 +236,7 @@ CASES = [
     (k_starred_assign, "starred assignment", "*y"),
     (k_match, "match statements", "match a"),
     (k_default, "default argument values", "1):"),
-    (k_varargs, "star arguments (*args, **kwargs)", "rest"),
-    (k_kwargs, "star arguments (*args, **kwargs)", "kw):"),
+    (k_kwargs, "keyword arguments collected with **kwargs", "kw):"),
     (k_kwonly, "keyword-only arguments", "b):"),
     (k_async, "async def", "async def"),
     (k_undefined, "name 'undefined_name_xyz' is not defined", "undefined_name_xyz"),

@@ -165,13 +165,16 @@ struct CUFORGE_API variable {
 struct CUFORGE_API global_value {
   enum class kind : std::uint8_t {
     constant,        ///< `value` (numbers, NumPy scalars, booleans, None)
-    tuple,           ///< `elements`: constants (nested tuples allowed)
+    tuple,           ///< `elements`: constants (nested tuples allowed); a named tuple's `cls` and `fields`
     const_array,     ///< a NumPy array captured as constant memory: `dtype`, `shape`, `bytes`
     module,          ///< `name`: "math", "cmath", "numpy", "cuda", "operator"
     function,        ///< `name`: a known callable ("builtins.abs", "numpy.isnan", "math.sin", ...)
     dtype,           ///< `dtype`: a scalar type named as a value (np.float32, float, int, bool, complex)
-    device_function, ///< `callee`: a jitted device function's IR
+    device_function, ///< `callee`: a jitted device function's IR; none for one being compiled further up
+                     ///< (recursion): the function `name` (its qualname) of source `file` the typer is typing
     unsupported,     ///< `name` says what it was: an error if the kernel uses it
+    tuple_class,     ///< a collections.namedtuple class: `cls`, `fields`
+    device_array,    ///< a device array captured by reference: `address`, `dtype`, `shape`, `strides` (bytes)
   } k = kind::unsupported;
   std::string name;
   constant_value value;
@@ -180,6 +183,11 @@ struct CUFORGE_API global_value {
   std::vector<std::int64_t> shape;   ///< const_array
   std::vector<unsigned char> bytes;  ///< const_array: C-contiguous data
   std::shared_ptr<const function> callee;
+  std::string file;                  ///< device_function without callee
+  std::string cls;                   ///< tuple_class, a named tuple: the class's name
+  std::vector<std::string> fields;   ///< tuple_class, a named tuple: the field names
+  std::uint64_t address = 0;         ///< device_array: its data's device address
+  std::vector<std::int64_t> strides; ///< device_array
 };
 
 /// One Python function's IR.
@@ -192,6 +200,9 @@ struct CUFORGE_API function {
   const std::string& display_name() const noexcept { return qualname.empty() ? name : qualname; }
   std::vector<std::string> source_lines;  ///< the file's lines (for diagnostics), or empty
   std::vector<var_id> params;             ///< the arguments, in order
+  /// `def f(a, *rest)`: the last parameter takes the extra positional
+  /// arguments, as a tuple.
+  bool varargs = false;
   std::vector<variable> vars;
   std::vector<expr> exprs;
   std::vector<stmt> stmts;
@@ -254,6 +265,8 @@ class CUFORGE_API builder {
   void set_body(std::vector<stmt_id> body);
   void set_source(std::vector<std::string> lines);
   void set_fingerprint(std::string text);
+  /// The last parameter made collects extra positional arguments (`*rest`).
+  void set_varargs();
 
   /// The finished function; the builder is empty afterwards.
   std::shared_ptr<function> finish();

@@ -104,6 +104,10 @@ namespace cuforge::frontend {
   X(local_array, array) /* -> T, per-thread array; attrs: its shape */                                 \
   X(const_array, array) /* -> T, in constant memory; attrs[0] = the global_value index (a           */ \
                         /* const_array) */                                                             \
+  X(array_reshape, array) /* (A, extents...) -> T: A's elements (A C-contiguous) as a C-ordered   */ \
+                        /* array of those int64 extents (their product is A's size: checked before) */ \
+  X(global_array, array) /* -> T, a device array the kernel's globals name, by its address; attrs[0] */ \
+                        /* = the global_value index (a device_array) */                                \
   /* --- records: R a record type (its value the address of its bytes) --- */                         \
   X(record_get, record) /* (R) -> field attrs[0]: a scalar's value, a nested record (its address),   */ \
                         /* a nested array (a C-ordered array over its bytes) */                        \

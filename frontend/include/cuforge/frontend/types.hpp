@@ -29,7 +29,8 @@ enum class type_kind : std::uint8_t {
   floating,   ///< `bits` 16/32/64
   complex,    ///< `bits` 64 (two float32) or 128 (two float64)
   array,      ///< `dtype` (a scalar type), `ndim`, `layout`, `readonly`, `space`
-  tuple,      ///< `elements`
+  tuple,      ///< `elements`; a named tuple (a collections.namedtuple class's instance) has `name`
+              ///< (the class's) and `names` (its fields')
   vector,     ///< a CUDA vector type (cuda.float32x3): `elements` (its count of one scalar), `name`
               ///< ("float32x3"); read-only members .x .y .z .w
   record,     ///< a structured dtype's element: `fields`, `size`, `align`, `aligned`, and the `space` its
@@ -40,6 +41,7 @@ enum class type_kind : std::uint8_t {
   function,   ///< `name`: a callable known to the typer ("math.sin", "builtins.range", "cuda.grid", ...)
   dtype,      ///< a scalar type as a value (np.float32, float, int): `dtype` is the scalar it names
   device_function,  ///< a jitted device function: `callee` is its (untyped) IR
+  tuple_class,      ///< a collections.namedtuple class, which makes named tuples: `name`, `names`
 };
 
 enum class array_layout : char { any = 'A', c = 'C', f = 'F' };
@@ -75,7 +77,8 @@ class CUFORGE_API type {
   std::int64_t size = 0;    ///< record: bytes, padding included
   int align = 1;            ///< record: the alignment its fields need (1 when packed)
   bool aligned = false;     ///< record: laid out as a C struct (NumPy's align=True) rather than packed
-  std::string name;         ///< module, function
+  std::string name;         ///< module, function; a named tuple's class
+  std::vector<std::string> names;  ///< a named tuple's (or tuple class's) field names
   const function* callee = nullptr;   ///< device_function
 
   bool is_scalar() const noexcept {
@@ -119,7 +122,8 @@ class CUFORGE_API type {
 
   /// Numba's spelling: "float32", "array(float32, 1d, C)",
   /// "UniTuple(int64 x 2)", "Tuple(int64, float32)", "Module(math)",
-  /// "Function(math.sin)", "dtype(float32)", "none",
+  /// "Function(math.sin)", "dtype(float32)", "none", "Point(x: float64, y: int64)" (a named
+  /// tuple: Numba writes "Point(float64, int64)"; the field names make it readable back),
   /// "Record(a[type=float64;offset=0],h[type=nestedarray(float32, (2,));offset=8];16;True)"
   /// (a record outside global memory adds its space: "...;16;True;shared)").
   std::string str() const;
@@ -141,6 +145,10 @@ class CUFORGE_API type_context {
   const type* array(const type* dtype, int ndim, array_layout layout = array_layout::any, bool readonly = false,
                     address_space space = address_space::global);
   const type* tuple(std::vector<const type*> elements);
+  /// A named tuple of class `cls` with fields `names` (one per element).
+  const type* named_tuple(std::vector<const type*> elements, const std::string& cls, std::vector<std::string> names);
+  /// The namedtuple class `cls` (fields `names`) as a value: calling it makes a named tuple.
+  const type* tuple_class(const std::string& cls, std::vector<std::string> names);
   /// A record of `fields` (their types scalars or global records) in `size`
   /// bytes; its alignment is its fields' largest when `aligned`, else 1.
   /// @throws logic_error for a field outside the record or named twice.

@@ -8,15 +8,21 @@ into one ``global_value`` (frontend/ir.hpp) as the dict the builder's
 ==================  ==================================================================
 kind                made from
 ==================  ==================================================================
-constant            bool, int, float, complex, None; NumPy scalars (with ``typestr``)
-tuple               tuples of constants (nested tuples allowed)
+constant            bool, int, float, complex, None; NumPy scalars (with ``typestr``);
+                    Enum members (their value; IntEnum members are ints)
+tuple               tuples of constants (nested tuples allowed); a namedtuple's ``cls``
+                    and ``fields`` with them
+tuple_class         a namedtuple class (calling it in a kernel makes a named tuple)
+device_array        objects with ``__cuda_array_interface__`` (DeviceNDArray, CuPy, PyTorch):
+                    captured by address, shape and strides
 const_array         NumPy arrays up to ``CONST_ARRAY_LIMIT`` bytes (C-contiguous bytes)
 module              math, cmath, numpy, operator, cuforge.cuda (as "cuda")
 function            supported builtins ("builtins.abs"), callables of math, cmath,
                     numpy and operator referenced directly ("math.sin")
 dtype               NumPy scalar types and dtypes, Python's int/float/bool/complex,
                     cuforge.types scalar types
-device_function     another @cuda.jit function: its untyped IR in ``callee``
+device_function     another @cuda.jit function: its untyped IR in ``callee``; or, for a
+                    function calling itself (or one calling it), no IR but its ``file``
 unsupported         anything else; ``name`` says what it was (an error where used)
 ==================  ==================================================================
 
@@ -31,10 +37,12 @@ from __future__ import annotations
 
 import builtins
 import cmath
+import enum
 import hashlib
 import math
 import operator
 import types as pytypes
+import uuid
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -144,7 +152,16 @@ def _tuple(name, value):
         if c is None:
             return None
         elements.append(c)
-    return {"kind": "tuple", "name": name, "elements": elements}
+    entry = {"kind": "tuple", "name": name, "elements": elements}
+    if is_namedtuple_class(type(value)):
+        entry["cls"] = type(value).__name__
+        entry["fields"] = list(type(value)._fields)
+    return entry
+
+
+def is_namedtuple_class(value) -> bool:
+    """Whether ``value`` is a class collections.namedtuple (or typing.NamedTuple) made."""
+    return isinstance(value, type) and issubclass(value, tuple) and isinstance(getattr(value, "_fields", None), tuple)
 
 
 def _entry_text(entry):
@@ -213,6 +230,13 @@ def resolve(name: str, value, device_ir: Callable) -> Resolution:
     if path is not None:
         return Resolution(None, "cuda." + ".".join(path), cuda_path=path)
 
+    if isinstance(value, enum.Enum) and not isinstance(value, int):
+        # An Enum member is its value in kernels (IntEnum members are ints already).
+        entry = _constant(name, value.value)
+        if entry is None:
+            return _unsupported(name, f"the enum member {value!r}: only members with number values are supported")
+        return Resolution(entry, f"enum {type(value).__qualname__}.{value.name} = {_entry_text(entry)}")
+
     entry = _constant(name, value)
     if entry is not None:
         return _done(entry)
@@ -240,6 +264,10 @@ def resolve(name: str, value, device_ir: Callable) -> Resolution:
     if isinstance(value, np.ndarray):
         return _const_array(name, value)
 
+    cai = _cuda_array_interface(value)
+    if cai is not None:
+        return _device_array(name, value, cai)
+
     if isinstance(value, pytypes.ModuleType):
         if value is _cuda_module():
             return _done({"kind": "module", "name": "cuda"})
@@ -252,11 +280,20 @@ def resolve(name: str, value, device_ir: Callable) -> Resolution:
 
     if _is_dispatcher(value):
         built = device_ir(value)
-        if built is None:
-            return _unsupported(name, f"recursive call to {value.py_func.__qualname__}: recursion is not supported")
+        if built is None:  # recursion: the typer finds the function among those it is typing
+            return recursive_reference(value.py_func)
         ir, fingerprint = built
         entry = {"kind": "device_function", "name": value.py_func.__qualname__, "callee": ir}
         return Resolution(entry, f"device_function {value.py_func.__qualname__} [{fingerprint}]")
+
+    if is_namedtuple_class(value):  # Point(x, y) in a kernel makes a named tuple
+        fields = list(value._fields)
+        if not fields:
+            return _unsupported(name, f"namedtuple class {value.__qualname__} without fields")
+        if not value.__name__.isidentifier():
+            return _unsupported(name, f"namedtuple class named {value.__name__!r}")
+        return Resolution({"kind": "tuple_class", "name": name, "cls": value.__name__, "fields": fields},
+                          f"tuple_class {value.__module__}.{value.__qualname__}{tuple(fields)}")
 
     if callable(value):
         if isinstance(value, pytypes.BuiltinFunctionType) and getattr(builtins, value.__name__, None) is value:
@@ -282,6 +319,62 @@ def resolve(name: str, value, device_ir: Callable) -> Resolution:
     return _unsupported(name, f"{type(value).__name__} object")
 
 
+#: Device arrays kernels captured by reference: kept alive as long as the
+#: process, since compiled code holds their addresses.
+_captured = []
+#: Distinguishes this process's captured addresses from another's in the disk
+#: cache's key (an address means nothing in another process).
+_PROCESS_NONCE = uuid.uuid4().hex
+
+
+def _cuda_array_interface(value):
+    if isinstance(value, (type, pytypes.ModuleType)):
+        return None
+    if _core.is_device_array(value):  # ours: the cpu backend offers no CUDA interface, but has an address
+        if value.dtype.fields is not None:
+            return {"typestr": "|V", "shape": value.shape, "strides": value.strides, "data": (0, False)}
+        return {"typestr": value.dtype.str, "shape": value.shape, "strides": value.strides,
+                "data": (value._pointer, False)}
+    try:
+        cai = getattr(value, "__cuda_array_interface__", None)
+    except Exception:  # a CPU tensor's property raises
+        return None
+    return cai if isinstance(cai, dict) else None
+
+
+def _device_array(name, value, cai):
+    """A global device array (DeviceNDArray, CuPy, PyTorch): captured by its
+    address, as numba-cuda captures one."""
+    typestr = cai.get("typestr")
+    dtype = np.dtype(typestr) if isinstance(typestr, str) else None
+    if dtype is None or _numpy_scalar_typestr(dtype) is None:
+        return _unsupported(name, f"device array of dtype {typestr}")
+    shape = [int(e) for e in cai["shape"]]
+    strides = cai.get("strides")
+    if strides is None:  # C-contiguous
+        strides, acc = [0] * len(shape), dtype.itemsize
+        for d in reversed(range(len(shape))):
+            strides[d] = acc
+            acc *= shape[d]
+    strides = [int(e) for e in strides]
+    address = int(cai["data"][0] or 0)
+    if cai["data"][1]:
+        return _unsupported(name, "a read-only device array (kernels may write a global device array)")
+    _captured.append(value)
+    entry = {"kind": "device_array", "name": name, "typestr": _numpy_scalar_typestr(dtype), "address": address,
+             "shape": shape, "strides": strides}
+    return Resolution(entry, f"device_array {entry['typestr']} {tuple(shape)} {tuple(strides)} @{address:#x} "
+                             f"in process {_PROCESS_NONCE}")
+
+
+def recursive_reference(pyfunc) -> Resolution:
+    """A call of ``pyfunc`` from inside its own compilation (recursion): a
+    device function without IR, named by qualname and file."""
+    qualname = getattr(pyfunc, "__qualname__", pyfunc.__name__)
+    entry = {"kind": "device_function", "name": qualname, "file": pyfunc.__code__.co_filename}
+    return Resolution(entry, f"recursive device_function {qualname}")
+
+
 def _const_array(name, value):
     typestr = _numpy_scalar_typestr(value.dtype)
     if typestr is None:
@@ -304,6 +397,8 @@ def foldable(value) -> bool:
         return False
     if isinstance(value, pytypes.ModuleType):
         return value is not _cuda_module() and all(value is not m for _, m in _FUNCTION_MODULES)
+    if isinstance(value, enum.Enum):
+        return True  # Color.RED.value
     if isinstance(value, tuple):
         return hasattr(value, "_fields")
     if dtype_typestr(value) is not None or isinstance(value, (np.ndarray, np.generic, np.ufunc, cftypes.Type)):

@@ -432,9 +432,14 @@ class _Walker:
 
     def global_expr(self, path, value, node):
         """A reference to the global ``path`` (holding ``value``), resolved once."""
+        if path in self.global_by_key:
+            return self.b.global_ref(self.global_by_key[path], *self.at(node))
+        return self.resolved_expr(path, _resolve.resolve(path, value, self.device_ir), node)
+
+    def resolved_expr(self, path, res, node):
+        """A reference to the global ``path``, which resolved to ``res``."""
         gid = self.global_by_key.get(path)
         if gid is None:
-            res = _resolve.resolve(path, value, self.device_ir)
             if res.cuda_path is not None:  # grid, threadIdx...: cuda.<path>
                 e = self.global_expr("cuforge.cuda", self._cuda_module(), node)
                 for attr in res.cuda_path:
@@ -497,15 +502,17 @@ class _Walker:
     def build(self):
         fn = self.fn
         args = fn.args
-        if args.vararg or args.kwarg:
-            self.error(args.vararg or args.kwarg, "Unsupported: star arguments (*args, **kwargs)")
+        if args.kwarg:
+            self.error(args.kwarg, "Unsupported: keyword arguments collected with **kwargs")
         if args.kwonlyargs:
             self.error(args.kwonlyargs[0], "Unsupported: keyword-only arguments")
         if args.defaults or any(d is not None for d in args.kw_defaults):
             self.error(args.defaults[0], "Unsupported: default argument values")
-        params = list(args.posonlyargs) + list(args.args)
+        params = list(args.posonlyargs) + list(args.args) + ([args.vararg] if args.vararg else [])
         for a in params:
             self.vars[a.arg] = self.b.param(a.arg, *self.at(a))
+        if args.vararg:  # *rest: the extra positional arguments, as a tuple
+            self.b.set_varargs()
         self.locals = {a.arg for a in params}
         # Variables made in order of first assignment, where they are first assigned.
         for name, node in _first_stores(fn.body).items():
@@ -771,6 +778,10 @@ class _Walker:
         if node.id in self.locals:
             return self.name_of(self.variable(node.id, node), node)
         found, value = self.lookup(node.id)
+        if not found and node.id == self.pyfunc.__name__:
+            # The function's own name, not bound yet (an eager signature
+            # compiles it while it is being decorated): a recursive call.
+            return self.resolved_expr(node.id, _resolve.recursive_reference(self.pyfunc), node)
         if not found:
             self.error(node, f"name {node.id!r} is not defined")
         return self.global_expr(node.id, value, node)
@@ -902,8 +913,9 @@ class _Walker:
         callee = self.visit(node.func)
         args, keywords = [], []
         for a in node.args:
-            if isinstance(a, ast.Starred):
-                self.error(a, "Unsupported: star arguments (*args)")
+            if isinstance(a, ast.Starred):  # f(*t): the typer spreads the tuple t
+                args.append(self.b.call(self.internal("__star__", a), [self.visit(a.value)], [], *self.at(a)))
+                continue
             args.append(self.visit(a))
         for k in node.keywords:
             if k.arg is None:
