@@ -191,34 +191,43 @@ value function_typer::call_device(const function& callee, call_args& c) {
   std::vector<value> operands;
   for (const auto& a : args)
     if (a.runtime()) operands.push_back(a);
+  // What the call needs of the callee: its id, return type, the arguments it
+  // writes, whether it meets barriers, the arguments its result may alias.
+  int sid = -1;
+  const type* rt = nullptr;
+  const std::vector<bool>* writes = nullptr;
+  bool barrier = false;
+  const std::vector<int>* roots = nullptr;
   if (const module_typer::frame* fr = m_.find_frame(callee, types)) {
     // A recursive call of a function still being typed: it returns its
     // declared type, else what its other paths return so far (inference
     // runs to a fixpoint, so the final pass sees the settled type).
     function_typer& ft = *fr->ft;
     if (ft.is_kernel_) fail(c.loc, "a kernel cannot call itself: " + fname + " is a kernel");
-    const type* rt = ft.declared_return_ ? ft.declared_return_ : ft.ret_.ty;
+    rt = ft.declared_return_ ? ft.declared_return_ : ft.ret_.ty;
     if (!rt) {
       if (!final_) throw unknown_type{};
       fail(c.loc, "cannot infer the return type of recursive function " + fname +
                       ": every path that returns calls it again (runaway recursion); give it an explicit signature");
     }
     if (&ft != this && !ft.declared_return_) ft.handed_out_ = rt;
-    for (std::size_t i = 0; i < n && i < ft.writes_.size(); ++i)
-      if (ft.writes_[i]) mark_written(args[i]);
-    uses_barrier_ = uses_barrier_ || ft.uses_barrier_;
-    value r = op(op_id::call_device, rt, operands, c.loc, {fr->sid}, true);
-    for (int j : ft.ret_.roots)
-      if (j >= 0 && static_cast<std::size_t>(j) < args.size()) add_roots(r.roots, args[static_cast<std::size_t>(j)].roots);
-    return r;
+    sid = fr->sid;
+    writes = &ft.writes_;
+    barrier = ft.uses_barrier_;
+    roots = &ft.ret_.roots;
+  } else {
+    sid = m_.specialize(callee, types, src_, c.loc);
+    const specialization& sp = m_.at(sid);
+    rt = sp.tf.return_type;
+    writes = &sp.tf.writes_arg;
+    barrier = sp.tf.uses_barrier;
+    roots = &sp.return_roots;
   }
-  int sid = m_.specialize(callee, types, src_, c.loc);
-  const specialization& sp = m_.at(sid);
-  for (std::size_t i = 0; i < n && i < sp.tf.writes_arg.size(); ++i)
-    if (sp.tf.writes_arg[i]) mark_written(args[i]);
-  uses_barrier_ = uses_barrier_ || sp.tf.uses_barrier;
-  value r = op(op_id::call_device, sp.tf.return_type, operands, c.loc, {sid}, true);
-  for (int j : sp.return_roots)
+  for (std::size_t i = 0; i < n && i < writes->size(); ++i)
+    if ((*writes)[i]) mark_written(args[i]);
+  uses_barrier_ = uses_barrier_ || barrier;
+  value r = op(op_id::call_device, rt, operands, c.loc, {sid}, true);
+  for (int j : *roots)
     if (j >= 0 && static_cast<std::size_t>(j) < args.size()) add_roots(r.roots, args[static_cast<std::size_t>(j)].roots);
   return r;
 }

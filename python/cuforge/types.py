@@ -452,6 +452,11 @@ class _BaseTuple(Type):
         return self._types[i]
 
 
+def _one_type(types) -> bool:
+    """Whether a tuple of these element types is homogeneous (a UniTuple, as Numba spells it)."""
+    return bool(types) and all(t == types[0] for t in types)
+
+
 class UniTuple(_BaseTuple):
     """A tuple of ``count`` values of one type."""
 
@@ -488,7 +493,7 @@ class Tuple(_BaseTuple):
 
     def __new__(cls, types=()):
         types = tuple(types)
-        if types and all(t == types[0] for t in types):
+        if _one_type(types):
             return UniTuple(types[0], len(types))
         return super().__new__(cls)
 
@@ -566,7 +571,7 @@ class NamedTuple(_NamedTupleBase):
 
     def __new__(cls, types, klass):
         types = tuple(types)
-        if types and all(t == types[0] for t in types):
+        if _one_type(types):
             return NamedUniTuple(types[0], len(types), klass)
         return super().__new__(cls)
 
