@@ -113,5 +113,10 @@ std::unique_ptr<target> make_nvptx_target(const compile_config& cfg);
 std::unique_ptr<target> make_host_target(const compile_config& cfg);
 /// The addresses the host JIT binds before looking in the process (target_host.cpp).
 std::vector<host_symbol> host_symbols();
+/// The cpu backend's __nv_* functions, cuda.libdevice's on the host (libdevice_host.cpp).
+std::vector<host_symbol> libdevice_host_symbols();
+/// float16 bits: a double rounded to the nearest half (ties to even), and back (target_host.cpp).
+std::uint16_t half_bits_of(double d);
+float float_of_half_bits(std::uint16_t b);
 
 }  // namespace cuforge::frontend::detail

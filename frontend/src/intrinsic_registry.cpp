@@ -43,7 +43,7 @@ struct tables {
 const tables& all_tables() {
   static const tables t = [] {
     tables r;
-    for (auto area : {cuda_intrinsics(), fp16_intrinsics(), vector_intrinsics(), atomic_intrinsics(), math_intrinsics(),
+    for (auto area : {cuda_intrinsics(), fp16_intrinsics(), vector_intrinsics(), atomic_intrinsics(), math_intrinsics(), libdevice_intrinsics(),
                       builtin_intrinsics()})
       for (const intrinsic& e : area) {
         if (!r.by_name.emplace(e.info.name, &e).second)

@@ -8,6 +8,8 @@
 //   intrinsics_vector.cpp    cuda.float32x3, cuda.float3, ...: CUDA's vector types and their C names
 //   intrinsics_atomic.cpp    cuda.atomic.*
 //   intrinsics_math.cpp      math.*, cmath.*, numpy.* (scalar functions and constants)
+//   intrinsics_libdevice.cpp cuda.libdevice.*: libdevice's functions by their C prototypes
+//                            (libdevice_functions.def lists them)
 //   intrinsics_builtins.cpp  builtins.*, operator.*
 // and intrinsic_registry.cpp puts the tables together. Adding an intrinsic
 // is a row in one of them, with its typing and lowering functions beside it
@@ -64,6 +66,8 @@ struct intrinsic {
   /// It takes compile-time values (dtypes, constant arrays) among its arguments; other entries are
   /// refused such arguments before their typing runs.
   bool compile_time_args = false;
+  /// A C prototype a family of rows types and lowers from (cuda.libdevice's: "f:f,*i").
+  std::string_view proto;
 };
 
 // Row makers for the tables: a module, a function typed by `call`, a value read by `read`.
@@ -109,6 +113,7 @@ std::span<const intrinsic> fp16_intrinsics();
 std::span<const intrinsic> vector_intrinsics();
 std::span<const intrinsic> atomic_intrinsics();
 std::span<const intrinsic> math_intrinsics();
+std::span<const intrinsic> libdevice_intrinsics();
 std::span<const intrinsic> builtin_intrinsics();
 
 /// The whole registry, in index order.

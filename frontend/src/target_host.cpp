@@ -193,8 +193,6 @@ class host_target final : public target {
 
 std::unique_ptr<target> make_host_target(const compile_config& cfg) { return std::make_unique<host_target>(cfg); }
 
-namespace {
-
 // float16 conversions LLVM leaves to the runtime library (compiler-rt's
 // names) where the CPU has no instruction for them: double to half always,
 // float to and from half without F16C. Ours, so the process needs no
@@ -220,17 +218,7 @@ std::uint16_t half_bits_of(double d) {
   return static_cast<std::uint16_t>(sign | bits);
 }
 
-_Float16 from_bits(std::uint16_t b) {
-  _Float16 h;
-  std::memcpy(&h, &b, sizeof h);
-  return h;
-}
-
-extern "C" _Float16 cuforge_truncdfhf2(double d) { return from_bits(half_bits_of(d)); }
-extern "C" _Float16 cuforge_truncsfhf2(float f) { return from_bits(half_bits_of(f)); }
-extern "C" float cuforge_extendhfsf2(_Float16 h) {
-  std::uint16_t b = 0;
-  std::memcpy(&b, &h, sizeof b);
+float float_of_half_bits(std::uint16_t b) {
   const std::uint32_t sign = static_cast<std::uint32_t>(b & 0x8000) << 16;
   std::uint32_t e = (b >> 10) & 0x1f, m = b & 0x3ff, bits = 0;
   if (e == 0x1f) {
@@ -250,6 +238,22 @@ extern "C" float cuforge_extendhfsf2(_Float16 h) {
   float f = 0;
   std::memcpy(&f, &bits, sizeof f);
   return f;
+}
+
+namespace {
+
+_Float16 from_bits(std::uint16_t b) {
+  _Float16 h;
+  std::memcpy(&h, &b, sizeof h);
+  return h;
+}
+
+extern "C" _Float16 cuforge_truncdfhf2(double d) { return from_bits(half_bits_of(d)); }
+extern "C" _Float16 cuforge_truncsfhf2(float f) { return from_bits(half_bits_of(f)); }
+extern "C" float cuforge_extendhfsf2(_Float16 h) {
+  std::uint16_t b = 0;
+  std::memcpy(&b, &h, sizeof b);
+  return float_of_half_bits(b);
 }
 
 }  // namespace
@@ -299,6 +303,7 @@ std::vector<host_symbol> host_symbols() {
   s.push_back({"frexp", reinterpret_cast<void*>(static_cast<double (*)(double, int*)>(&::frexp))});
   s.push_back({"modff", reinterpret_cast<void*>(static_cast<float (*)(float, float*)>(&::modff))});
   s.push_back({"modf", reinterpret_cast<void*>(static_cast<double (*)(double, double*)>(&::modf))});
+  for (host_symbol& l : libdevice_host_symbols()) s.push_back(l);
   return s;
 }
 

@@ -63,7 +63,7 @@ from cuforge import types
 globals().update(_KERNEL_NAMES)
 # Those that are submodules of numba.cuda import as modules too:
 # `from cuforge.cuda.fp16 import hadd`, as from numba.cuda.fp16.
-_sys.modules.update({f"{__name__}.{n}": _KERNEL_NAMES[n] for n in ("fp16",)})
+_sys.modules.update({f"{__name__}.{n}": _KERNEL_NAMES[n] for n in ("fp16", "libdevice")})
 
 #: The host API: arrays, transfers, streams, events, devices, the compiler.
 HOST_NAMES = (

@@ -453,6 +453,643 @@ def int8x4(x: Any, y: Any, z: Any, w: Any) -> Any:
     """A int8 vector of 4 elements (.x .y .z .w)."""
 laneid: Any
 """The thread's lane in its warp, 0 to 31 (int32)."""
+class _libdevice:
+    """libdevice's functions by name (without their __nv_ prefix), as numba-cuda's cuda.libdevice; the arguments convert to the C parameters' types."""
+    def abs(self, x: Any) -> Any:
+        """__nv_abs: (x: int32) -> int32."""
+    def acos(self, x: Any) -> Any:
+        """__nv_acos: (x: float64) -> float64."""
+    def acosf(self, x: Any) -> Any:
+        """__nv_acosf: (x: float32) -> float32."""
+    def acosh(self, x: Any) -> Any:
+        """__nv_acosh: (x: float64) -> float64."""
+    def acoshf(self, x: Any) -> Any:
+        """__nv_acoshf: (x: float32) -> float32."""
+    def asin(self, x: Any) -> Any:
+        """__nv_asin: (x: float64) -> float64."""
+    def asinf(self, x: Any) -> Any:
+        """__nv_asinf: (x: float32) -> float32."""
+    def asinh(self, x: Any) -> Any:
+        """__nv_asinh: (x: float64) -> float64."""
+    def asinhf(self, x: Any) -> Any:
+        """__nv_asinhf: (x: float32) -> float32."""
+    def atan(self, x: Any) -> Any:
+        """__nv_atan: (x: float64) -> float64."""
+    def atan2(self, x: Any, y: Any) -> Any:
+        """__nv_atan2: (x: float64, y: float64) -> float64."""
+    def atan2f(self, x: Any, y: Any) -> Any:
+        """__nv_atan2f: (x: float32, y: float32) -> float32."""
+    def atanf(self, x: Any) -> Any:
+        """__nv_atanf: (x: float32) -> float32."""
+    def atanh(self, x: Any) -> Any:
+        """__nv_atanh: (x: float64) -> float64."""
+    def atanhf(self, x: Any) -> Any:
+        """__nv_atanhf: (x: float32) -> float32."""
+    def brev(self, x: Any) -> Any:
+        """__nv_brev: (x: int32) -> int32."""
+    def brevll(self, x: Any) -> Any:
+        """__nv_brevll: (x: int64) -> int64."""
+    def byte_perm(self, x: Any, y: Any, z: Any) -> Any:
+        """__nv_byte_perm: (x: int32, y: int32, z: int32) -> int32."""
+    def cbrt(self, x: Any) -> Any:
+        """__nv_cbrt: (x: float64) -> float64."""
+    def cbrtf(self, x: Any) -> Any:
+        """__nv_cbrtf: (x: float32) -> float32."""
+    def ceil(self, x: Any) -> Any:
+        """__nv_ceil: (x: float64) -> float64."""
+    def ceilf(self, x: Any) -> Any:
+        """__nv_ceilf: (x: float32) -> float32."""
+    def clz(self, x: Any) -> Any:
+        """__nv_clz: (x: int32) -> int32."""
+    def clzll(self, x: Any) -> Any:
+        """__nv_clzll: (x: int64) -> int32."""
+    def copysign(self, x: Any, y: Any) -> Any:
+        """__nv_copysign: (x: float64, y: float64) -> float64."""
+    def copysignf(self, x: Any, y: Any) -> Any:
+        """__nv_copysignf: (x: float32, y: float32) -> float32."""
+    def cos(self, x: Any) -> Any:
+        """__nv_cos: (x: float64) -> float64."""
+    def cosf(self, x: Any) -> Any:
+        """__nv_cosf: (x: float32) -> float32."""
+    def cosh(self, x: Any) -> Any:
+        """__nv_cosh: (x: float64) -> float64."""
+    def coshf(self, x: Any) -> Any:
+        """__nv_coshf: (x: float32) -> float32."""
+    def cospi(self, x: Any) -> Any:
+        """__nv_cospi: (x: float64) -> float64."""
+    def cospif(self, x: Any) -> Any:
+        """__nv_cospif: (x: float32) -> float32."""
+    def dadd_rd(self, x: Any, y: Any) -> Any:
+        """__nv_dadd_rd: (x: float64, y: float64) -> float64."""
+    def dadd_rn(self, x: Any, y: Any) -> Any:
+        """__nv_dadd_rn: (x: float64, y: float64) -> float64."""
+    def dadd_ru(self, x: Any, y: Any) -> Any:
+        """__nv_dadd_ru: (x: float64, y: float64) -> float64."""
+    def dadd_rz(self, x: Any, y: Any) -> Any:
+        """__nv_dadd_rz: (x: float64, y: float64) -> float64."""
+    def ddiv_rd(self, x: Any, y: Any) -> Any:
+        """__nv_ddiv_rd: (x: float64, y: float64) -> float64."""
+    def ddiv_rn(self, x: Any, y: Any) -> Any:
+        """__nv_ddiv_rn: (x: float64, y: float64) -> float64."""
+    def ddiv_ru(self, x: Any, y: Any) -> Any:
+        """__nv_ddiv_ru: (x: float64, y: float64) -> float64."""
+    def ddiv_rz(self, x: Any, y: Any) -> Any:
+        """__nv_ddiv_rz: (x: float64, y: float64) -> float64."""
+    def dmul_rd(self, x: Any, y: Any) -> Any:
+        """__nv_dmul_rd: (x: float64, y: float64) -> float64."""
+    def dmul_rn(self, x: Any, y: Any) -> Any:
+        """__nv_dmul_rn: (x: float64, y: float64) -> float64."""
+    def dmul_ru(self, x: Any, y: Any) -> Any:
+        """__nv_dmul_ru: (x: float64, y: float64) -> float64."""
+    def dmul_rz(self, x: Any, y: Any) -> Any:
+        """__nv_dmul_rz: (x: float64, y: float64) -> float64."""
+    def double2float_rd(self, d: Any) -> Any:
+        """__nv_double2float_rd: (d: float64) -> float32."""
+    def double2float_rn(self, d: Any) -> Any:
+        """__nv_double2float_rn: (d: float64) -> float32."""
+    def double2float_ru(self, d: Any) -> Any:
+        """__nv_double2float_ru: (d: float64) -> float32."""
+    def double2float_rz(self, d: Any) -> Any:
+        """__nv_double2float_rz: (d: float64) -> float32."""
+    def double2hiint(self, d: Any) -> Any:
+        """__nv_double2hiint: (d: float64) -> int32."""
+    def double2int_rd(self, d: Any) -> Any:
+        """__nv_double2int_rd: (d: float64) -> int32."""
+    def double2int_rn(self, d: Any) -> Any:
+        """__nv_double2int_rn: (d: float64) -> int32."""
+    def double2int_ru(self, d: Any) -> Any:
+        """__nv_double2int_ru: (d: float64) -> int32."""
+    def double2int_rz(self, d: Any) -> Any:
+        """__nv_double2int_rz: (d: float64) -> int32."""
+    def double2ll_rd(self, f: Any) -> Any:
+        """__nv_double2ll_rd: (f: float64) -> int64."""
+    def double2ll_rn(self, f: Any) -> Any:
+        """__nv_double2ll_rn: (f: float64) -> int64."""
+    def double2ll_ru(self, f: Any) -> Any:
+        """__nv_double2ll_ru: (f: float64) -> int64."""
+    def double2ll_rz(self, f: Any) -> Any:
+        """__nv_double2ll_rz: (f: float64) -> int64."""
+    def double2loint(self, d: Any) -> Any:
+        """__nv_double2loint: (d: float64) -> int32."""
+    def double2uint_rd(self, d: Any) -> Any:
+        """__nv_double2uint_rd: (d: float64) -> int32."""
+    def double2uint_rn(self, d: Any) -> Any:
+        """__nv_double2uint_rn: (d: float64) -> int32."""
+    def double2uint_ru(self, d: Any) -> Any:
+        """__nv_double2uint_ru: (d: float64) -> int32."""
+    def double2uint_rz(self, d: Any) -> Any:
+        """__nv_double2uint_rz: (d: float64) -> int32."""
+    def double2ull_rd(self, f: Any) -> Any:
+        """__nv_double2ull_rd: (f: float64) -> int64."""
+    def double2ull_rn(self, f: Any) -> Any:
+        """__nv_double2ull_rn: (f: float64) -> int64."""
+    def double2ull_ru(self, f: Any) -> Any:
+        """__nv_double2ull_ru: (f: float64) -> int64."""
+    def double2ull_rz(self, f: Any) -> Any:
+        """__nv_double2ull_rz: (f: float64) -> int64."""
+    def double_as_longlong(self, x: Any) -> Any:
+        """__nv_double_as_longlong: (x: float64) -> int64."""
+    def drcp_rd(self, x: Any) -> Any:
+        """__nv_drcp_rd: (x: float64) -> float64."""
+    def drcp_rn(self, x: Any) -> Any:
+        """__nv_drcp_rn: (x: float64) -> float64."""
+    def drcp_ru(self, x: Any) -> Any:
+        """__nv_drcp_ru: (x: float64) -> float64."""
+    def drcp_rz(self, x: Any) -> Any:
+        """__nv_drcp_rz: (x: float64) -> float64."""
+    def dsqrt_rd(self, x: Any) -> Any:
+        """__nv_dsqrt_rd: (x: float64) -> float64."""
+    def dsqrt_rn(self, x: Any) -> Any:
+        """__nv_dsqrt_rn: (x: float64) -> float64."""
+    def dsqrt_ru(self, x: Any) -> Any:
+        """__nv_dsqrt_ru: (x: float64) -> float64."""
+    def dsqrt_rz(self, x: Any) -> Any:
+        """__nv_dsqrt_rz: (x: float64) -> float64."""
+    def erf(self, x: Any) -> Any:
+        """__nv_erf: (x: float64) -> float64."""
+    def erfc(self, x: Any) -> Any:
+        """__nv_erfc: (x: float64) -> float64."""
+    def erfcf(self, x: Any) -> Any:
+        """__nv_erfcf: (x: float32) -> float32."""
+    def erfcinv(self, x: Any) -> Any:
+        """__nv_erfcinv: (x: float64) -> float64."""
+    def erfcinvf(self, x: Any) -> Any:
+        """__nv_erfcinvf: (x: float32) -> float32."""
+    def erfcx(self, x: Any) -> Any:
+        """__nv_erfcx: (x: float64) -> float64."""
+    def erfcxf(self, x: Any) -> Any:
+        """__nv_erfcxf: (x: float32) -> float32."""
+    def erff(self, x: Any) -> Any:
+        """__nv_erff: (x: float32) -> float32."""
+    def erfinv(self, x: Any) -> Any:
+        """__nv_erfinv: (x: float64) -> float64."""
+    def erfinvf(self, x: Any) -> Any:
+        """__nv_erfinvf: (x: float32) -> float32."""
+    def exp(self, x: Any) -> Any:
+        """__nv_exp: (x: float64) -> float64."""
+    def exp10(self, x: Any) -> Any:
+        """__nv_exp10: (x: float64) -> float64."""
+    def exp10f(self, x: Any) -> Any:
+        """__nv_exp10f: (x: float32) -> float32."""
+    def exp2(self, x: Any) -> Any:
+        """__nv_exp2: (x: float64) -> float64."""
+    def exp2f(self, x: Any) -> Any:
+        """__nv_exp2f: (x: float32) -> float32."""
+    def expf(self, x: Any) -> Any:
+        """__nv_expf: (x: float32) -> float32."""
+    def expm1(self, x: Any) -> Any:
+        """__nv_expm1: (x: float64) -> float64."""
+    def expm1f(self, x: Any) -> Any:
+        """__nv_expm1f: (x: float32) -> float32."""
+    def fabs(self, f: Any) -> Any:
+        """__nv_fabs: (f: float64) -> float64."""
+    def fabsf(self, f: Any) -> Any:
+        """__nv_fabsf: (f: float32) -> float32."""
+    def fadd_rd(self, x: Any, y: Any) -> Any:
+        """__nv_fadd_rd: (x: float32, y: float32) -> float32."""
+    def fadd_rn(self, x: Any, y: Any) -> Any:
+        """__nv_fadd_rn: (x: float32, y: float32) -> float32."""
+    def fadd_ru(self, x: Any, y: Any) -> Any:
+        """__nv_fadd_ru: (x: float32, y: float32) -> float32."""
+    def fadd_rz(self, x: Any, y: Any) -> Any:
+        """__nv_fadd_rz: (x: float32, y: float32) -> float32."""
+    def fast_cosf(self, x: Any) -> Any:
+        """__nv_fast_cosf: (x: float32) -> float32."""
+    def fast_exp10f(self, x: Any) -> Any:
+        """__nv_fast_exp10f: (x: float32) -> float32."""
+    def fast_expf(self, x: Any) -> Any:
+        """__nv_fast_expf: (x: float32) -> float32."""
+    def fast_fdividef(self, x: Any, y: Any) -> Any:
+        """__nv_fast_fdividef: (x: float32, y: float32) -> float32."""
+    def fast_log10f(self, x: Any) -> Any:
+        """__nv_fast_log10f: (x: float32) -> float32."""
+    def fast_log2f(self, x: Any) -> Any:
+        """__nv_fast_log2f: (x: float32) -> float32."""
+    def fast_logf(self, x: Any) -> Any:
+        """__nv_fast_logf: (x: float32) -> float32."""
+    def fast_powf(self, x: Any, y: Any) -> Any:
+        """__nv_fast_powf: (x: float32, y: float32) -> float32."""
+    def fast_sincosf(self, x: Any) -> Any:
+        """__nv_fast_sincosf: (x: float32) -> (float32, float32)."""
+    def fast_sinf(self, x: Any) -> Any:
+        """__nv_fast_sinf: (x: float32) -> float32."""
+    def fast_tanf(self, x: Any) -> Any:
+        """__nv_fast_tanf: (x: float32) -> float32."""
+    def fdim(self, x: Any, y: Any) -> Any:
+        """__nv_fdim: (x: float64, y: float64) -> float64."""
+    def fdimf(self, x: Any, y: Any) -> Any:
+        """__nv_fdimf: (x: float32, y: float32) -> float32."""
+    def fdiv_rd(self, x: Any, y: Any) -> Any:
+        """__nv_fdiv_rd: (x: float32, y: float32) -> float32."""
+    def fdiv_rn(self, x: Any, y: Any) -> Any:
+        """__nv_fdiv_rn: (x: float32, y: float32) -> float32."""
+    def fdiv_ru(self, x: Any, y: Any) -> Any:
+        """__nv_fdiv_ru: (x: float32, y: float32) -> float32."""
+    def fdiv_rz(self, x: Any, y: Any) -> Any:
+        """__nv_fdiv_rz: (x: float32, y: float32) -> float32."""
+    def ffs(self, x: Any) -> Any:
+        """__nv_ffs: (x: int32) -> int32."""
+    def ffsll(self, x: Any) -> Any:
+        """__nv_ffsll: (x: int64) -> int32."""
+    def finitef(self, x: Any) -> Any:
+        """__nv_finitef: (x: float32) -> int32."""
+    def float2half_rn(self, f: Any) -> Any:
+        """__nv_float2half_rn: (f: float32) -> int16."""
+    def float2int_rd(self, x: Any) -> Any:
+        """__nv_float2int_rd: (x: float32) -> int32."""
+    def float2int_rn(self, x: Any) -> Any:
+        """__nv_float2int_rn: (x: float32) -> int32."""
+    def float2int_ru(self, x: Any) -> Any:
+        """__nv_float2int_ru: (x: float32) -> int32."""
+    def float2int_rz(self, x: Any) -> Any:
+        """__nv_float2int_rz: (x: float32) -> int32."""
+    def float2ll_rd(self, f: Any) -> Any:
+        """__nv_float2ll_rd: (f: float32) -> int64."""
+    def float2ll_rn(self, f: Any) -> Any:
+        """__nv_float2ll_rn: (f: float32) -> int64."""
+    def float2ll_ru(self, f: Any) -> Any:
+        """__nv_float2ll_ru: (f: float32) -> int64."""
+    def float2ll_rz(self, f: Any) -> Any:
+        """__nv_float2ll_rz: (f: float32) -> int64."""
+    def float2uint_rd(self, x: Any) -> Any:
+        """__nv_float2uint_rd: (x: float32) -> int32."""
+    def float2uint_rn(self, x: Any) -> Any:
+        """__nv_float2uint_rn: (x: float32) -> int32."""
+    def float2uint_ru(self, x: Any) -> Any:
+        """__nv_float2uint_ru: (x: float32) -> int32."""
+    def float2uint_rz(self, x: Any) -> Any:
+        """__nv_float2uint_rz: (x: float32) -> int32."""
+    def float2ull_rd(self, f: Any) -> Any:
+        """__nv_float2ull_rd: (f: float32) -> int64."""
+    def float2ull_rn(self, f: Any) -> Any:
+        """__nv_float2ull_rn: (f: float32) -> int64."""
+    def float2ull_ru(self, f: Any) -> Any:
+        """__nv_float2ull_ru: (f: float32) -> int64."""
+    def float2ull_rz(self, f: Any) -> Any:
+        """__nv_float2ull_rz: (f: float32) -> int64."""
+    def float_as_int(self, x: Any) -> Any:
+        """__nv_float_as_int: (x: float32) -> int32."""
+    def floor(self, f: Any) -> Any:
+        """__nv_floor: (f: float64) -> float64."""
+    def floorf(self, f: Any) -> Any:
+        """__nv_floorf: (f: float32) -> float32."""
+    def fma(self, x: Any, y: Any, z: Any) -> Any:
+        """__nv_fma: (x: float64, y: float64, z: float64) -> float64."""
+    def fma_rd(self, x: Any, y: Any, z: Any) -> Any:
+        """__nv_fma_rd: (x: float64, y: float64, z: float64) -> float64."""
+    def fma_rn(self, x: Any, y: Any, z: Any) -> Any:
+        """__nv_fma_rn: (x: float64, y: float64, z: float64) -> float64."""
+    def fma_ru(self, x: Any, y: Any, z: Any) -> Any:
+        """__nv_fma_ru: (x: float64, y: float64, z: float64) -> float64."""
+    def fma_rz(self, x: Any, y: Any, z: Any) -> Any:
+        """__nv_fma_rz: (x: float64, y: float64, z: float64) -> float64."""
+    def fmaf(self, x: Any, y: Any, z: Any) -> Any:
+        """__nv_fmaf: (x: float32, y: float32, z: float32) -> float32."""
+    def fmaf_rd(self, x: Any, y: Any, z: Any) -> Any:
+        """__nv_fmaf_rd: (x: float32, y: float32, z: float32) -> float32."""
+    def fmaf_rn(self, x: Any, y: Any, z: Any) -> Any:
+        """__nv_fmaf_rn: (x: float32, y: float32, z: float32) -> float32."""
+    def fmaf_ru(self, x: Any, y: Any, z: Any) -> Any:
+        """__nv_fmaf_ru: (x: float32, y: float32, z: float32) -> float32."""
+    def fmaf_rz(self, x: Any, y: Any, z: Any) -> Any:
+        """__nv_fmaf_rz: (x: float32, y: float32, z: float32) -> float32."""
+    def fmax(self, x: Any, y: Any) -> Any:
+        """__nv_fmax: (x: float64, y: float64) -> float64."""
+    def fmaxf(self, x: Any, y: Any) -> Any:
+        """__nv_fmaxf: (x: float32, y: float32) -> float32."""
+    def fmin(self, x: Any, y: Any) -> Any:
+        """__nv_fmin: (x: float64, y: float64) -> float64."""
+    def fminf(self, x: Any, y: Any) -> Any:
+        """__nv_fminf: (x: float32, y: float32) -> float32."""
+    def fmod(self, x: Any, y: Any) -> Any:
+        """__nv_fmod: (x: float64, y: float64) -> float64."""
+    def fmodf(self, x: Any, y: Any) -> Any:
+        """__nv_fmodf: (x: float32, y: float32) -> float32."""
+    def fmul_rd(self, x: Any, y: Any) -> Any:
+        """__nv_fmul_rd: (x: float32, y: float32) -> float32."""
+    def fmul_rn(self, x: Any, y: Any) -> Any:
+        """__nv_fmul_rn: (x: float32, y: float32) -> float32."""
+    def fmul_ru(self, x: Any, y: Any) -> Any:
+        """__nv_fmul_ru: (x: float32, y: float32) -> float32."""
+    def fmul_rz(self, x: Any, y: Any) -> Any:
+        """__nv_fmul_rz: (x: float32, y: float32) -> float32."""
+    def frcp_rd(self, x: Any) -> Any:
+        """__nv_frcp_rd: (x: float32) -> float32."""
+    def frcp_rn(self, x: Any) -> Any:
+        """__nv_frcp_rn: (x: float32) -> float32."""
+    def frcp_ru(self, x: Any) -> Any:
+        """__nv_frcp_ru: (x: float32) -> float32."""
+    def frcp_rz(self, x: Any) -> Any:
+        """__nv_frcp_rz: (x: float32) -> float32."""
+    def frexp(self, x: Any) -> Any:
+        """__nv_frexp: (x: float64) -> (float64, int32)."""
+    def frexpf(self, x: Any) -> Any:
+        """__nv_frexpf: (x: float32) -> (float32, int32)."""
+    def frsqrt_rn(self, x: Any) -> Any:
+        """__nv_frsqrt_rn: (x: float32) -> float32."""
+    def fsqrt_rd(self, x: Any) -> Any:
+        """__nv_fsqrt_rd: (x: float32) -> float32."""
+    def fsqrt_rn(self, x: Any) -> Any:
+        """__nv_fsqrt_rn: (x: float32) -> float32."""
+    def fsqrt_ru(self, x: Any) -> Any:
+        """__nv_fsqrt_ru: (x: float32) -> float32."""
+    def fsqrt_rz(self, x: Any) -> Any:
+        """__nv_fsqrt_rz: (x: float32) -> float32."""
+    def fsub_rd(self, x: Any, y: Any) -> Any:
+        """__nv_fsub_rd: (x: float32, y: float32) -> float32."""
+    def fsub_rn(self, x: Any, y: Any) -> Any:
+        """__nv_fsub_rn: (x: float32, y: float32) -> float32."""
+    def fsub_ru(self, x: Any, y: Any) -> Any:
+        """__nv_fsub_ru: (x: float32, y: float32) -> float32."""
+    def fsub_rz(self, x: Any, y: Any) -> Any:
+        """__nv_fsub_rz: (x: float32, y: float32) -> float32."""
+    def hadd(self, x: Any, y: Any) -> Any:
+        """__nv_hadd: (x: int32, y: int32) -> int32."""
+    def half2float(self, h: Any) -> Any:
+        """__nv_half2float: (h: int16) -> float32."""
+    def hiloint2double(self, x: Any, y: Any) -> Any:
+        """__nv_hiloint2double: (x: int32, y: int32) -> float64."""
+    def hypot(self, x: Any, y: Any) -> Any:
+        """__nv_hypot: (x: float64, y: float64) -> float64."""
+    def hypotf(self, x: Any, y: Any) -> Any:
+        """__nv_hypotf: (x: float32, y: float32) -> float32."""
+    def ilogb(self, x: Any) -> Any:
+        """__nv_ilogb: (x: float64) -> int32."""
+    def ilogbf(self, x: Any) -> Any:
+        """__nv_ilogbf: (x: float32) -> int32."""
+    def int2double_rn(self, i: Any) -> Any:
+        """__nv_int2double_rn: (i: int32) -> float64."""
+    def int2float_rd(self, x: Any) -> Any:
+        """__nv_int2float_rd: (x: int32) -> float32."""
+    def int2float_rn(self, x: Any) -> Any:
+        """__nv_int2float_rn: (x: int32) -> float32."""
+    def int2float_ru(self, x: Any) -> Any:
+        """__nv_int2float_ru: (x: int32) -> float32."""
+    def int2float_rz(self, x: Any) -> Any:
+        """__nv_int2float_rz: (x: int32) -> float32."""
+    def int_as_float(self, x: Any) -> Any:
+        """__nv_int_as_float: (x: int32) -> float32."""
+    def isfinited(self, x: Any) -> Any:
+        """__nv_isfinited: (x: float64) -> int32."""
+    def isinfd(self, x: Any) -> Any:
+        """__nv_isinfd: (x: float64) -> int32."""
+    def isinff(self, x: Any) -> Any:
+        """__nv_isinff: (x: float32) -> int32."""
+    def isnand(self, x: Any) -> Any:
+        """__nv_isnand: (x: float64) -> int32."""
+    def isnanf(self, x: Any) -> Any:
+        """__nv_isnanf: (x: float32) -> int32."""
+    def j0(self, x: Any) -> Any:
+        """__nv_j0: (x: float64) -> float64."""
+    def j0f(self, x: Any) -> Any:
+        """__nv_j0f: (x: float32) -> float32."""
+    def j1(self, x: Any) -> Any:
+        """__nv_j1: (x: float64) -> float64."""
+    def j1f(self, x: Any) -> Any:
+        """__nv_j1f: (x: float32) -> float32."""
+    def jn(self, n: Any, x: Any) -> Any:
+        """__nv_jn: (n: int32, x: float64) -> float64."""
+    def jnf(self, n: Any, x: Any) -> Any:
+        """__nv_jnf: (n: int32, x: float32) -> float32."""
+    def ldexp(self, x: Any, y: Any) -> Any:
+        """__nv_ldexp: (x: float64, y: int32) -> float64."""
+    def ldexpf(self, x: Any, y: Any) -> Any:
+        """__nv_ldexpf: (x: float32, y: int32) -> float32."""
+    def lgamma(self, x: Any) -> Any:
+        """__nv_lgamma: (x: float64) -> float64."""
+    def lgammaf(self, x: Any) -> Any:
+        """__nv_lgammaf: (x: float32) -> float32."""
+    def ll2double_rd(self, l: Any) -> Any:
+        """__nv_ll2double_rd: (l: int64) -> float64."""
+    def ll2double_rn(self, l: Any) -> Any:
+        """__nv_ll2double_rn: (l: int64) -> float64."""
+    def ll2double_ru(self, l: Any) -> Any:
+        """__nv_ll2double_ru: (l: int64) -> float64."""
+    def ll2double_rz(self, l: Any) -> Any:
+        """__nv_ll2double_rz: (l: int64) -> float64."""
+    def ll2float_rd(self, l: Any) -> Any:
+        """__nv_ll2float_rd: (l: int64) -> float32."""
+    def ll2float_rn(self, l: Any) -> Any:
+        """__nv_ll2float_rn: (l: int64) -> float32."""
+    def ll2float_ru(self, l: Any) -> Any:
+        """__nv_ll2float_ru: (l: int64) -> float32."""
+    def ll2float_rz(self, l: Any) -> Any:
+        """__nv_ll2float_rz: (l: int64) -> float32."""
+    def llabs(self, x: Any) -> Any:
+        """__nv_llabs: (x: int64) -> int64."""
+    def llmax(self, x: Any, y: Any) -> Any:
+        """__nv_llmax: (x: int64, y: int64) -> int64."""
+    def llmin(self, x: Any, y: Any) -> Any:
+        """__nv_llmin: (x: int64, y: int64) -> int64."""
+    def llrint(self, x: Any) -> Any:
+        """__nv_llrint: (x: float64) -> int64."""
+    def llrintf(self, x: Any) -> Any:
+        """__nv_llrintf: (x: float32) -> int64."""
+    def llround(self, x: Any) -> Any:
+        """__nv_llround: (x: float64) -> int64."""
+    def llroundf(self, x: Any) -> Any:
+        """__nv_llroundf: (x: float32) -> int64."""
+    def log(self, x: Any) -> Any:
+        """__nv_log: (x: float64) -> float64."""
+    def log10(self, x: Any) -> Any:
+        """__nv_log10: (x: float64) -> float64."""
+    def log10f(self, x: Any) -> Any:
+        """__nv_log10f: (x: float32) -> float32."""
+    def log1p(self, x: Any) -> Any:
+        """__nv_log1p: (x: float64) -> float64."""
+    def log1pf(self, x: Any) -> Any:
+        """__nv_log1pf: (x: float32) -> float32."""
+    def log2(self, x: Any) -> Any:
+        """__nv_log2: (x: float64) -> float64."""
+    def log2f(self, x: Any) -> Any:
+        """__nv_log2f: (x: float32) -> float32."""
+    def logb(self, x: Any) -> Any:
+        """__nv_logb: (x: float64) -> float64."""
+    def logbf(self, x: Any) -> Any:
+        """__nv_logbf: (x: float32) -> float32."""
+    def logf(self, x: Any) -> Any:
+        """__nv_logf: (x: float32) -> float32."""
+    def longlong_as_double(self, x: Any) -> Any:
+        """__nv_longlong_as_double: (x: int64) -> float64."""
+    def max(self, x: Any, y: Any) -> Any:
+        """__nv_max: (x: int32, y: int32) -> int32."""
+    def min(self, x: Any, y: Any) -> Any:
+        """__nv_min: (x: int32, y: int32) -> int32."""
+    def modf(self, x: Any) -> Any:
+        """__nv_modf: (x: float64) -> (float64, float64)."""
+    def modff(self, x: Any) -> Any:
+        """__nv_modff: (x: float32) -> (float32, float32)."""
+    def mul24(self, x: Any, y: Any) -> Any:
+        """__nv_mul24: (x: int32, y: int32) -> int32."""
+    def mul64hi(self, x: Any, y: Any) -> Any:
+        """__nv_mul64hi: (x: int64, y: int64) -> int64."""
+    def mulhi(self, x: Any, y: Any) -> Any:
+        """__nv_mulhi: (x: int32, y: int32) -> int32."""
+    def nearbyint(self, x: Any) -> Any:
+        """__nv_nearbyint: (x: float64) -> float64."""
+    def nearbyintf(self, x: Any) -> Any:
+        """__nv_nearbyintf: (x: float32) -> float32."""
+    def nextafter(self, x: Any, y: Any) -> Any:
+        """__nv_nextafter: (x: float64, y: float64) -> float64."""
+    def nextafterf(self, x: Any, y: Any) -> Any:
+        """__nv_nextafterf: (x: float32, y: float32) -> float32."""
+    def normcdf(self, x: Any) -> Any:
+        """__nv_normcdf: (x: float64) -> float64."""
+    def normcdff(self, x: Any) -> Any:
+        """__nv_normcdff: (x: float32) -> float32."""
+    def normcdfinv(self, x: Any) -> Any:
+        """__nv_normcdfinv: (x: float64) -> float64."""
+    def normcdfinvf(self, x: Any) -> Any:
+        """__nv_normcdfinvf: (x: float32) -> float32."""
+    def popc(self, x: Any) -> Any:
+        """__nv_popc: (x: int32) -> int32."""
+    def popcll(self, x: Any) -> Any:
+        """__nv_popcll: (x: int64) -> int32."""
+    def pow(self, x: Any, y: Any) -> Any:
+        """__nv_pow: (x: float64, y: float64) -> float64."""
+    def powf(self, x: Any, y: Any) -> Any:
+        """__nv_powf: (x: float32, y: float32) -> float32."""
+    def powi(self, x: Any, y: Any) -> Any:
+        """__nv_powi: (x: float64, y: int32) -> float64."""
+    def powif(self, x: Any, y: Any) -> Any:
+        """__nv_powif: (x: float32, y: int32) -> float32."""
+    def rcbrt(self, x: Any) -> Any:
+        """__nv_rcbrt: (x: float64) -> float64."""
+    def rcbrtf(self, x: Any) -> Any:
+        """__nv_rcbrtf: (x: float32) -> float32."""
+    def remainder(self, x: Any, y: Any) -> Any:
+        """__nv_remainder: (x: float64, y: float64) -> float64."""
+    def remainderf(self, x: Any, y: Any) -> Any:
+        """__nv_remainderf: (x: float32, y: float32) -> float32."""
+    def remquo(self, x: Any, y: Any) -> Any:
+        """__nv_remquo: (x: float64, y: float64) -> (float64, int32)."""
+    def remquof(self, x: Any, y: Any) -> Any:
+        """__nv_remquof: (x: float32, y: float32) -> (float32, int32)."""
+    def rhadd(self, x: Any, y: Any) -> Any:
+        """__nv_rhadd: (x: int32, y: int32) -> int32."""
+    def rint(self, x: Any) -> Any:
+        """__nv_rint: (x: float64) -> float64."""
+    def rintf(self, x: Any) -> Any:
+        """__nv_rintf: (x: float32) -> float32."""
+    def round(self, x: Any) -> Any:
+        """__nv_round: (x: float64) -> float64."""
+    def roundf(self, x: Any) -> Any:
+        """__nv_roundf: (x: float32) -> float32."""
+    def rsqrt(self, x: Any) -> Any:
+        """__nv_rsqrt: (x: float64) -> float64."""
+    def rsqrtf(self, x: Any) -> Any:
+        """__nv_rsqrtf: (x: float32) -> float32."""
+    def sad(self, x: Any, y: Any, z: Any) -> Any:
+        """__nv_sad: (x: int32, y: int32, z: int32) -> int32."""
+    def saturatef(self, x: Any) -> Any:
+        """__nv_saturatef: (x: float32) -> float32."""
+    def scalbn(self, x: Any, y: Any) -> Any:
+        """__nv_scalbn: (x: float64, y: int32) -> float64."""
+    def scalbnf(self, x: Any, y: Any) -> Any:
+        """__nv_scalbnf: (x: float32, y: int32) -> float32."""
+    def signbitd(self, x: Any) -> Any:
+        """__nv_signbitd: (x: float64) -> int32."""
+    def signbitf(self, x: Any) -> Any:
+        """__nv_signbitf: (x: float32) -> int32."""
+    def sin(self, x: Any) -> Any:
+        """__nv_sin: (x: float64) -> float64."""
+    def sincos(self, x: Any) -> Any:
+        """__nv_sincos: (x: float64) -> (float64, float64)."""
+    def sincosf(self, x: Any) -> Any:
+        """__nv_sincosf: (x: float32) -> (float32, float32)."""
+    def sincospi(self, x: Any) -> Any:
+        """__nv_sincospi: (x: float64) -> (float64, float64)."""
+    def sincospif(self, x: Any) -> Any:
+        """__nv_sincospif: (x: float32) -> (float32, float32)."""
+    def sinf(self, x: Any) -> Any:
+        """__nv_sinf: (x: float32) -> float32."""
+    def sinh(self, x: Any) -> Any:
+        """__nv_sinh: (x: float64) -> float64."""
+    def sinhf(self, x: Any) -> Any:
+        """__nv_sinhf: (x: float32) -> float32."""
+    def sinpi(self, x: Any) -> Any:
+        """__nv_sinpi: (x: float64) -> float64."""
+    def sinpif(self, x: Any) -> Any:
+        """__nv_sinpif: (x: float32) -> float32."""
+    def sqrt(self, x: Any) -> Any:
+        """__nv_sqrt: (x: float64) -> float64."""
+    def sqrtf(self, x: Any) -> Any:
+        """__nv_sqrtf: (x: float32) -> float32."""
+    def tan(self, x: Any) -> Any:
+        """__nv_tan: (x: float64) -> float64."""
+    def tanf(self, x: Any) -> Any:
+        """__nv_tanf: (x: float32) -> float32."""
+    def tanh(self, x: Any) -> Any:
+        """__nv_tanh: (x: float64) -> float64."""
+    def tanhf(self, x: Any) -> Any:
+        """__nv_tanhf: (x: float32) -> float32."""
+    def tgamma(self, x: Any) -> Any:
+        """__nv_tgamma: (x: float64) -> float64."""
+    def tgammaf(self, x: Any) -> Any:
+        """__nv_tgammaf: (x: float32) -> float32."""
+    def trunc(self, x: Any) -> Any:
+        """__nv_trunc: (x: float64) -> float64."""
+    def truncf(self, x: Any) -> Any:
+        """__nv_truncf: (x: float32) -> float32."""
+    def uhadd(self, x: Any, y: Any) -> Any:
+        """__nv_uhadd: (x: int32, y: int32) -> int32."""
+    def uint2double_rn(self, i: Any) -> Any:
+        """__nv_uint2double_rn: (i: int32) -> float64."""
+    def uint2float_rd(self, x: Any) -> Any:
+        """__nv_uint2float_rd: (x: int32) -> float32."""
+    def uint2float_rn(self, x: Any) -> Any:
+        """__nv_uint2float_rn: (x: int32) -> float32."""
+    def uint2float_ru(self, x: Any) -> Any:
+        """__nv_uint2float_ru: (x: int32) -> float32."""
+    def uint2float_rz(self, x: Any) -> Any:
+        """__nv_uint2float_rz: (x: int32) -> float32."""
+    def ull2double_rd(self, l: Any) -> Any:
+        """__nv_ull2double_rd: (l: int64) -> float64."""
+    def ull2double_rn(self, l: Any) -> Any:
+        """__nv_ull2double_rn: (l: int64) -> float64."""
+    def ull2double_ru(self, l: Any) -> Any:
+        """__nv_ull2double_ru: (l: int64) -> float64."""
+    def ull2double_rz(self, l: Any) -> Any:
+        """__nv_ull2double_rz: (l: int64) -> float64."""
+    def ull2float_rd(self, l: Any) -> Any:
+        """__nv_ull2float_rd: (l: int64) -> float32."""
+    def ull2float_rn(self, l: Any) -> Any:
+        """__nv_ull2float_rn: (l: int64) -> float32."""
+    def ull2float_ru(self, l: Any) -> Any:
+        """__nv_ull2float_ru: (l: int64) -> float32."""
+    def ull2float_rz(self, l: Any) -> Any:
+        """__nv_ull2float_rz: (l: int64) -> float32."""
+    def ullmax(self, x: Any, y: Any) -> Any:
+        """__nv_ullmax: (x: int64, y: int64) -> int64."""
+    def ullmin(self, x: Any, y: Any) -> Any:
+        """__nv_ullmin: (x: int64, y: int64) -> int64."""
+    def umax(self, x: Any, y: Any) -> Any:
+        """__nv_umax: (x: int32, y: int32) -> int32."""
+    def umin(self, x: Any, y: Any) -> Any:
+        """__nv_umin: (x: int32, y: int32) -> int32."""
+    def umul24(self, x: Any, y: Any) -> Any:
+        """__nv_umul24: (x: int32, y: int32) -> int32."""
+    def umul64hi(self, x: Any, y: Any) -> Any:
+        """__nv_umul64hi: (x: int64, y: int64) -> int64."""
+    def umulhi(self, x: Any, y: Any) -> Any:
+        """__nv_umulhi: (x: int32, y: int32) -> int32."""
+    def urhadd(self, x: Any, y: Any) -> Any:
+        """__nv_urhadd: (x: int32, y: int32) -> int32."""
+    def usad(self, x: Any, y: Any, z: Any) -> Any:
+        """__nv_usad: (x: int32, y: int32, z: int32) -> int32."""
+    def y0(self, x: Any) -> Any:
+        """__nv_y0: (x: float64) -> float64."""
+    def y0f(self, x: Any) -> Any:
+        """__nv_y0f: (x: float32) -> float32."""
+    def y1(self, x: Any) -> Any:
+        """__nv_y1: (x: float64) -> float64."""
+    def y1f(self, x: Any) -> Any:
+        """__nv_y1f: (x: float32) -> float32."""
+    def yn(self, n: Any, x: Any) -> Any:
+        """__nv_yn: (n: int32, x: float64) -> float64."""
+    def ynf(self, n: Any, x: Any) -> Any:
+        """__nv_ynf: (n: int32, x: float32) -> float32."""
+libdevice: _libdevice
 class _local:
     """Arrays private to each thread."""
     def array(self, shape: Any, dtype: Any) -> Any:
