@@ -342,4 +342,63 @@ llvm::Value* function_lowering::array_op(const frontend::expr& e) {
   fail_at(std::string("not an array op: ") + to_string(e.op), e.loc);
 }
 
+// A ufunc with out=: one loop over out's elements in C order; each input array's index is out's,
+// aligned to the last dimensions, 0 where the input's extent is 1 (NumPy's broadcasting; the typer
+// checked that the extents agree or are 1).
+llvm::Value* function_lowering::ufunc_op(const frontend::expr& e) {
+  if (e.op == op_id::ufunc_element) {
+    if (e.attrs.empty() || ufunc_elements.empty() || e.attrs[0] < 0 ||
+        static_cast<std::size_t>(e.attrs[0]) >= ufunc_elements.back().size())
+      fail_at("ufunc_element outside the ufunc loop of its array", e.loc);
+    return ufunc_elements.back()[static_cast<std::size_t>(e.attrs[0])];
+  }
+  if (e.operands.size() < 2) fail_at("ufunc_loop without out and element", e.loc);
+  const type* ot = type_of(e.operands[0]);
+  if (!ot->is_array() || ot->dtype->is_record()) fail_at("ufunc_loop into " + ot->str(), e.loc);
+  llvm::Value* out = expr(e.operands[0]);
+  array_parts op = unpack(out, ot);
+  std::vector<std::pair<const type*, llvm::Value*>> ins;
+  for (std::size_t k = 1; k + 1 < e.operands.size(); ++k) {
+    const type* at = type_of(e.operands[k]);
+    if (!at->is_array() || at->ndim > ot->ndim) fail_at("ufunc_loop input " + at->str(), e.loc);
+    ins.emplace_back(at, expr(e.operands[k]));
+  }
+  llvm::Value* n = b.getInt64(1);
+  for (auto* d : op.shape) n = b.CreateMul(n, d);
+  llvm::BasicBlock* pre = b.GetInsertBlock();
+  auto* head = llvm::BasicBlock::Create(c_(), "ufunc.head", fn);
+  auto* body = llvm::BasicBlock::Create(c_(), "ufunc.body", fn);
+  auto* done = llvm::BasicBlock::Create(c_(), "ufunc.done", fn);
+  b.CreateBr(head);
+  b.SetInsertPoint(head);
+  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, "ufunc.i");
+  i->addIncoming(b.getInt64(0), pre);
+  b.CreateCondBr(b.CreateICmpSLT(i, n), body, done);
+  b.SetInsertPoint(body);
+  std::vector<llvm::Value*> idx(static_cast<std::size_t>(ot->ndim));
+  llvm::Value* rest = i;
+  for (int d = ot->ndim - 1; d >= 0; --d) {
+    auto du = static_cast<std::size_t>(d);
+    idx[du] = d == 0 ? rest : b.CreateURem(rest, op.shape[du]);
+    if (d > 0) rest = b.CreateUDiv(rest, op.shape[du]);
+  }
+  std::vector<llvm::Value*> elements;
+  for (auto& [at, arr] : ins) {
+    array_parts p = unpack(arr, at);
+    const auto off = static_cast<std::size_t>(ot->ndim - at->ndim);
+    std::vector<llvm::Value*> ii;
+    for (std::size_t d = 0; d < p.shape.size(); ++d)
+      ii.push_back(b.CreateSelect(b.CreateICmpEQ(p.shape[d], b.getInt64(1)), b.getInt64(0), idx[d + off]));
+    elements.push_back(load_element(at, element_pointer(at, arr, ii, false)));
+  }
+  ufunc_elements.push_back(std::move(elements));
+  llvm::Value* r = cast(expr(e.operands.back()), type_of(e.operands.back()), ot->dtype);
+  ufunc_elements.pop_back();
+  store_element(ot, element_pointer(ot, out, idx, false), r);
+  i->addIncoming(b.CreateAdd(i, b.getInt64(1)), b.GetInsertBlock());
+  b.CreateBr(head);
+  b.SetInsertPoint(done);
+  return out;
+}
+
 }  // namespace cuforge::frontend::detail

@@ -180,6 +180,10 @@ class function_lowering {
   void store_element(const type* t, llvm::Value* ptr, llvm::Value* v);
   llvm::Value* array_op(const frontend::expr& e);
   llvm::Value* array_view(const frontend::expr& e);
+  /// ufunc_loop and the ufunc_element ops inside its element.
+  llvm::Value* ufunc_op(const frontend::expr& e);
+  /// The array elements of the ufunc loops being lowered, innermost last.
+  std::vector<std::vector<llvm::Value*>> ufunc_elements;
   llvm::Value* make_array(const type* t, llvm::Value* data, const std::vector<std::int64_t>& shape);
   llvm::Value* to_index(llvm::Value* v, const type* t);
 

@@ -328,6 +328,7 @@ llvm::Value* lower_complex_fn(const op_site& s) {
 }
 
 llvm::Value* lower_array(const op_site& s) { return s.fl.array_op(s.e); }
+llvm::Value* lower_ufunc(const op_site& s) { return s.fl.ufunc_op(s.e); }
 
 llvm::Value* lower_record(const op_site& s) { return s.fl.record_op(s.e); }
 

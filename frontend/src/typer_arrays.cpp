@@ -1,5 +1,6 @@
 // Subscripts: array elements, views (partial indexing and slices), tuple
 // elements; array attributes; stores to array elements.
+#include "intrinsic_registry.hpp"
 #include "typer_impl.hpp"
 
 #include <cuforge/frontend/abi.hpp>
@@ -314,6 +315,94 @@ value function_typer::reshape(const value& self, call_args& c) {
                operands, loc);
   r.roots = a.roots;
   return r;
+}
+
+value function_typer::ufunc_call(const intrinsic& e, call_args& c) {
+  const location loc = c.loc;
+  const std::string name = "np." + std::string(e.info.name.substr(6));
+  std::string_view params = e.info.params;
+  std::size_t nin = params == "()" ? 0 : 1;
+  for (char ch : params) nin += ch == ',' ? 1 : 0;
+  std::vector<value> ins = c.args;
+  value out;
+  bool have_out = false;
+  for (const auto& k : c.kwargs) {
+    if (k.name != "out") no_impl(c, "on arrays it takes its inputs and out= only");
+    out = k.v;
+    have_out = true;
+  }
+  if (!have_out && ins.size() == nin + 1) {
+    out = ins.back();
+    ins.pop_back();
+    have_out = true;
+  }
+  if (!have_out)
+    fail(loc, name + " of an array needs an array to write into, as in " + name + "(x, out): kernels cannot "
+                     "allocate arrays");
+  if (ins.size() != nin) no_impl(c, "it takes " + std::to_string(nin) + " input(s) and out");
+  if (!out.runtime() || !out.ty->is_array() || out.ty->dtype->is_record())
+    fail(loc, name + ": out must be an array of numbers, not " + out.ty->str());
+  if (out.ty->readonly || out.ty->space == address_space::constant)
+    fail(loc, name + ": out is a read-only array (" + out.ty->str() + ")");
+  out = pure(out, loc);
+  std::vector<value> arrays, elements;
+  for (std::size_t i = 0; i < ins.size(); ++i) {
+    const value& x = ins[i];
+    if (x.runtime() && x.ty->is_array()) {
+      if (x.ty->ndim > out.ty->ndim)
+        fail(loc, name + ": input " + std::to_string(i + 1) + " (" + x.ty->str() + ") has more dimensions than out (" +
+                      out.ty->str() + ")");
+      if (x.ty->dtype->is_record()) fail(loc, name + ": input " + std::to_string(i + 1) + " is an array of records");
+      arrays.push_back(pure(x, loc));
+      elements.push_back(op(op_id::ufunc_element, x.ty->dtype, {}, loc, {static_cast<std::int64_t>(arrays.size() - 1)}));
+    } else if (x.runtime() && x.ty->is_scalar()) {
+      elements.push_back(pure(x, loc));
+    } else {
+      no_impl(c, "input " + std::to_string(i + 1) + " is " + x.ty->str() + ", not an array or a number");
+    }
+  }
+  // NumPy's broadcasting: each input's extents, aligned to out's last ones, equal out's or are 1;
+  // else ValueError, as NumPy raises.
+  const type* i64 = tc_.int64();
+  value ok;
+  bool checks = false;
+  for (const value& a : arrays) {
+    const int off = out.ty->ndim - a.ty->ndim;
+    for (int d = 0; d < a.ty->ndim; ++d) {
+      value s_in = pure(op(op_id::array_shape, i64, {a}, loc, {d}), loc);
+      value s_out = op(op_id::array_shape, i64, {out}, loc, {d + off});
+      value cond = logical(false, compare(cmpop::eq, s_in, s_out, loc), compare(cmpop::eq, s_in, int_constant(1, i64, loc), loc), loc);
+      ok = checks ? logical(true, ok, cond, loc) : cond;
+      checks = true;
+    }
+  }
+  if (checks) {
+    if (prefix_ == nullptr) fail(loc, "internal: no statement to check the ufunc's shapes before");
+    stmt t;
+    t.kind = stmt_kind::assert_;
+    t.loc = loc;
+    t.value = use(truth(ok, loc).id);
+    t.message = "operands could not be broadcast together with the shape of out";
+    if (final_)
+      t.site = m_.add_site({kernel_error::raised, "ValueError", t.message, src_.display_name(), src_.filename, loc.line});
+    prefix_->push_back(add_stmt(std::move(t)));
+  }
+  call_args ec{c.name, elements, {}, loc};
+  value r = e.call(*this, e, ec);
+  if (!r.runtime() || !r.ty->is_scalar())
+    fail(loc, name + " on arrays gives " + r.ty->str() + " per element: only ufuncs with one output take out");
+  // NumPy's same_kind casting into out: no float into integers, no complex into reals.
+  auto rank = [](const type* t) { return t->kind == type_kind::boolean ? 0 : t->is_int() ? 1 : t->is_complex() ? 3 : 2; };
+  if (rank(r.ty) > rank(out.ty->dtype))
+    fail(loc, name + ": cannot write its " + r.ty->str() + " results into out's " + out.ty->dtype->str() +
+                  " (NumPy's same_kind casting)");
+  std::vector<value> operands{out};
+  for (const value& a : arrays) operands.push_back(a);
+  operands.push_back(cast(r, out.ty->dtype, loc));
+  mark_written(out);
+  value res = op(op_id::ufunc_loop, out.ty, std::move(operands), loc, {}, true);
+  res.roots = out.roots;
+  return res;
 }
 
 std::vector<value> function_typer::element_indices(const value& a, const value& idx, location loc,

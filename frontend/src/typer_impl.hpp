@@ -269,6 +269,9 @@ class function_typer {
   // --- calls (typer_calls.cpp) -----------------------------------------------------
   /// A call of the registry's entry `name` (its typing function), or a TypingError.
   value call_function(const std::string& name, call_args& c);
+  /// A numpy.* row called on arrays with an out array (`np.sin(x, out)`, `np.arctan2(x, y, out=r)`): the
+  /// row's scalar typing applied to every element, as one ufunc_loop (typer_arrays.cpp).
+  value ufunc_call(const intrinsic& e, call_args& c);
   value call_dtype(const type* scalar, call_args& c);
   value call_device(const function& callee, call_args& c);
   value call_method(const std::string& name, const value& self, call_args& c);

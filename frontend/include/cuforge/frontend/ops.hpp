@@ -108,6 +108,12 @@ namespace cuforge::frontend {
                         /* array of those int64 extents (their product is A's size: checked before) */ \
   X(global_array, array) /* -> T, a device array the kernel's globals name, by its address; attrs[0] */ \
                         /* = the global_value index (a device_array) */                                \
+  X(ufunc_loop, ufunc)  /* (out A, arrays..., element) -> A: a NumPy ufunc with out=, as Numba runs it in */ \
+                        /* a kernel: for every index of out (C order), element (computed from the arrays' */ \
+                        /* elements there, broadcast as NumPy does, by ufunc_element ops) is stored into */ \
+                        /* out; the typer checked the shapes broadcast before */                          \
+  X(ufunc_element, ufunc) /* -> T: inside the element of the ufunc_loop around it, the element of its    */ \
+                        /* array operand attrs[0] (0 the first after out) at the loop's index */             \
   /* --- records: R a record type (its value the address of its bytes) --- */                         \
   X(record_get, record) /* (R) -> field attrs[0]: a scalar's value, a nested record (its address),   */ \
                         /* a nested array (a C-ordered array over its bytes) */                        \
