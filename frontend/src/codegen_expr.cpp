@@ -3,6 +3,7 @@
 // kernel's values rebuilt from their parameter slots.
 #include "codegen_lower.hpp"
 
+#include <algorithm>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 
@@ -174,17 +175,19 @@ llvm::Value* function_lowering::float_resize(llvm::Value* v, int to_bits) {
 // float -> int truncates toward zero. Out-of-range values saturate and nan
 // gives 0 (defined on every target, unlike fptosi); unsigned and narrow
 // results go through int64 so that -1.0 -> uint8 is 255 as NumPy gives.
+// As numba-cuda's fptosi/fptoui run on the GPU (cvt.rzi): toward zero, saturating at the width of
+// the register the conversion has (16 bits at least: 8-bit results are the 16-bit one truncated,
+// so int8(300.0) is 44 and uint8(-1.0) is 0), nan giving 0. The same on every target.
 llvm::Value* function_lowering::float_to_int(llvm::Value* v, int bits, bool is_signed) {
   if (v->getType()->isHalfTy()) v = float_resize(v, 32);
-  auto* i64 = b.getInt64Ty();
-  llvm::Value* s = intrinsic(llvm::Intrinsic::fptosi_sat, {i64, v->getType()}, {v});
-  if (bits == 64) {
-    if (is_signed) return s;
-    llvm::Value* big = b.CreateFCmpOGE(v, llvm::ConstantFP::get(v->getType(), 9223372036854775808.0));
-    llvm::Value* u = intrinsic(llvm::Intrinsic::fptoui_sat, {i64, v->getType()}, {v});
-    return b.CreateSelect(big, u, s);
-  }
-  return b.CreateTrunc(s, b.getIntNTy(static_cast<unsigned>(bits)));
+  auto* wide = b.getIntNTy(static_cast<unsigned>(std::max(bits, 16)));
+  // NVPTX: the plain conversion is that one instruction (the saturating intrinsic would add the
+  // clamps cvt does anyway); the host gets the saturation spelled out.
+  llvm::Value* r =
+      ms.tgt.config().target == target_kind::nvptx
+          ? (is_signed ? b.CreateFPToSI(v, wide) : b.CreateFPToUI(v, wide))
+          : intrinsic(is_signed ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat, {wide, v->getType()}, {v});
+  return bits < 16 ? b.CreateTrunc(r, b.getIntNTy(static_cast<unsigned>(bits))) : r;
 }
 
 llvm::Value* function_lowering::int_to_float(llvm::Value* v, bool is_signed, int to_bits) {

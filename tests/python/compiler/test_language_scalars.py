@@ -390,3 +390,33 @@ def test_stores_into_float16_round_as_numpy(rng, src):
     assert np.array_equal(np.isnan(out), np.isnan(want))
     ok = ~np.isnan(want)
     assert np.array_equal(out.view(np.uint16)[ok], want.view(np.uint16)[ok])
+
+
+@cuda.jit
+def _float_to_ints(o8, ou8, o32, ou32, o64, ou64, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        o8[i] = x[i]
+        ou8[i] = x[i]
+        o32[i] = x[i]
+        ou32[i] = x[i]
+        o64[i] = x[i]
+        ou64[i] = x[i]
+
+
+def test_out_of_range_float_to_int_conversions_are_the_gpus():
+    """numba-cuda converts with fptosi/fptoui, which the GPU computes with cvt.rzi: toward zero,
+    saturating at the register's width (16 bits for 8-bit types, then truncated), nan giving 0.
+    Both targets compute that."""
+    x = np.array([300.0, -1.0, 1e6, 1e20, -1e20, np.nan, 3.7, -3.7, 2.0**63, 70000.0])
+    outs = [np.zeros(x.size, d) for d in (np.int8, np.uint8, np.int32, np.uint32, np.int64, np.uint64)]
+    _float_to_ints[1, 32](*outs, x)
+    i64max, i64min = 2**63 - 1, -2**63
+    assert [o.tolist() for o in outs] == [
+        [44, -1, -1, -1, 0, 0, 3, -3, -1, -1],
+        [44, 0, 255, 255, 0, 0, 3, 0, 255, 255],
+        [300, -1, 1000000, 2**31 - 1, -2**31, 0, 3, -3, 2**31 - 1, 70000],
+        [300, 0, 1000000, 2**32 - 1, 0, 0, 3, 0, 2**32 - 1, 70000],
+        [300, -1, 1000000, i64max, i64min, 0, 3, -3, i64max, 70000],
+        [300, 0, 1000000, 2**64 - 1, 0, 0, 3, 0, 2**63, 70000],
+    ]
