@@ -259,6 +259,18 @@ value function_typer::array_attribute(const value& a0, const std::string& name, 
   fail(loc, "Unknown attribute '" + name + "' of " + at->str());
 }
 
+void function_typer::raise_unless(const value& ok, const std::string& exception, const std::string& message,
+                                  location loc) {
+  if (prefix_ == nullptr) fail(loc, "internal: no statement to check " + message + " before");
+  stmt t;
+  t.kind = stmt_kind::assert_;
+  t.loc = loc;
+  t.value = use(truth(ok, loc).id);
+  t.message = message;
+  if (final_) t.site = m_.add_site({kernel_error::raised, exception, message, src_.display_name(), src_.filename, loc.line});
+  prefix_->push_back(add_stmt(std::move(t)));
+}
+
 value function_typer::reshape(const value& self, call_args& c) {
   const location loc = c.loc;
   c.name = self.ty->str() + ".reshape";
@@ -299,15 +311,7 @@ value function_typer::reshape(const value& self, call_args& c) {
   // else NotImplementedError("incompatible shape for array"), as Numba raises.
   value ok = compare(cmpop::eq, unknown >= 0 ? pure(op(op_id::mul, i64, {known, dims[static_cast<std::size_t>(unknown)]}, loc), loc) : known, size, loc);
   for (const auto& d : dims) ok = logical(true, ok, compare(cmpop::ge, d, int_constant(0, i64, loc), loc), loc);
-  if (prefix_ == nullptr) fail(loc, "internal: no statement to check the reshape before");
-  stmt t;
-  t.kind = stmt_kind::assert_;
-  t.loc = loc;
-  t.value = use(truth(ok, loc).id);
-  t.message = "incompatible shape for array";
-  if (final_)
-    t.site = m_.add_site({kernel_error::raised, "NotImplementedError", t.message, src_.display_name(), src_.filename, loc.line});
-  prefix_->push_back(add_stmt(std::move(t)));
+  raise_unless(ok, "NotImplementedError", "incompatible shape for array", loc);
   std::vector<value> operands{a};
   for (const auto& d : dims) operands.push_back(d);
   value r = op(op_id::array_reshape, tc_.array(self.ty->dtype, static_cast<int>(dims.size()), array_layout::c,
@@ -376,17 +380,7 @@ value function_typer::ufunc_call(const intrinsic& e, call_args& c) {
       checks = true;
     }
   }
-  if (checks) {
-    if (prefix_ == nullptr) fail(loc, "internal: no statement to check the ufunc's shapes before");
-    stmt t;
-    t.kind = stmt_kind::assert_;
-    t.loc = loc;
-    t.value = use(truth(ok, loc).id);
-    t.message = "operands could not be broadcast together with the shape of out";
-    if (final_)
-      t.site = m_.add_site({kernel_error::raised, "ValueError", t.message, src_.display_name(), src_.filename, loc.line});
-    prefix_->push_back(add_stmt(std::move(t)));
-  }
+  if (checks) raise_unless(ok, "ValueError", "operands could not be broadcast together with the shape of out", loc);
   call_args ec{c.name, elements, {}, loc};
   value r = e.call(*this, e, ec);
   if (!r.runtime() || !r.ty->is_scalar())

@@ -292,6 +292,9 @@ class function_typer {
   value index_array(const value& a, const std::vector<index_item>& items, location loc);
   value tuple_index(const value& t, const value& idx, location loc);
   value array_attribute(const value& a, const std::string& name, location loc);
+  /// A run-time check before the statement being typed: raises `exception(message)` at `loc` in the
+  /// kernel where `ok` is false (an assert statement with its raise site).
+  void raise_unless(const value& ok, const std::string& exception, const std::string& message, location loc);
   /// `a.reshape(shape)` / `a.reshape(d0, d1, ...)` of a C-contiguous array (one extent may be -1).
   value reshape(const value& self, call_args& c);
   /// `a[index] = v` as an array_store statement.

@@ -429,7 +429,7 @@ ERRORS = [
     (k_try, "try:", "try/except/finally"),
     (k_class, "class Inner", "class definitions"),
     (k_adds_a_tuple, "x + (1, 2)", "unsupported operand types for +"),
-    (k_wrong_math, "np.sin(x)", "No implementation of numpy.sin"),
+    (k_wrong_math, "np.sin(x)", "np.sin of an array needs an array to write into"),
     (k_float_index, "x[0.5]", "array indices must be integers"),
     (k_unknown_attribute, "x.mean()", "Unknown attribute 'mean'"),
     (k_returns, "return x[0]", "kernels cannot return a value"),
