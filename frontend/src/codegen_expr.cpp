@@ -181,10 +181,10 @@ llvm::Value* function_lowering::float_resize(llvm::Value* v, int to_bits) {
 llvm::Value* function_lowering::float_to_int(llvm::Value* v, int bits, bool is_signed) {
   if (v->getType()->isHalfTy()) v = float_resize(v, 32);
   auto* wide = b.getIntNTy(static_cast<unsigned>(std::max(bits, 16)));
-  // NVPTX: the plain conversion is that one instruction (the saturating intrinsic would add the
+  // On the GPU the plain conversion is that one instruction (the saturating intrinsic would add the
   // clamps cvt does anyway); the host gets the saturation spelled out.
   llvm::Value* r =
-      ms.tgt.config().target == target_kind::nvptx
+      ms.tgt.fptoi_saturates()
           ? (is_signed ? b.CreateFPToSI(v, wide) : b.CreateFPToUI(v, wide))
           : intrinsic(is_signed ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat, {wide, v->getType()}, {v});
   return bits < 16 ? b.CreateTrunc(r, b.getIntNTy(static_cast<unsigned>(bits))) : r;

@@ -95,6 +95,10 @@ class target {
   /// functions are built on, and its half fma. Where the target has none (the host), codegen_half.cpp
   /// computes those functions correctly rounded instead. Default: none (approx_f32 fails).
   virtual bool has_approx_f32() const noexcept;
+  /// Whether the plain float-to-integer conversion (fptosi/fptoui) saturates, nan giving 0, as the
+  /// GPU's cvt.rzi does; where it does not (the host), codegen asks LLVM for the saturating one.
+  /// Default: no.
+  virtual bool fptoi_saturates() const noexcept;
   virtual llvm::Value* approx_f32(function_lowering& fl, approx_fn fn, llvm::Value* x) const;
   /// Ends the calling thread after it raised (its error record written): `exit` on the GPU (the rest of
   /// the grid runs on), a throw on the host that the scheduler takes as the thread's end. Leaves the

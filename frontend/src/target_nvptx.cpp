@@ -116,6 +116,7 @@ class nvptx_target final : public target {
   }
 
   bool has_approx_f32() const noexcept override { return true; }
+  bool fptoi_saturates() const noexcept override { return true; }  // cvt.rzi clamps
 
   llvm::Value* approx_f32(function_lowering& fl, approx_fn fn, llvm::Value* x) const override {
     static constexpr llvm::Intrinsic::ID ids[] = {

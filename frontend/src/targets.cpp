@@ -36,6 +36,8 @@ void target::finish_module(llvm::Module&) {}
 
 bool target::has_approx_f32() const noexcept { return false; }
 
+bool target::fptoi_saturates() const noexcept { return false; }
+
 llvm::Value* target::approx_f32(function_lowering&, approx_fn fn, llvm::Value*) const {
   fail("approximate float32 function " + std::to_string(static_cast<int>(fn)) + " on a target without them");
 }

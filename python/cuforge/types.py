@@ -452,12 +452,26 @@ class _BaseTuple(Type):
         return self._types[i]
 
 
+class _Uniform:
+    """What UniTuple and NamedUniTuple add to a tuple: the one element type and the count."""
+
+    __slots__ = ()
+
+    @property
+    def dtype(self):
+        return self._types[0]
+
+    @property
+    def count(self):
+        return len(self._types)
+
+
 def _one_type(types) -> bool:
     """Whether a tuple of these element types is homogeneous (a UniTuple, as Numba spells it)."""
     return bool(types) and all(t == types[0] for t in types)
 
 
-class UniTuple(_BaseTuple):
+class UniTuple(_Uniform, _BaseTuple):
     """A tuple of ``count`` values of one type."""
 
     __slots__ = ()
@@ -468,14 +482,6 @@ class UniTuple(_BaseTuple):
         if not isinstance(count, numbers.Integral) or count < 1:
             raise ValueError(f"UniTuple needs a positive count, not {count!r}")
         self._types = (dtype,) * int(count)
-
-    @property
-    def dtype(self):
-        return self._types[0]
-
-    @property
-    def count(self):
-        return len(self._types)
 
     @property
     def spec(self):
@@ -539,7 +545,7 @@ def _check_namedtuple(cls, count):
         raise ValueError(f"{cls.__name__} has {len(fields)} fields, not {count}")
 
 
-class NamedUniTuple(_NamedTupleBase):
+class NamedUniTuple(_Uniform, _NamedTupleBase):
     """A namedtuple instance's type whose fields share one type (Numba's NamedUniTuple)."""
 
     __slots__ = ()
@@ -550,14 +556,6 @@ class NamedUniTuple(_NamedTupleBase):
         _check_namedtuple(cls, count)
         self._types = (dtype,) * int(count)
         self._cls = cls
-
-    @property
-    def dtype(self):
-        return self._types[0]
-
-    @property
-    def count(self):
-        return len(self._types)
 
     def __repr__(self):
         return f"NamedUniTuple({self._types[0]!r}, {len(self._types)}, {self._cls.__name__})"
