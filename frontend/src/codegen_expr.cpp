@@ -265,6 +265,11 @@ llvm::Value* function_lowering::cast(llvm::Value* v, const type* from, const typ
       t = b.CreateInsertValue(t, cast(b.CreateExtractValue(v, i), from->elements[i], to->elements[i]), i);
     return t;
   }
+  if (from->is_optional() && to->is_optional()) {  // None stays None (its value a zero, cast too)
+    llvm::Value* o = llvm::PoisonValue::get(ms.value_type(to));
+    o = b.CreateInsertValue(o, cast(b.CreateExtractValue(v, 0), from->dtype, to->dtype), 0);
+    return b.CreateInsertValue(o, b.CreateExtractValue(v, 1), 1);
+  }
   fail("cannot convert " + from->str() + " to " + to->str() + " in " + f.name);
 }
 
@@ -336,6 +341,11 @@ llvm::Value* function_lowering::to_memory(llvm::Value* v, const type* t) {
       m = b.CreateInsertValue(m, to_memory(b.CreateExtractValue(v, i), t->elements[i]), i);
     return m;
   }
+  if (t->kind == type_kind::optional) {  // {value, present as i8}
+    llvm::Value* m = llvm::PoisonValue::get(ms.memory_type(t));
+    m = b.CreateInsertValue(m, to_memory(b.CreateExtractValue(v, 0), t->dtype), 0);
+    return b.CreateInsertValue(m, b.CreateZExt(b.CreateExtractValue(v, 1), b.getInt8Ty()), 1);
+  }
   return v;
 }
 
@@ -346,6 +356,11 @@ llvm::Value* function_lowering::from_memory(llvm::Value* v, const type* t) {
     for (unsigned i = 0; i < t->elements.size(); ++i)
       r = b.CreateInsertValue(r, from_memory(b.CreateExtractValue(v, i), t->elements[i]), i);
     return r;
+  }
+  if (t->kind == type_kind::optional) {
+    llvm::Value* r = llvm::PoisonValue::get(ms.value_type(t));
+    r = b.CreateInsertValue(r, from_memory(b.CreateExtractValue(v, 0), t->dtype), 0);
+    return b.CreateInsertValue(r, b.CreateICmpNE(b.CreateExtractValue(v, 1), b.getInt8(0)), 1);
   }
   return v;
 }

@@ -194,6 +194,10 @@ class function_lowering {
   void copy_record(llvm::Value* dst, llvm::Value* src, const type* record);
   void copy_nested_array(llvm::Value* dst, const field_info& f, llvm::Value* src, const type* src_type);
 
+  /// Raises the exception of raise site `site` (the module's raise_sites) at `loc`: records it and
+  /// ends the thread; the insert block is terminated after.
+  void raise_site_at(std::int32_t site, location loc);
+
  private:
   struct loop_targets {
     llvm::BasicBlock* brk;
@@ -206,7 +210,7 @@ class function_lowering {
   void ret_default();
   /// A raising site (an assert that failed...): the first thread to raise claims the error record
   /// and fills it in, then the thread exits.
-  void raise_at(const stmt& s);
+  void raise_at(const stmt& s) { raise_site_at(s.site, s.loc); }
   void if_stmt(const stmt& s);
   void while_stmt(const stmt& s);
   void for_range(const stmt& s);

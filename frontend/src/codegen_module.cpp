@@ -66,6 +66,7 @@ llvm::Type* module_state::value_type(const type* t) {
     }
     case type_kind::array: return array_struct(t);
     case type_kind::record: return llvm::PointerType::get(ctx, tgt.address_space(t->space));  // the address of its bytes
+    case type_kind::optional: return llvm::StructType::get(ctx, {value_type(t->dtype), llvm::Type::getInt1Ty(ctx)});
     case type_kind::tuple:
     case type_kind::vector: {
       std::vector<llvm::Type*> elements;
@@ -86,6 +87,8 @@ llvm::Type* module_state::memory_type(const type* t) {
     for (auto* e : t->elements) elements.push_back(memory_type(e));
     return llvm::StructType::get(ctx, elements);
   }
+  if (t != nullptr && t->kind == type_kind::optional)
+    return llvm::StructType::get(ctx, {memory_type(t->dtype), llvm::Type::getInt8Ty(ctx)});
   return value_type(t);
 }
 
@@ -189,6 +192,10 @@ void abi_types(module_state& ms, const type* t, std::vector<llvm::Type*>& out) {
       for (auto* e : t->elements) abi_types(ms, e, out);
       return;
     case type_kind::record: out.push_back(ms.value_type(t)); return;
+    case type_kind::optional:  // its value, then whether it is present
+      abi_types(ms, t->dtype, out);
+      out.push_back(llvm::Type::getInt8Ty(ms.ctx));
+      return;
     default: out.push_back(ms.memory_type(t));
   }
 }
@@ -215,6 +222,11 @@ llvm::Value* from_abi(function_lowering& fl, const type* t, llvm::Function::arg_
       llvm::Value* v = llvm::PoisonValue::get(fl.ms.value_type(t));
       for (unsigned i = 0; i < t->elements.size(); ++i) v = b.CreateInsertValue(v, from_abi(fl, t->elements[i], arg), i);
       return v;
+    }
+    case type_kind::optional: {
+      llvm::Value* v = llvm::PoisonValue::get(fl.ms.value_type(t));
+      v = b.CreateInsertValue(v, from_abi(fl, t->dtype, arg), 0);
+      return b.CreateInsertValue(v, b.CreateICmpNE(&*arg++, b.getInt8(0)), 1);
     }
     default: return &*arg++;
   }

@@ -344,6 +344,45 @@ llvm::Value* lower_tuple_get(const op_site& s) {
   return fl.cast(fl.b.CreateExtractValue(fl.expr(e.operands[0]), i), at->elements[i], e.ty);
 }
 
+// An optional is {value, present}; None's value is its type's zero.
+llvm::Value* lower_optional(const op_site& s) {
+  function_lowering& fl = s.fl;
+  const frontend::expr& e = s.e;
+  auto& b = fl.b;
+  switch (e.op) {
+    case op_id::optional_some:
+    case op_id::optional_none: {
+      if (!e.ty->is_optional()) s.bad("typed " + e.ty->str());
+      llvm::Value* v = llvm::Constant::getNullValue(fl.ms.value_type(e.ty));
+      if (e.op == op_id::optional_none) {
+        s.need(0);
+        return v;
+      }
+      s.need(1);
+      v = b.CreateInsertValue(v, s.operand(0, e.ty->dtype), 0);
+      return b.CreateInsertValue(v, b.getTrue(), 1);
+    }
+    case op_id::optional_present:
+    case op_id::optional_value: {
+      s.need(1);
+      const type* ot = fl.type_of(e.operands[0]);
+      if (!ot->is_optional()) s.bad("of " + ot->str());
+      llvm::Value* o = fl.expr(e.operands[0]);
+      if (e.op == op_id::optional_value && !e.attrs.empty() && e.attrs[0] >= 0) {
+        // Checked: None raises the TypeError of raise site attrs[0].
+        auto* none_bb = llvm::BasicBlock::Create(fl.c_(), "optional.none", fl.fn);
+        auto* ok = llvm::BasicBlock::Create(fl.c_(), "optional.ok", fl.fn);
+        b.CreateCondBr(b.CreateExtractValue(o, 1), ok, none_bb);
+        b.SetInsertPoint(none_bb);
+        fl.raise_site_at(static_cast<std::int32_t>(e.attrs[0]), e.loc);
+        b.SetInsertPoint(ok);
+      }
+      return b.CreateExtractValue(o, e.op == op_id::optional_present ? 1U : 0U);
+    }
+    default: s.bad("is not an optional op");
+  }
+}
+
 llvm::Value* lower_call_device(const op_site& s) { return s.fl.call_device(s.e); }
 
 // A kernel-side function of the intrinsic registry: its row lowers it, for

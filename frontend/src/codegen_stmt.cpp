@@ -66,10 +66,10 @@ void function_lowering::statement(stmt_id id) {
   fail_at("unknown statement kind", s.loc);
 }
 
-void function_lowering::raise_at(const stmt& s) {
-  if (s.site < 0 || static_cast<std::size_t>(s.site) >= ms.tm.raise_sites.size())
-    fail_at("a raising statement without its raise site", s.loc);
-  const kernel_error code = ms.tm.raise_sites[static_cast<std::size_t>(s.site)].code;
+void function_lowering::raise_site_at(std::int32_t site, location loc) {
+  if (site < 0 || static_cast<std::size_t>(site) >= ms.tm.raise_sites.size())
+    fail_at("a raising statement without its raise site", loc);
+  const kernel_error code = ms.tm.raise_sites[static_cast<std::size_t>(site)].code;
   if (error_record != nullptr) {
     // The first thread to raise claims the record (code 0 -> its code), then fills it in. A device
     // function compiled alone (Numba's device ABI) is given no record: then the thread only exits.
@@ -88,8 +88,8 @@ void function_lowering::raise_at(const stmt& s) {
                                         llvm::Align(4), order, order);
     b.CreateCondBr(b.CreateExtractValue(claim, 1), fill, done);
     b.SetInsertPoint(fill);
-    b.CreateStore(b.getInt32(s.site), field(offsetof(kernel_error_record, site)));
-    b.CreateStore(b.getInt32(s.loc.line), field(offsetof(kernel_error_record, line)));
+    b.CreateStore(b.getInt32(site), field(offsetof(kernel_error_record, site)));
+    b.CreateStore(b.getInt32(loc.line), field(offsetof(kernel_error_record, line)));
     for (std::size_t d = 0; d < 3; ++d) {
       const int dim = static_cast<int>(d);
       b.CreateStore(ms.tgt.special_register(*this, sreg::block_idx, dim), field(offsetof(kernel_error_record, block) + 4 * d));

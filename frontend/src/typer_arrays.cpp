@@ -24,7 +24,7 @@ std::vector<index_item> function_typer::index_items(expr_id index, location loc)
       for (int p = 0; p < 3; ++p) {
         expr_id o = cx.operands[static_cast<std::size_t>(p)];
         if (o == no_id) continue;
-        value v = lower(o);
+        value v = unwrap(lower(o), loc);
         if (v.ty->kind == type_kind::none) continue;
         if (!v.ty->is_int()) fail(sx(o, cx.loc).loc, "slice indices must be integers, got " + v.ty->str());
         *parts[p] = cast(v, tc_.int64(), cx.loc);
@@ -38,7 +38,7 @@ std::vector<index_item> function_typer::index_items(expr_id index, location loc)
       items.push_back(std::move(it));
       continue;
     }
-    value v = lower(comp);
+    value v = unwrap(lower(comp), loc);
     auto integer = [&](const value& x, location l) {
       if (x.ty->kind == type_kind::boolean) fail(l, "Unsupported: a boolean array index");
       if (x.ty->kind == type_kind::none) fail(l, "Unsupported: None (numpy.newaxis) in an array index");
@@ -160,7 +160,7 @@ value function_typer::subscript(const value& obj, expr_id index, location loc) {
       for (int p = 0; p < 3; ++p) {
         expr_id o = ix.operands[static_cast<std::size_t>(p)];
         if (o == no_id) continue;
-        value v = lower(o);
+        value v = unwrap(lower(o), loc);
         if (v.ty->kind == type_kind::none) continue;
         part[p] = v.ty->is_int() ? const_int(v) : std::nullopt;
         if (!part[p]) fail(ix.loc, "a tuple can only be sliced with constant integers");
@@ -420,6 +420,8 @@ std::vector<value> function_typer::element_indices(const value& a, const value& 
 }
 
 void function_typer::store(const value& a, expr_id index, const value& v, location loc, std::vector<stmt_id>& out) {
+  if ((a.ty && a.ty->is_optional()) || (v.ty && v.ty->is_optional()))
+    return store(unwrap(a, loc), index, unwrap(v, loc), loc, out);
   if (a.runtime() && a.ty->is_tuple()) fail(loc, "tuples are immutable: cannot assign to an element of " + a.ty->str());
   if (a.runtime() && a.ty->is_record()) {
     record_set(a, field_index(a, index, "", loc), v, loc, out);

@@ -199,8 +199,8 @@ value function_typer::lower(expr_id id) {
     case expr_kind::unary: need(1); return unary(x.unary_op, lower(x.operands[0]), loc);
     case expr_kind::binary: {
       need(2);
-      value a = lower(x.operands[0]);
-      value b = lower(x.operands[1]);
+      value a = unwrap(lower(x.operands[0]), loc);
+      value b = unwrap(lower(x.operands[1]), loc);
       return binary(x.binary_op, a, b, loc);
     }
     case expr_kind::compare: {
@@ -237,6 +237,8 @@ value function_typer::lower(expr_id id) {
           continue;
         }
         value v = lower(x.operands[i + 1]);
+        // A device function or a namedtuple takes an optional as it is; the rest take its value.
+        if (callee.ty->kind != type_kind::device_function && callee.ty->kind != type_kind::tuple_class) v = unwrap(v, loc);
         if (i < npos)
           c.args.push_back(std::move(v));
         else
@@ -244,8 +246,8 @@ value function_typer::lower(expr_id id) {
       }
       return call(callee, c);
     }
-    case expr_kind::attribute: need(1); return attribute(lower(x.operands[0]), x.name, loc);
-    case expr_kind::subscript: need(2); return subscript(lower(x.operands[0]), x.operands[1], loc);
+    case expr_kind::attribute: need(1); return attribute(unwrap(lower(x.operands[0]), loc), x.name, loc);
+    case expr_kind::subscript: need(2); return subscript(unwrap(lower(x.operands[0]), loc), x.operands[1], loc);
     case expr_kind::slice: fail(loc, "Unsupported: a slice outside an array subscript");
     case expr_kind::cast:
     case expr_kind::op: fail(loc, "malformed IR: a typed expression in the untyped input");
@@ -380,6 +382,12 @@ value function_typer::lower_global(std::int32_t gi, location loc) {
 value function_typer::truth(const value& v, location loc) {
   if (!v.runtime()) fail(loc, "cannot use " + v.ty->str() + " as a condition");
   if (v.ty->kind == type_kind::boolean) return v;
+  if (v.ty->is_optional()) {
+    // Python's truth: None is false, a value its own (numba-cuda refuses bool() of an optional).
+    value o = pure(v, loc);
+    value present = op(op_id::optional_present, tc_.boolean(), {o}, loc);
+    return logical(true, present, truth(op(op_id::optional_value, v.ty->dtype, {o}, loc, {-1}), loc), loc);
+  }
   if (v.ty->kind == type_kind::none) {
     constant_value no;
     no.k = constant_value::kind::boolean;
@@ -396,8 +404,9 @@ value function_typer::truth(const value& v, location loc) {
   fail(loc, "the truth value of " + v.ty->str() + " is ambiguous");
 }
 
-value function_typer::unary(unop o, const value& a, location loc) {
+value function_typer::unary(unop o, const value& a0, location loc) {
   const char* sym = to_string(o);
+  const value a = o == unop::not_ ? a0 : unwrap(a0, loc);
   if (o == unop::not_) {
     value t = truth(a, loc);
     if (auto k = const_int(t)) {
@@ -569,8 +578,18 @@ value function_typer::binary(binop o, const value& a, const value& b, location l
   return cast(r, result, loc);
 }
 
-value function_typer::compare(cmpop o, const value& a, const value& b, location loc) {
+value function_typer::compare(cmpop o, const value& a0, const value& b0, location loc) {
   const char* sym = to_string(o);
+  if (a0.runtime() && b0.runtime() && (o == cmpop::is || o == cmpop::is_not || o == cmpop::eq || o == cmpop::ne)) {
+    // An optional against None: whether it holds a value.
+    const bool a_opt = a0.ty->is_optional() && b0.ty->kind == type_kind::none;
+    const bool b_opt = b0.ty->is_optional() && a0.ty->kind == type_kind::none;
+    if (a_opt || b_opt) {
+      value present = op(op_id::optional_present, tc_.boolean(), {a_opt ? a0 : b0}, loc);
+      return o == cmpop::is || o == cmpop::eq ? unary(unop::not_, present, loc) : present;
+    }
+  }
+  const value a = unwrap(a0, loc), b = unwrap(b0, loc);
   auto boolean = [&](bool v) {
     constant_value cv;
     cv.k = constant_value::kind::boolean;

@@ -248,8 +248,21 @@ std::optional<std::int64_t> function_typer::const_int(const value& v) const {
   return std::nullopt;
 }
 
+value function_typer::unwrap(const value& v, location loc) {
+  if (v.ty == nullptr || !v.ty->is_optional()) return v;
+  const std::string message = "expected " + v.ty->dtype->str() + ", got None";
+  std::int64_t site = 0;  // a scratch pass's site is never lowered
+  if (final_) site = m_.add_site({kernel_error::raised, "TypeError", message, src_.display_name(), src_.filename, loc.line});
+  // Pure: evaluated where it is used (never hoisted before a test that guards it, as in
+  // `r is not None and r > 0`); evaluated twice it checks twice.
+  value r = op(op_id::optional_value, v.ty->dtype, {v}, loc, {site});
+  r.roots = v.roots;
+  return r;
+}
+
 value function_typer::cast(const value& v, const type* t, location loc) {
   if (v.ty == t) return v;
+  if (v.ty->is_optional()) return cast(unwrap(v, loc), t, loc);
   if (!v.ty->is_scalar() || !t->is_scalar())
     fail(loc, "cannot convert " + v.ty->str() + " to " + t->str());
   if (const constant_value* c = const_of(v)) {
@@ -278,6 +291,29 @@ value function_typer::convert(const value& v, const type* t, location loc, const
     fail(loc, "cannot convert " + v.ty->str() + " to " + t->str() + (what.empty() ? "" : " " + what));
   };
   if (!v.runtime() || !t->is_runtime()) return bad();
+  if (t->is_optional()) {
+    if (v.ty->kind == type_kind::none) return op(op_id::optional_none, t, {}, loc);
+    if (!v.ty->is_optional()) {
+      value r = op(op_id::optional_some, t, {convert(v, t->dtype, loc, what)}, loc);
+      r.roots = v.roots;
+      return r;
+    }
+    // OptionalType(S) to OptionalType(T), None staying None: for the T that S widens to.
+    bool weak = false;
+    if (join(v.ty->dtype, false, t->dtype, false, weak) != t->dtype) return bad();
+    expr e;
+    e.kind = expr_kind::cast;
+    e.loc = loc;
+    e.ty = t;
+    e.operands = {use(v.id)};
+    value r;
+    r.ty = t;
+    r.pure = v.pure;
+    r.roots = v.roots;
+    r.id = add(std::move(e));
+    return r;
+  }
+  if (v.ty->is_optional()) return convert(unwrap(v, loc), t, loc, what);
   if (v.ty->is_scalar() && t->is_scalar()) return cast(v, t, loc);
   if (v.ty->is_tuple() && t->is_tuple() && v.ty->elements.size() == t->elements.size()) {
     std::vector<value> es = tuple_elements(v, loc);
@@ -469,6 +505,17 @@ const type* function_typer::join(const type* a, bool a_weak, const type* b, bool
   if (a == b) return a;
   if (a->is_scalar() && b->is_scalar()) return promote(tc_, a, b);
   weak = false;
+  // None with a value, or an optional with either: an optional of the values' common type.
+  if (a->kind == type_kind::none || b->kind == type_kind::none || a->is_optional() || b->is_optional()) {
+    if (!a->is_runtime() || !b->is_runtime()) return nullptr;
+    auto value_of = [](const type* t) { return t->is_optional() ? t->dtype : t; };
+    const type *x = value_of(a), *y = value_of(b);
+    if (x->kind == type_kind::none) return tc_.optional(y);
+    if (y->kind == type_kind::none) return tc_.optional(x);
+    bool w = false;
+    const type* j = join(x, false, y, false, w);
+    return j ? tc_.optional(j) : nullptr;
+  }
   if (a->is_tuple() && b->is_tuple() && a->elements.size() == b->elements.size() && a->name == b->name &&
       a->names == b->names) {
     std::vector<const type*> es;
@@ -658,8 +705,24 @@ typed_function function_typer::run() {
     begin_pass(false);
     first_error_ = nullptr;
     std::vector<stmt_id> body;
+    incomplete_ = false;
     block(src_.body, body);
     last_error = first_error_;
+    // Running off the end returns None (the return type becomes an optional), as Python and Numba
+    // do; judged only on a pass that typed every statement (a return left out would look like an end).
+    if (!is_kernel_ && !declared_return_ && !incomplete_ && !terminates(body)) {
+      bool weak = false;
+      const type* j = ret_.ty ? join(ret_.ty, ret_.weak, tc_.none(), false, weak) : tc_.none();
+      if (!j)
+        fail(def, fname + " can reach its end without returning, but returns " + ret_.ty->str() + " at line " +
+                      std::to_string(ret_loc_.line));
+      if (j != ret_.ty) {
+        if (!ret_.ty) ret_loc_ = def;
+        ret_.ty = j;
+        ret_.weak = false;
+        changed_ = true;
+      }
+    }
     if (!changed_) break;
   }
 
@@ -696,13 +759,13 @@ typed_function function_typer::run() {
               "typed with it returning " + handed_out_->str() + ", and it returns " + ret->str() +
               "; give it an explicit signature");
   if (ret->kind != type_kind::none && !terminates(body)) {
-    // Where the body can run off its end Python would return None; the
-    // typed function returns the return type's zero instead (a path the
-    // other returns usually make unreachable).
+    // Where the body can run off its end Python returns None: an optional's None (the
+    // inferred return type is one then); under a declared return type, that type's zero.
     location end = body.empty() ? def : out_->at_stmt(body.back()).loc;
     std::vector<stmt_id> tail;
     prefix_ = &tail;
     auto zero = [&](auto&& self, const type* t) -> value {
+      if (t->is_optional()) return op(op_id::optional_none, t, {}, end);
       if (t->is_scalar()) return int_constant(0, t, end);
       if (t->is_tuple()) {
         std::vector<value> es;

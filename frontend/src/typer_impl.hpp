@@ -204,6 +204,9 @@ class function_typer {
            bool side_effects = false);
   /// A scalar converted to scalar type `t` (constants fold).
   value cast(const value& v, const type* t, location loc);
+  /// An optional's value where a value is needed (Numba's OptionalType to its value): None raises
+  /// TypeError("expected int64, got None") in the kernel. Other values are themselves.
+  value unwrap(const value& v, location loc);
   /// Any runtime value converted to runtime type `t`: scalars cast, tuples
   /// element by element, arrays to a wider layout (a view), none to none.
   value convert(const value& v, const type* t, location loc, const std::string& what);
@@ -332,6 +335,7 @@ class function_typer {
   std::vector<bool> used_;  ///< per node of out_: already an operand somewhere
   bool final_ = false;
   bool changed_ = false;
+  bool incomplete_ = false;  ///< a statement of this inferring pass failed to type (guarded)
   std::exception_ptr first_error_;  ///< the first failure of the latest inferring pass
   std::vector<var_state> vars_;
   std::vector<bool> assigned_somewhere_;
@@ -364,9 +368,11 @@ bool function_typer::guarded(F&& f) {
     f();
     return true;
   } catch (const unknown_type&) {
+    incomplete_ = true;
     return false;
   } catch (const typing_error&) {
     if (!first_error_) first_error_ = std::current_exception();
+    incomplete_ = true;
     return false;
   }
 }

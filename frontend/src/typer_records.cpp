@@ -50,6 +50,7 @@ value function_typer::record_get(const value& r, std::size_t field, location loc
 
 void function_typer::record_set(const value& r, std::size_t field, const value& v, location loc,
                                 std::vector<stmt_id>& out) {
+  if (v.ty && v.ty->is_optional()) return record_set(r, field, unwrap(v, loc), loc, out);
   const field_info& f = r.ty->fields[field];
   if (r.ty->space == address_space::constant)
     fail(loc, "cannot assign to field '" + f.name + "' of a record in constant memory");

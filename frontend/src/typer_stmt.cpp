@@ -139,6 +139,7 @@ void function_typer::assign_target(expr_id target, const value& v, location loc,
   switch (t.kind) {
     case expr_kind::variable: assign_var(t.var, v, t.loc, out); return;
     case expr_kind::tuple: {
+      if (v.ty->is_optional()) return assign_target(target, unwrap(v, loc), loc, out);
       if (!v.ty->is_tuple()) fail(t.loc, "cannot unpack a value of type " + v.ty->str());
       if (v.ty->elements.size() != t.operands.size())
         fail(t.loc, "cannot unpack " + v.ty->str() + " (" + std::to_string(v.ty->elements.size()) + " values) into " +
@@ -189,7 +190,7 @@ void function_typer::assign_target(expr_id target, const value& v, location loc,
     }
     case expr_kind::attribute: {
       if (t.operands.size() != 1) fail(t.loc, "malformed IR: an attribute needs an object");
-      value obj = lower(t.operands[0]);
+      value obj = unwrap(lower(t.operands[0]), t.loc);
       if (obj.runtime() && obj.ty->is_vector())
         fail(t.loc, "a vector type's members are read-only ('." + t.name + "' of " + obj.ty->str() +
                         "), as in numba-cuda: make a new " + obj.ty->str());
@@ -398,10 +399,8 @@ void function_typer::return_(const stmt& s, std::vector<stmt_id>& out) {
       changed_ = true;
     } else {
       bool weak = false;
-      // A function that returns a value on one path and nothing on another
-      // has no single return type (there are no optional types).
-      const bool one_none = (ret_.ty->kind == type_kind::none) != (v.ty->kind == type_kind::none);
-      const type* j = one_none ? nullptr : join(ret_.ty, ret_.weak, v.ty, v.weak, weak);
+      // A function that returns a value on one path and None on another returns an optional.
+      const type* j = join(ret_.ty, ret_.weak, v.ty, v.weak, weak);
       if (!j)
         fail(s.loc, fname + " returns " + v.ty->str() + " here and " + ret_.ty->str() + " at line " +
                         std::to_string(ret_loc_.line) + ", which have no common type");
@@ -412,7 +411,8 @@ void function_typer::return_(const stmt& s, std::vector<stmt_id>& out) {
       ret_.weak = weak;
     }
   } else {
-    if (ret_.ty && (ret_.ty->kind == type_kind::none) != (v.ty->kind == type_kind::none))
+    bool weak = false;
+    if (ret_.ty && !join(ret_.ty, false, v.ty, false, weak))
       fail(s.loc, fname + " returns " + v.ty->str() + " here and " + ret_.ty->str() + " at line " +
                       std::to_string(ret_loc_.line) + ", which have no common type");
     v = convert(v, ret_.ty, s.loc, "(the return type of " + fname + ")");

@@ -76,6 +76,7 @@ std::string type::str() const {
       return s + space_suffix(space, ";") + ")";
     }
     case type_kind::vector: return name;
+    case type_kind::optional: return "OptionalType(" + dtype->str() + ")";
     case type_kind::module: return "Module(" + name + ")";
     case type_kind::function: return "Function(" + name + ")";
     case type_kind::dtype: return "dtype(" + dtype->str() + ")";
@@ -233,6 +234,15 @@ const type* type_context::vector(const type* base, int count) {
   t.kind = type_kind::vector;
   t.elements.assign(static_cast<std::size_t>(count), base);
   t.name = base->str() + "x" + std::to_string(count);
+  return intern(t);
+}
+
+const type* type_context::optional(const type* value) {
+  if (value == nullptr || !value->is_runtime()) throw cuforge::logic_error("an optional needs a run-time type");
+  if (value->kind == type_kind::none || value->is_optional()) return value;
+  type t;
+  t.kind = type_kind::optional;
+  t.dtype = value;
   return intern(t);
 }
 
@@ -458,6 +468,12 @@ class spec_parser {
       int n = number();
       expect(')');
       return tc_.tuple(std::vector<const type*>(static_cast<std::size_t>(n), e));
+    }
+    if (w == "OptionalType") {
+      expect('(');
+      const type* e = one();
+      expect(')');
+      return tc_.optional(e);
     }
     if (w == "Tuple") {
       expect('(');

@@ -42,6 +42,7 @@ __all__ = [
     "NamedTuple",
     "NamedUniTuple",
     "NestedArray",
+    "Optional",
     "Record",
     "as_dtype",
     "complex_domain",
@@ -61,6 +62,7 @@ __all__ = [
     "from_spec",
     "is_signature",
     "normalize_signature",
+    "optional",
     "parse_signature",
     "typeof",
 ]
@@ -230,6 +232,28 @@ class CPointer(Type):
         return f"{self.dtype}*"
 
     __repr__ = __str__
+
+
+class Optional(Type):
+    """A value of ``type`` or None (Numba's OptionalType; ``optional`` is its
+    other name): what a device function returns when some of its paths
+    return None. ``OptionalType(int64)``."""
+
+    __slots__ = ("type",)
+
+    def __init__(self, type: Type):
+        if isinstance(type, Optional):
+            type = type.type
+        if isinstance(type, NoneType):
+            raise TypeError("an optional of none is none")
+        self.type = type
+
+    @property
+    def spec(self):
+        return f"OptionalType({self.type.spec})"
+
+
+optional = Optional
 
 
 class _NPTime(Type):
@@ -728,7 +752,8 @@ def normalize_signature(sig):
 def from_spec(spec: str) -> Type:
     """The type a spec names (the inverse of ``.spec``; the C++ parse_type's
     grammar): ``"float32"``, ``"array(float32, 2d, C)"``,
-    ``"UniTuple(int64 x 2)"``, ``"Tuple(int64, float32)"``, ``"none"``."""
+    ``"UniTuple(int64 x 2)"``, ``"Tuple(int64, float32)"``, ``"none"``,
+    ``"OptionalType(int64)"``."""
     parser = _SpecParser(spec)
     t = parser.one()
     parser.skip()
@@ -813,6 +838,11 @@ class _SpecParser:
             return Tuple(elements)
         if w == "none":
             return none
+        if w == "OptionalType":
+            self.expect("(")
+            t = self.one()
+            self.expect(")")
+            return Optional(t)
         if self.eat("("):  # a named tuple: Class(field: type, ...)
             fields, elements = [], []
             while True:

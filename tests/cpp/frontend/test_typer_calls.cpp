@@ -357,19 +357,30 @@ TEST(TyperDevice, ReturnTypesUnify) {
   }
 }
 
-TEST(TyperDevice, FallingOffTheEndReturnsZero) {
+TEST(TyperDevice, FallingOffTheEndReturnsNone) {
   env e;
   e.device(R"(def find(a, v):
     for i in range(len(a)):
         if a[i] == v:
             return i
 )");
+  // As in Numba: the return type is an optional, the end returns None, and storing the result
+  // checks it (TypeError "expected int64, got None" at the kernel's line).
   auto m = e.infer("def k(a, r):\n    r[0] = find(a, 3)\n", {"array(int32, 1d, C)", "array(int64, 1d, C)"});
   const function& f = *m.functions[1].ir;
+  EXPECT_EQ(m.functions[1].return_type->str(), "OptionalType(int64)");
   const stmt& last = f.at_stmt(f.body.back());
   ASSERT_EQ(last.kind, stmt_kind::return_);
-  EXPECT_EQ(f.at(last.value).kind, expr_kind::constant);
-  EXPECT_EQ(f.at(last.value).ty->str(), "int64");
+  EXPECT_EQ(f.at(last.value).op, op_id::optional_none);
+  EXPECT_NE(m.functions[0].ir->dump().find("optional_value"), std::string::npos) << m.functions[0].ir->dump();
+  ASSERT_EQ(m.raise_sites.size(), 1U);
+  EXPECT_EQ(m.raise_sites[0].exception, "TypeError");
+  EXPECT_EQ(m.raise_sites[0].message, "expected int64, got None");
+  EXPECT_EQ(m.raise_sites[0].line, 2);
+  // `is None` reads only whether a value is present: no check, no raise site.
+  auto t = e.infer("def k(a, r):\n    x = find(a, 3)\n    r[0] = x is None\n", {"array(int32, 1d, C)", "array(int64, 1d, C)"});
+  EXPECT_TRUE(t.raise_sites.empty());
+  EXPECT_EQ(var_type(*t.functions[0].ir, "x"), "OptionalType(int64)");
 }
 
 TEST(TyperDevice, ReturnsAndPassesTuples) {

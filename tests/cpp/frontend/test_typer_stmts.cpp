@@ -113,8 +113,11 @@ TEST(TyperVariables, IncompatibleAssignments) {
   EXPECT_TYPING_ERROR(e.fail(src, {f32, "bool"}),
                       "variable 'x' is assigned values of types array(float32, 1d, C) and int64, which have no common type",
                       at(src, 4, "x"));
-  std::string none = "def k(a):\n    x = None\n    x = 1\n";
-  EXPECT_TYPING_ERROR(e.fail(none, {f32}), "variable 'x' is assigned values of types none and int64", at(none, 3, "x"));
+  // None and a value make an optional (Numba's OptionalType); None and a compile-time value do not.
+  auto none = e.infer("def k(a):\n    x = None\n    x = 1\n", {f32});
+  EXPECT_EQ(var_type(*none.functions[0].ir, "x"), "OptionalType(int64)");
+  std::string nonef = "def k(a):\n    x = None\n    x = math.sin\n";
+  EXPECT_TYPING_ERROR(e.fail(nonef, {f32}), "variable 'x' is assigned none and Function(math.sin)", at(nonef, 3, "x"));
   // Compile-time values may be held by a variable (Numba allows it), one value per variable.
   std::string mod = "def k(a, c):\n    m = math\n    if c:\n        m = cmath\n";
   EXPECT_TYPING_ERROR(e.fail(mod, {f32, "bool"}), "variable 'm' is assigned Module(math) and Module(cmath)", at(mod, 4, "m"));
@@ -246,12 +249,19 @@ TEST(TyperStatements, KernelReturns) {
   EXPECT_TYPING_ERROR(e.fail(src, {f32}), "kernels cannot return a value", at(src, 2, "return"));
 }
 
-TEST(TyperStatements, DeviceReturnsOfNoneAndValuesConflict) {
+TEST(TyperStatements, DeviceReturnsOfNoneAndValuesAreOptional) {
   env e;
-  std::string src = "def f(x):\n    if x > 0:\n        return x\n    return\n";
-  failure r = e.fail(src, {"int32"}, false);
+  auto opt = e.infer("def f(x):\n    if x > 0:\n        return x\n    return\n", {"int32"}, false);
+  EXPECT_EQ(opt.functions[0].return_type->str(), "OptionalType(int32)");
+  auto widened = e.infer("def f(x):\n    if x > 0:\n        return x\n    if x < -5:\n        return None\n    return 2.5\n",
+                         {"int32"}, false);
+  EXPECT_EQ(widened.functions[0].return_type->str(), "OptionalType(float64)");
+  std::string src = "def f(a, x):\n    if x > 0:\n        return a\n    return x\n";
+  failure r = e.fail(src, {"array(float32, 1d, C)", "int32"}, false);
   EXPECT_TRUE(r.thrown);
-  EXPECT_NE(r.message.find("f returns none here and int32 at line 3, which have no common type"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("f returns int32 here and array(float32, 1d, C) at line 3, which have no common type"),
+            std::string::npos)
+      << r.message;
   EXPECT_EQ(r.loc.line, 4);
   auto m = e.infer("def f(x):\n    x += 1\n", {"int32"}, false);
   EXPECT_EQ(m.functions[0].return_type->str(), "none");

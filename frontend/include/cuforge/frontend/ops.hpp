@@ -121,6 +121,12 @@ namespace cuforge::frontend {
                         /* copied from the value (a record of its layout, an array of its shape) */    \
   /* --- tuples --- */                                                                                 \
   X(tuple_get, tuple_get) /* (t) -> its element attrs[0] (t a tuple or a vector type) */               \
+  /* --- optionals: O an OptionalType, V its value's type --- */                                      \
+  X(optional_some, optional)    /* (v V) -> O: v, present */                                           \
+  X(optional_none, optional)    /* () -> O: None */                                                    \
+  X(optional_present, optional) /* (o O) -> bool: o is not None */                                     \
+  X(optional_value, optional)   /* (o O) -> V: o's value; attrs[0] >= 0: None raises raise site     */ \
+                                /* attrs[0] (TypeError), else None gives V's zero */                   \
   /* --- calls --- */                                                                                  \
   X(call_device, call_device) /* (args...) -> the callee's return type; attrs[0] = index into       */ \
                         /* typed_module::functions (the callee's specialization) */                    \

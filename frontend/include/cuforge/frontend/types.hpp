@@ -33,6 +33,8 @@ enum class type_kind : std::uint8_t {
               ///< (the class's) and `names` (its fields')
   vector,     ///< a CUDA vector type (cuda.float32x3): `elements` (its count of one scalar), `name`
               ///< ("float32x3"); read-only members .x .y .z .w
+  optional,   ///< a value or None (Numba's OptionalType): `dtype` is the value's type, a run-time type other
+              ///< than none or optional. What a device function returns when some paths return None.
   record,     ///< a structured dtype's element: `fields`, `size`, `align`, `aligned`, and the `space` its
               ///< bytes are in. Its value is a reference to them (their address), as in Numba: `a[i]` of
               ///< an array of records, written through, writes the array.
@@ -93,6 +95,7 @@ class CUFORGE_API type {
   bool is_tuple() const noexcept { return kind == type_kind::tuple; }
   bool is_record() const noexcept { return kind == type_kind::record; }
   bool is_vector() const noexcept { return kind == type_kind::vector; }
+  bool is_optional() const noexcept { return kind == type_kind::optional; }
   /// A record's field named `n`, or null.
   const field_info* field(const std::string& n) const noexcept {
     for (const auto& f : fields)
@@ -101,7 +104,7 @@ class CUFORGE_API type {
   }
   /// A value that exists at run time (and so can be a variable or argument).
   bool is_runtime() const noexcept {
-    return kind == type_kind::none || is_scalar() || is_array() || is_record() || is_vector() ||
+    return kind == type_kind::none || is_scalar() || is_array() || is_record() || is_vector() || is_optional() ||
            (is_tuple() && [this] {
              for (auto* e : elements)
                if (!e->is_runtime()) return false;
@@ -156,6 +159,9 @@ class CUFORGE_API type_context {
                      address_space space = address_space::global);
   /// The CUDA vector type of `count` (1 to 4) elements of scalar `base` ("float32x3").
   const type* vector(const type* base, int count);
+  /// A `value` or None (OptionalType(value)); none gives none and an optional itself.
+  /// @throws logic_error for a value that is not a run-time type.
+  const type* optional(const type* value);
   /// Record `r` with its bytes in `space` (other types: themselves).
   const type* in_space(const type* r, address_space space);
   const type* module(const std::string& name);
