@@ -146,7 +146,9 @@ class function_lowering {
                          bool pure);
   llvm::Value* intrinsic(llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Type*> types,
                          llvm::ArrayRef<llvm::Value*> args);
-  llvm::Value* complex_op(op_id op, llvm::Value* z, int bits);
+  /// A complex_fn op (codegen_complex.cpp) of `args` (complex numbers; crect's two floats) as
+  /// numba-cuda computes it, its result of complex type `result`.
+  llvm::Value* complex_op(op_id op, const std::vector<llvm::Value*>& args, const type* result);
   llvm::Value* cmake(llvm::Value* re, llvm::Value* im);
   llvm::Value* re(llvm::Value* z) { return b.CreateExtractValue(z, 0); }
   llvm::Value* im(llvm::Value* z) { return b.CreateExtractValue(z, 1); }

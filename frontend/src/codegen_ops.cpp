@@ -322,9 +322,15 @@ llvm::Value* lower_complex_part(const op_site& s) {
 
 llvm::Value* lower_complex_fn(const op_site& s) {
   const type* t = s.e.ty;
-  s.need(1);
+  s.need(s.e.op == op_id::crect ? 2 : 1);
   if (!t->is_complex()) s.bad("typed " + t->str());
-  return s.fl.complex_op(s.e.op, s.operand(0, t), t->bits / 2);
+  std::vector<llvm::Value*> args;
+  for (std::size_t i = 0; i < s.e.operands.size(); ++i) {
+    const type* at = s.fl.type_of(s.e.operands[i]);
+    if (s.e.op == op_id::crect ? !at->is_float() || at->bits < 32 : !at->is_complex()) s.bad("of " + at->str());
+    args.push_back(s.operand(i, nullptr));
+  }
+  return s.fl.complex_op(s.e.op, args, t);
 }
 
 llvm::Value* lower_array(const op_site& s) { return s.fl.array_op(s.e); }
@@ -830,73 +836,6 @@ llvm::Value* function_lowering::cpow(llvm::Value* a, llvm::Value* y, int bits) {
     b.CreateRet(cmake(b.CreateFMul(mag_r, math(op_id::cos, {im(t)}, bits)), b.CreateFMul(mag_r, math(op_id::sin, {im(t)}, bits))));
   }
   return b.CreateCall(h, {a, y});
-}
-
-llvm::Value* function_lowering::complex_op(op_id op, llvm::Value* z, int bits) {
-  llvm::Value* x = re(z);
-  llvm::Value* y = im(z);
-  llvm::Type* ft = x->getType();
-  auto F = [&](double v) { return llvm::ConstantFP::get(ft, v); };
-  auto M = [&](op_id o, llvm::Value* v) { return math(o, {v}, bits); };
-  auto tanh_of = [&](llvm::Value* u, llvm::Value* v) {
-    // CPython's ctanh: stable for moderate |re|, the asymptote beyond.
-    llvm::Value* tx = M(op_id::tanh, u);
-    llvm::Value* ty = M(op_id::tan, v);
-    llvm::Value* cx = b.CreateFDiv(F(1.0), M(op_id::cosh, u));
-    llvm::Value* txty = b.CreateFMul(tx, ty);
-    llvm::Value* denom = b.CreateFAdd(F(1.0), b.CreateFMul(txty, txty));
-    llvm::Value* r = b.CreateFDiv(b.CreateFMul(tx, b.CreateFAdd(F(1.0), b.CreateFMul(ty, ty))), denom);
-    llvm::Value* i = b.CreateFMul(b.CreateFMul(b.CreateFDiv(ty, denom), cx), cx);
-    llvm::Value* au = M(op_id::fabs, u);
-    llvm::Value* large = b.CreateFCmpOGT(au, F(bits == 32 ? 9.0 : 20.0));
-    llvm::Value* r_large = math(op_id::copysign, {F(1.0), u}, bits);
-    llvm::Value* i_large = b.CreateFMul(b.CreateFMul(b.CreateFMul(F(4.0), M(op_id::sin, v)), M(op_id::cos, v)),
-                                        M(op_id::exp, b.CreateFMul(F(-2.0), au)));
-    return std::pair<llvm::Value*, llvm::Value*>{b.CreateSelect(large, r_large, r), b.CreateSelect(large, i_large, i)};
-  };
-  switch (op) {
-    case op_id::conj: return cmake(x, b.CreateFNeg(y));
-    case op_id::cexp: {
-      llvm::Value* e = M(op_id::exp, x);
-      llvm::Value* real_only = b.CreateFCmpOEQ(y, F(0.0));
-      return cmake(b.CreateSelect(real_only, e, b.CreateFMul(e, M(op_id::cos, y))),
-                   b.CreateSelect(real_only, y, b.CreateFMul(e, M(op_id::sin, y))));
-    }
-    case op_id::clog: return cmake(M(op_id::log, math(op_id::hypot, {x, y}, bits)), math(op_id::atan2, {y, x}, bits));
-    case op_id::csqrt: {
-      llvm::Value* ax = M(op_id::fabs, x);
-      llvm::Value* ay = M(op_id::fabs, y);
-      llvm::Value* s = M(op_id::sqrt, b.CreateFMul(b.CreateFAdd(ax, math(op_id::hypot, {ax, ay}, bits)), F(0.5)));
-      llvm::Value* d = b.CreateFDiv(ay, b.CreateFMul(s, F(2.0)));
-      llvm::Value* right = b.CreateFCmpOGE(x, F(0.0));
-      llvm::Value* r = b.CreateSelect(right, s, d);
-      llvm::Value* i = b.CreateSelect(right, math(op_id::copysign, {d, y}, bits), math(op_id::copysign, {s, y}, bits));
-      llvm::Value* zero = b.CreateAnd(b.CreateFCmpOEQ(x, F(0.0)), b.CreateFCmpOEQ(y, F(0.0)));
-      llvm::Value* inf = b.CreateFCmpOEQ(ay, llvm::ConstantFP::getInfinity(ft));
-      r = b.CreateSelect(zero, F(0.0), b.CreateSelect(inf, llvm::ConstantFP::getInfinity(ft), r));
-      i = b.CreateSelect(b.CreateOr(zero, inf), y, i);
-      return cmake(r, i);
-    }
-    case op_id::csin:
-      return cmake(b.CreateFMul(M(op_id::sin, x), M(op_id::cosh, y)), b.CreateFMul(M(op_id::cos, x), M(op_id::sinh, y)));
-    case op_id::ccos:
-      return cmake(b.CreateFMul(M(op_id::cos, x), M(op_id::cosh, y)),
-                   b.CreateFNeg(b.CreateFMul(M(op_id::sin, x), M(op_id::sinh, y))));
-    case op_id::csinh:
-      return cmake(b.CreateFMul(M(op_id::sinh, x), M(op_id::cos, y)), b.CreateFMul(M(op_id::cosh, x), M(op_id::sin, y)));
-    case op_id::ccosh:
-      return cmake(b.CreateFMul(M(op_id::cosh, x), M(op_id::cos, y)), b.CreateFMul(M(op_id::sinh, x), M(op_id::sin, y)));
-    case op_id::ctanh: {
-      auto [r, i] = tanh_of(x, y);
-      return cmake(r, i);
-    }
-    case op_id::ctan: {  // tan(z) = -i tanh(iz)
-      auto [u, v] = tanh_of(b.CreateFNeg(y), x);
-      return cmake(v, b.CreateFNeg(u));
-    }
-    default: break;
-  }
-  fail(std::string("complex ") + to_string(op) + " (in " + f.name + ")");
 }
 
 // --- device calls --------------------------------------------------------------------------

@@ -201,7 +201,9 @@ value type_cmath_unary(function_typer& ft, const intrinsic& self, call_args& c) 
   expect_args(ft, c, 1, 1);
   const value& z = scalar_arg(ft, c, 0);
   const type* t = complex_for(ft.tc_, z.ty);
-  return ft.op(self.op, t, {ft.cast(z, t, loc)}, loc);
+  // numba-cuda's tanh, acosh and log10 mix in float64 constants: complex128 for complex64 too.
+  const bool wide = self.op == op_id::ctanh || self.op == op_id::cacosh || self.op == op_id::clog10;
+  return ft.op(self.op, wide ? ft.tc_.complex128() : t, {ft.cast(z, t, loc)}, loc);
 }
 
 value type_polar(function_typer& ft, const intrinsic&, call_args& c) {
@@ -218,10 +220,7 @@ value type_rect(function_typer& ft, const intrinsic&, call_args& c) {
   const location loc = c.loc;
   const value &r0 = real_arg(ft, c, 0), &p0 = real_arg(ft, c, 1);
   const type* t = real_float(ft.tc_, promote(ft.tc_, r0.ty, p0.ty));
-  value r = ft.pure(ft.cast(r0, t, loc), loc), phi = ft.pure(ft.cast(p0, t, loc), loc);
-  value re = ft.op(op_id::mul, t, {r, ft.op(op_id::cos, t, {phi}, loc)}, loc);
-  value im = ft.op(op_id::mul, t, {r, ft.op(op_id::sin, t, {phi}, loc)}, loc);
-  return ft.op(op_id::complex_make, complex_for(ft.tc_, t), {re, im}, loc);
+  return ft.op(op_id::crect, complex_for(ft.tc_, t), {ft.cast(r0, t, loc), ft.cast(p0, t, loc)}, loc);
 }
 
 // --- the rows -------------------------------------------------------------------------------------
@@ -315,7 +314,14 @@ const intrinsic table[] = {
     cmath_unary("cmath.tan", op_id::ctan, "The complex tangent."),
     cmath_unary("cmath.sinh", op_id::csinh, "The complex hyperbolic sine."),
     cmath_unary("cmath.cosh", op_id::ccosh, "The complex hyperbolic cosine."),
-    cmath_unary("cmath.tanh", op_id::ctanh, "The complex hyperbolic tangent."),
+    cmath_unary("cmath.tanh", op_id::ctanh, "The complex hyperbolic tangent (complex128 for complex64 too)."),
+    cmath_unary("cmath.asin", op_id::casin, "The complex arc sine."),
+    cmath_unary("cmath.acos", op_id::cacos, "The complex arc cosine."),
+    cmath_unary("cmath.atan", op_id::catan, "The complex arc tangent."),
+    cmath_unary("cmath.asinh", op_id::casinh, "The complex inverse hyperbolic sine."),
+    cmath_unary("cmath.acosh", op_id::cacosh, "The complex inverse hyperbolic cosine (complex128 for complex64 too)."),
+    cmath_unary("cmath.atanh", op_id::catanh, "The complex inverse hyperbolic tangent."),
+    cmath_unary("cmath.log10", op_id::clog10, "The complex base-10 logarithm (complex128 for complex64 too)."),
     function_entry("cmath.phase", "(z)", "The argument of z: atan2(z.imag, z.real).", type_complex_part,
                    op_id::phase),
     function_entry("cmath.polar", "(z)", "(abs(z), phase(z)).", type_polar),
@@ -342,15 +348,15 @@ const intrinsic table[] = {
     numpy_unary("numpy.sin", op_id::sin, op_id::csin, "The sine."),
     numpy_unary("numpy.cos", op_id::cos, op_id::ccos, "The cosine."),
     numpy_unary("numpy.tan", op_id::tan, op_id::ctan, "The tangent."),
-    unary("numpy.arcsin", op_id::asin, "The arc sine."),
-    unary("numpy.arccos", op_id::acos, "The arc cosine."),
-    unary("numpy.arctan", op_id::atan, "The arc tangent."),
-    numpy_unary("numpy.sinh", op_id::sinh, op_id::csinh, "The hyperbolic sine."),
-    numpy_unary("numpy.cosh", op_id::cosh, op_id::ccosh, "The hyperbolic cosine."),
-    numpy_unary("numpy.tanh", op_id::tanh, op_id::ctanh, "The hyperbolic tangent."),
-    unary("numpy.arcsinh", op_id::asinh, "The inverse hyperbolic sine."),
-    unary("numpy.arccosh", op_id::acosh, "The inverse hyperbolic cosine."),
-    unary("numpy.arctanh", op_id::atanh, "The inverse hyperbolic tangent."),
+    numpy_unary("numpy.arcsin", op_id::asin, op_id::casin, "The arc sine."),
+    numpy_unary("numpy.arccos", op_id::acos, op_id::cacos, "The arc cosine."),
+    numpy_unary("numpy.arctan", op_id::atan, op_id::catan, "The arc tangent."),
+    numpy_unary("numpy.sinh", op_id::sinh, op_id::np_csinh, "The hyperbolic sine."),
+    numpy_unary("numpy.cosh", op_id::cosh, op_id::np_ccosh, "The hyperbolic cosine."),
+    numpy_unary("numpy.tanh", op_id::tanh, op_id::np_ctanh, "The hyperbolic tangent."),
+    numpy_unary("numpy.arcsinh", op_id::asinh, op_id::casinh, "The inverse hyperbolic sine."),
+    numpy_unary("numpy.arccosh", op_id::acosh, op_id::np_cacosh, "The inverse hyperbolic cosine."),
+    numpy_unary("numpy.arctanh", op_id::atanh, op_id::catanh, "The inverse hyperbolic tangent."),
     unary("numpy.fabs", op_id::fabs, "The absolute value, as a float."),
     unary("numpy.exp2", op_id::exp2, "2 ** x."),
     unary("numpy.cbrt", op_id::cbrt, "The cube root."),

@@ -255,7 +255,7 @@ TEST(TyperMath, Complex) {
   EXPECT_EQ(type_of(e, "cmath.sqrt(a)", {"float32"}), "complex64");
   EXPECT_EQ(only_op(*typed(e, "cmath.phase(a)", {"complex64"}), op_id::phase).ty->str(), "float32");
   EXPECT_EQ(type_of(e, "cmath.polar(a)", {"complex128"}), "UniTuple(float64 x 2)");
-  EXPECT_EQ(only_op(*typed(e, "cmath.rect(a, b)", {"float32", "float32"}), op_id::complex_make).ty->str(), "complex64");
+  EXPECT_EQ(only_op(*typed(e, "cmath.rect(a, b)", {"float32", "float32"}), op_id::crect).ty->str(), "complex64");
   EXPECT_EQ(type_of(e, "a.real", {"complex64"}), "float32");
   EXPECT_EQ(only_op(*typed(e, "a.imag", {"complex128"}), op_id::imag).ty->str(), "float64");
   EXPECT_EQ(type_of(e, "a.imag", {"float32"}), "float32");

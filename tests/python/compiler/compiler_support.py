@@ -4,6 +4,10 @@ show; the ``record`` fixture in conftest.py), and the detection of the C++
 compiler's stages, so that tests that need the typer or code generation run
 as soon as those land."""
 
+import os
+import pathlib
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -104,3 +108,25 @@ CODEGEN_READY = TYPER_READY and _stage_ready("codegen")
 needs_typer = pytest.mark.skipif(not TYPER_READY, reason="the C++ typer is not built yet (frontend/src/typer.cpp)")
 needs_codegen = pytest.mark.skipif(not CODEGEN_READY,
                                    reason="C++ code generation is not built yet (frontend/src/codegen.cpp)")
+
+
+def numba_python(version):
+    """A Python with numba-cuda ``version``: CUFORGE_NUMBA_PYTHON, or a cached
+    venv made here (pip from PyPI). (python, None), or (None, the reason)
+    where there is none: the differential tests skip, saying why."""
+    explicit = os.environ.get("CUFORGE_NUMBA_PYTHON")
+    if explicit:
+        return explicit, None
+    venv = pathlib.Path(os.environ.get("XDG_CACHE_HOME", pathlib.Path.home() / ".cache")) / "cuforge" / \
+        f"numba-cuda-{version}"
+    py = venv / "bin" / "python"
+    if py.exists():
+        return str(py), None
+    try:
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, timeout=300)
+        subprocess.run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                        f"numba-cuda=={version}", "numpy"],
+                       check=True, capture_output=True, timeout=900)
+    except (subprocess.SubprocessError, OSError) as e:
+        return None, f"numba-cuda {version} could not be installed: {type(e).__name__}"
+    return str(py), None

@@ -20,7 +20,6 @@ import gzip
 import hashlib
 import importlib.util
 import json
-import os
 import pathlib
 import subprocess
 import sys
@@ -33,6 +32,7 @@ from cuforge import cuda, types as cftypes
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import numba_typing_cases as C  # noqa: E402
+from compiler_support import numba_python  # noqa: E402
 
 RECORDED = HERE / "data" / "numba_typing.json.gz"
 NUMBA_CUDA_VERSION = "0.30.4"
@@ -210,29 +210,8 @@ def test_types_and_values_match_the_recorded_numba_cuda(cuforge_side):
     _report(*_compare(table, cuforge_side))
 
 
-def _numba_python():
-    """A Python with numba-cuda: CUFORGE_NUMBA_PYTHON, or a cached venv made
-    here (pip from PyPI). None, with the reason, where there is none."""
-    explicit = os.environ.get("CUFORGE_NUMBA_PYTHON")
-    if explicit:
-        return explicit, None
-    venv = pathlib.Path(os.environ.get("XDG_CACHE_HOME", pathlib.Path.home() / ".cache")) / "cuforge" / \
-        f"numba-cuda-{NUMBA_CUDA_VERSION}"
-    py = venv / "bin" / "python"
-    if py.exists():
-        return str(py), None
-    try:
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, timeout=300)
-        subprocess.run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                        f"numba-cuda=={NUMBA_CUDA_VERSION}", "numpy"],
-                       check=True, capture_output=True, timeout=900)
-    except (subprocess.SubprocessError, OSError) as e:
-        return None, f"numba-cuda {NUMBA_CUDA_VERSION} could not be installed: {type(e).__name__}"
-    return str(py), None
-
-
 def test_types_and_values_match_numba_cuda_itself(cuforge_side, tmp_path):
-    python, why = _numba_python()
+    python, why = numba_python(NUMBA_CUDA_VERSION)
     ncases = sum(1 for _ in C.cases())
     if python is None:
         pytest.skip(f"{ncases} cases not checked against numba-cuda itself: {why}")

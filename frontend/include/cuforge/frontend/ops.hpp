@@ -84,8 +84,14 @@ namespace cuforge::frontend {
   X(imag, complex_part)                                                                                \
   X(phase, complex_part) /* (z complex) -> float: atan2(imag, real) */                                 \
   X(conj, complex_fn)   /* (z) -> T */                                                                 \
+  /* cmath's, as numba-cuda computes them (C99 special values; z's type unless said): */              \
   X(cexp, complex_fn) X(clog, complex_fn) X(csqrt, complex_fn) X(csin, complex_fn) X(ccos, complex_fn) \
-  X(ctan, complex_fn) X(csinh, complex_fn) X(ccosh, complex_fn) X(ctanh, complex_fn)                   \
+  X(ctan, complex_fn) X(csinh, complex_fn) X(ccosh, complex_fn) X(casin, complex_fn)                   \
+  X(cacos, complex_fn) X(catan, complex_fn) X(casinh, complex_fn) X(catanh, complex_fn)                \
+  X(ctanh, complex_fn) X(cacosh, complex_fn) X(clog10, complex_fn) /* complex128 for complex64 too */   \
+  X(crect, complex_fn)  /* (r, phi) floats of one width -> the complex of it: cmath.rect */            \
+  /* NumPy's own on complex numbers (no special cases), z's type: */                                   \
+  X(np_csinh, complex_fn) X(np_ccosh, complex_fn) X(np_ctanh, complex_fn) X(np_cacosh, complex_fn)     \
   /* --- arrays: A an array type; indices int64 --- */                                                 \
   X(array_load, array)  /* (A, i0, .., i{n-1}) -> A.dtype (a record: its address); attrs[0] = 1 when*/ \
                         /* an index may be negative (then i < 0 means i + shape) */                    \
