@@ -363,36 +363,26 @@ void classify_into(kernel_argument& a, py::handle v, std::size_t index, std::vec
                        ") is not supported: pass NumPy or device arrays, numbers, or tuples of them");
 }
 
-// NumPy's type string of a scalar type ("<f4").
-std::string typestr_of(const type* t) {
-  if (const scalar_type_info* s = t->scalar()) return std::string(s->typestr());
-  throw py::type_error(t->str() + " is not a scalar type");
-}
-
-// A Python (or NumPy) number as the value of scalar type `t`, converted as
-// NumPy converts it to that type (an int out of an integer type's range is
-// an OverflowError, as NumPy says).
+// A Python (or NumPy) number as the value of scalar type `t`, converted as numba-cuda's launcher
+// converts it (through ctypes): an integer keeps its low bits (2**31 + 5 as an int32 is
+// -2147483643, 300 as an int8 is 44); a float is refused for an integer parameter.
 jit::scalar_value to_scalar(py::handle v, const type* t) {
   jit::scalar_value s;
   s.ty = t;
   switch (t->kind) {
     case type_kind::boolean: s.i = py::cast<bool>(py::bool_(py::reinterpret_borrow<py::object>(v))) ? 1 : 0; return s;
     case type_kind::integer: {
-      if (PyLong_CheckExact(v.ptr())) {  // the common case, without NumPy: a Python int in the type's range
-        int overflow = 0;
-        const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
-        const bool fits = t->bits >= 64  ? t->is_signed || x >= 0
-                          : t->is_signed ? x >= -(1LL << (t->bits - 1)) && x < (1LL << (t->bits - 1))
-                                         : x >= 0 && x < (1LL << t->bits);
-        if (!overflow && fits) {
-          s.i = x;
-          return s;
-        }
-      }
-      py::object n = py::module_::import("numpy").attr("dtype")(typestr_of(t)).attr("type")(v);
-      py::object item = n.attr("item")();
-      // (uint64 values past int64's range arrive as large Python ints.)
-      s.i = t->is_signed ? item.cast<std::int64_t>() : static_cast<std::int64_t>(item.cast<std::uint64_t>());
+      if (!PyLong_Check(v.ptr()) && (PyFloat_Check(v.ptr()) || !py::hasattr(v, "__index__")))
+        throw py::type_error(std::string(py::repr(v)) + " (" + std::string(py::str(py::type::of(v).attr("__name__"))) +
+                             ") cannot be passed as " + t->str() + ": the signature's parameter is an integer");
+      py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr()));
+      if (!i) throw py::error_already_set();
+      const unsigned long long low = PyLong_AsUnsignedLongLongMask(i.ptr());  // the value modulo 2**64
+      if (low == static_cast<unsigned long long>(-1) && PyErr_Occurred()) throw py::error_already_set();
+      const int bits = t->bits;
+      std::uint64_t u = bits >= 64 ? low : low & ((1ULL << bits) - 1);
+      if (t->is_signed && bits < 64 && (u >> (bits - 1)) != 0) u |= ~((1ULL << bits) - 1);  // sign-extend
+      s.i = static_cast<std::int64_t>(u);
       return s;
     }
     case type_kind::floating:

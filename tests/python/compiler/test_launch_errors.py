@@ -129,16 +129,15 @@ def store_value(out, v):
     out[0] = v
 
 
-def test_an_eager_scalar_out_of_its_range_is_refused():
+def test_an_eager_scalar_out_of_its_range_keeps_its_low_bits_as_numba_cuda():
+    # numba-cuda passes scalars through ctypes: c_uint8(-1) is 255, c_uint8(256) is 0.
     eager = cuda.jit("void(int64[::1], uint8)")(store_value)
     runs = cuda.to_device(np.zeros(1, np.int64))
-    with pytest.raises(OverflowError):
-        eager[1, 1](runs, -1)
-    with pytest.raises(OverflowError):
-        eager[1, 1](runs, 256)
-    assert runs.copy_to_host()[0] == 0
-    eager[1, 1](runs, 255)
-    assert runs.copy_to_host()[0] == 255
+    for v, want in ((-1, 255), (256, 0), (255, 255), (np.int64(-2), 254), (True, 1)):
+        eager[1, 1](runs, v)
+        assert runs.copy_to_host()[0] == want, v
+    with pytest.raises(TypeError, match=r"2.5 \(float\) cannot be passed as uint8: the signature's parameter is an integer"):
+        eager[1, 1](runs, 2.5)
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "uint16", "uint32", "uint64"])
@@ -150,11 +149,16 @@ def test_eager_integer_scalars_at_the_ends_of_their_range(dtype):
         eager[1, 1](runs, v)
         assert runs.copy_to_host()[0] == v, (dtype, v)
     # Past uint64's end no integer type holds it: refused when the argument is classified.
-    with pytest.raises(ValueError if dtype == "uint64" else OverflowError):
-        eager[1, 1](runs, int(info.max) + 1)
+    if dtype == "uint64":
+        with pytest.raises(ValueError):
+            eager[1, 1](runs, int(info.max) + 1)
+        return
+    # Past the others' ends the value wraps around, as ctypes (numba-cuda's launcher) wraps it.
+    eager[1, 1](runs, int(info.max) + 1)
+    assert runs.copy_to_host()[0] == info.min
     if info.min < 0:
-        with pytest.raises(OverflowError):
-            eager[1, 1](runs, int(info.min) - 1)
+        eager[1, 1](runs, int(info.min) - 1)
+        assert runs.copy_to_host()[0] == info.max
 
 
 # --- launch configurations ---------------------------------------------------------------------------------
