@@ -169,6 +169,96 @@ value type_square(function_typer& ft, const intrinsic&, call_args& c) {
   return ft.binary(binop::mul, x, x, c.loc);
 }
 
+// --- NumPy's loop-typed ufuncs: the first of the ufunc's loops every argument casts to safely --
+
+// The loops (NumPy's type letters, inputs only), as numba-cuda's ufunc typing sees them (NumPy's
+// list without float16): the loop's type is also the result's, except where a row says bool.
+constexpr std::string_view k_loops[] = {
+    "ff dd FF DD",                                    // 0: true_divide / divide
+    "?? bb BB hh HH ii II ll LL qq QQ qQ Qq ff dd FF DD",  // 1: comparisons, logical_and/or/xor
+    "?? bb BB hh HH ii II ll LL qq QQ",               // 2: bitwise_and/or/xor
+    "bb BB hh HH ii II ll LL qq QQ",                  // 3: left_shift / right_shift
+    "? b B h H i I l L q Q",                          // 4: invert
+    "? b B h H i I l L q Q f d F D",                  // 5: logical_not
+};
+
+const type* loop_letter_type(type_context& tc, char c) {
+  switch (c) {
+    case '?': return tc.boolean();
+    case 'b': return tc.int8();
+    case 'B': return tc.uint8();
+    case 'h': return tc.int16();
+    case 'H': return tc.uint16();
+    case 'i': return tc.int32();
+    case 'I': return tc.uint32();
+    case 'l': case 'q': return tc.int64();
+    case 'L': case 'Q': return tc.uint64();
+    case 'f': return tc.float32();
+    case 'd': return tc.float64();
+    case 'F': return tc.complex64();
+    default: return tc.complex128();
+  }
+}
+
+// numpy.<ufunc>(x1[, x2]) on scalars: `self.arg` % 8 picks the loops, self.arg / 8 the kind of
+// result (0 the op in the loop's type, 1 a comparison, 2 a logical op); `self.op` the op.
+value type_numpy_loop(function_typer& ft, const intrinsic& self, call_args& c) {
+  const std::size_t n = self.op == op_id::invert || self.op == op_id::not_ ? 1 : 2;
+  expect_args(ft, c, n, n);
+  std::vector<value> xs;
+  for (std::size_t i = 0; i < n; ++i) xs.push_back(scalar_arg(ft, c, i));
+  // The first loop every argument casts to safely (NumPy's can_cast: promote_types gives the loop's).
+  std::vector<const type*> loop;
+  std::string_view loops = k_loops[self.arg % 8];
+  for (std::size_t at = 0; at < loops.size() && loop.empty(); at += n + 1) {
+    std::vector<const type*> cand;
+    for (std::size_t i = 0; i < n; ++i) cand.push_back(loop_letter_type(ft.tc_, loops[at + i]));
+    bool safe = true;
+    for (std::size_t i = 0; i < n; ++i) safe = safe && promote(ft.tc_, xs[i].ty, cand[i]) == cand[i];
+    if (safe) loop = std::move(cand);
+  }
+  if (loop.empty()) ft.no_impl(c, "no loop of the ufunc takes these types safely (NumPy's casting rule)");
+  const location loc = c.loc;
+  const int kind = self.arg / 8;
+  if (kind == 2) {  // logical: the truth of each argument (a safe cast keeps it)
+    value a = ft.truth(xs[0], loc);
+    if (n == 1) return ft.unary(unop::not_, a, loc);
+    value b = ft.truth(xs[1], loc);
+    if (self.op == op_id::bit_xor) return ft.compare(cmpop::ne, a, b, loc);
+    return ft.op(self.op, ft.tc_.boolean(), {a, b}, loc);
+  }
+  if (kind == 1) {  // a comparison; int64 with uint64 (the qQ and Qq loops) compares exactly
+    const auto cmp = static_cast<cmpop>(self.op == op_id::eq   ? cmpop::eq
+                                        : self.op == op_id::ne ? cmpop::ne
+                                        : self.op == op_id::lt ? cmpop::lt
+                                        : self.op == op_id::le ? cmpop::le
+                                        : self.op == op_id::gt ? cmpop::gt
+                                                               : cmpop::ge);
+    if (loop[0] != loop[1]) {
+      const bool a_signed = loop[0]->is_signed;
+      value a = ft.pure(ft.cast(xs[0], loop[0], loc), loc), b = ft.pure(ft.cast(xs[1], loop[1], loc), loc);
+      const value& s = a_signed ? a : b;  // the int64 operand: below 0 it is below every uint64
+      value neg = ft.compare(cmpop::lt, s, ft.int_constant(0, s.ty, loc), loc);
+      value ua = ft.cast(a, ft.tc_.uint64(), loc), ub = ft.cast(b, ft.tc_.uint64(), loc);
+      value same = ft.compare(cmp, ua, ub, loc);
+      bool when_negative = false;  // the answer where the signed operand is negative
+      switch (cmp) {
+        case cmpop::ne: when_negative = true; break;
+        case cmpop::lt: case cmpop::le: when_negative = a_signed; break;
+        case cmpop::gt: case cmpop::ge: when_negative = !a_signed; break;
+        default: break;
+      }
+      value k = ft.int_constant(when_negative ? 1 : 0, ft.tc_.boolean(), loc);
+      return ft.conditional(neg, k, same, ft.tc_.boolean(), loc);
+    }
+    return ft.compare(cmp, ft.cast(xs[0], loop[0], loc), ft.cast(xs[1], loop[1], loc), loc);
+  }
+  std::vector<value> ops;
+  for (std::size_t i = 0; i < n; ++i) ops.push_back(ft.cast(xs[i], loop[i], loc));
+  if (self.op == op_id::invert && loop[0]->kind == type_kind::boolean) return ft.unary(unop::not_, ops[0], loc);
+  return ft.op(self.op, loop[0], std::move(ops), loc);
+}
+
 // numpy.real / imag (as the attributes), conj / conjugate, angle.
 value type_complex_part(function_typer& ft, const intrinsic& self, call_args& c) {
   expect_args(ft, c, 1, 1);
@@ -396,6 +486,29 @@ const intrinsic table[] = {
     function_entry("numpy.conj", "(x)", "The complex conjugate.", type_complex_part, op_id::conj),
     function_entry("numpy.conjugate", "(x)", "The complex conjugate.", type_complex_part, op_id::conj),
     function_entry("numpy.angle", "(z)", "The argument of z (radians).", type_complex_part, op_id::phase),
+    // Loop-typed (type_numpy_loop: arg = loops + 8 * kind).
+    function_entry("numpy.true_divide", "(x1, x2)", "x1 / x2 in the first float or complex loop that holds both.",
+                   type_numpy_loop, op_id::div, 0),
+    function_entry("numpy.divide", "(x1, x2)", "x1 / x2 in the first float or complex loop that holds both.",
+                   type_numpy_loop, op_id::div, 0),
+    function_entry("numpy.equal", "(x1, x2)", "x1 == x2, compared in their loop's type.", type_numpy_loop, op_id::eq, 9),
+    function_entry("numpy.not_equal", "(x1, x2)", "x1 != x2.", type_numpy_loop, op_id::ne, 9),
+    function_entry("numpy.less", "(x1, x2)", "x1 < x2.", type_numpy_loop, op_id::lt, 9),
+    function_entry("numpy.less_equal", "(x1, x2)", "x1 <= x2.", type_numpy_loop, op_id::le, 9),
+    function_entry("numpy.greater", "(x1, x2)", "x1 > x2.", type_numpy_loop, op_id::gt, 9),
+    function_entry("numpy.greater_equal", "(x1, x2)", "x1 >= x2.", type_numpy_loop, op_id::ge, 9),
+    function_entry("numpy.logical_and", "(x1, x2)", "Both true (bool).", type_numpy_loop, op_id::bit_and, 17),
+    function_entry("numpy.logical_or", "(x1, x2)", "Either true (bool).", type_numpy_loop, op_id::bit_or, 17),
+    function_entry("numpy.logical_xor", "(x1, x2)", "Exactly one true (bool).", type_numpy_loop, op_id::bit_xor, 17),
+    function_entry("numpy.logical_not", "(x)", "Not true (bool).", type_numpy_loop, op_id::not_, 21),
+    function_entry("numpy.bitwise_and", "(x1, x2)", "x1 & x2 in their loop's type.", type_numpy_loop, op_id::bit_and, 2),
+    function_entry("numpy.bitwise_or", "(x1, x2)", "x1 | x2.", type_numpy_loop, op_id::bit_or, 2),
+    function_entry("numpy.bitwise_xor", "(x1, x2)", "x1 ^ x2.", type_numpy_loop, op_id::bit_xor, 2),
+    function_entry("numpy.invert", "(x)", "~x in its loop's type (not for a bool).", type_numpy_loop, op_id::invert, 4),
+    function_entry("numpy.bitwise_not", "(x)", "~x in its loop's type (not for a bool).", type_numpy_loop,
+                   op_id::invert, 4),
+    function_entry("numpy.left_shift", "(x1, x2)", "x1 << x2 in their loop's type.", type_numpy_loop, op_id::shl, 3),
+    function_entry("numpy.right_shift", "(x1, x2)", "x1 >> x2 in their loop's type.", type_numpy_loop, op_id::shr, 3),
 };
 
 }  // namespace
