@@ -269,6 +269,15 @@ value function_typer::cast(const value& v, const type* t, location loc) {
     value r = constant(convert_constant(*c, v.ty, t), t, loc, false);
     return r;
   }
+  value r = cast_node(v, t, loc);
+  // Non-negative integers stay so in a type at least as wide (or unsigned).
+  r.nonneg = t->is_int() && (!t->is_signed || (v.nonneg && (v.ty->kind == type_kind::boolean ||
+                                                             (v.ty->is_int() && (t->bits > v.ty->bits ||
+                                                                                 (t->bits == v.ty->bits && v.ty->is_signed))))));
+  return r;
+}
+
+value function_typer::cast_node(const value& v, const type* t, location loc) {
   expr e;
   e.kind = expr_kind::cast;
   e.loc = loc;
@@ -277,10 +286,6 @@ value function_typer::cast(const value& v, const type* t, location loc) {
   value r;
   r.ty = t;
   r.pure = v.pure;
-  // Non-negative integers stay so in a type at least as wide (or unsigned).
-  r.nonneg = t->is_int() && (!t->is_signed || (v.nonneg && (v.ty->kind == type_kind::boolean ||
-                                                             (v.ty->is_int() && (t->bits > v.ty->bits ||
-                                                                                 (t->bits == v.ty->bits && v.ty->is_signed))))));
   r.id = add(std::move(e));
   return r;
 }
@@ -301,16 +306,8 @@ value function_typer::convert(const value& v, const type* t, location loc, const
     // OptionalType(S) to OptionalType(T), None staying None: for the T that S widens to.
     bool weak = false;
     if (join(v.ty->dtype, false, t->dtype, false, weak) != t->dtype) return bad();
-    expr e;
-    e.kind = expr_kind::cast;
-    e.loc = loc;
-    e.ty = t;
-    e.operands = {use(v.id)};
-    value r;
-    r.ty = t;
-    r.pure = v.pure;
+    value r = cast_node(v, t, loc);
     r.roots = v.roots;
-    r.id = add(std::move(e));
     return r;
   }
   if (v.ty->is_optional()) return convert(unwrap(v, loc), t, loc, what);

@@ -204,6 +204,8 @@ class function_typer {
            bool side_effects = false);
   /// A scalar converted to scalar type `t` (constants fold).
   value cast(const value& v, const type* t, location loc);
+  /// The cast node of `v` to `t` (codegen converts), without checks or folding.
+  value cast_node(const value& v, const type* t, location loc);
   /// An optional's value where a value is needed (Numba's OptionalType to its value): None raises
   /// TypeError("expected int64, got None") in the kernel. Other values are themselves.
   value unwrap(const value& v, location loc);
