@@ -35,7 +35,9 @@ class complex_math {
 
   // --- values ---
   /// A Python float literal or a float64 constant of Numba's code: float64.
-  part lit(double d) { return {llvm::ConstantFP::get(b_.getDoubleTy(), d), 64}; }
+  part lit(double d) { return num(d, 64); }
+  /// A constant of width `bits` (NumPy's formulas compute in the argument's type).
+  part num(double d, int bits) { return {llvm::ConstantFP::get(fl_.ms.float_type(bits), d), bits}; }
   part of(llvm::Value* v) { return {v, v->getType()->isDoubleTy() ? 64 : 32}; }
   part to(part a, int bits) { return {fl_.float_resize(a.v, bits), bits}; }
   /// `complex(a, b)`: complex64 when both parts are float32, else complex128.
@@ -162,9 +164,9 @@ class complex_math {
 
   /// -j * f(j z), f returning a number of its own width: sin, tan, asin from sinh, tanh, asinh.
   template <class F>
-  cpart rotated(cpart z, F&& f, int w) {
+  cpart rotated(cpart z, F&& f) {
     cpart r = f(make(neg(z.im), z.re));
-    return round(make(r.im, neg(r.re)), w);
+    return round(make(r.im, neg(r.re)), z.re.bits);
   }
 
   cpart acos(cpart z) {
@@ -244,7 +246,7 @@ class complex_math {
     llvm::Value* inf_r = isinf(r);
     cpart general = make(pick(both(eq(c, zero()), inf_r), div(c, r), mul(c, r)),
                          pick(both(eq(s, zero()), inf_r), div(s, r), mul(s, r)));
-    cpart odd_phi = pick(no(ne(r, zero())), make(fabs(r), part{zero_of(r.bits), r.bits}),
+    cpart odd_phi = pick(no(ne(r, zero())), make(fabs(r), num(0.0, r.bits)),
                          pick(inf_r, make(r, phi), general));
     return pick(no(isfinite(phi)), odd_phi, general);
   }
@@ -259,13 +261,13 @@ class complex_math {
   cpart np_tanh(cpart z) {
     part si = fn(op_id::sin, z.im), ci = fn(op_id::cos, z.im), shr = fn(op_id::sinh, z.re), chr = fn(op_id::cosh, z.re);
     part rs = mul(ci, shr), is = mul(si, chr), rc = mul(ci, chr), ic = mul(si, shr);
-    part inv_d = div(part{llvm::ConstantFP::get(fl_.ms.float_type(z.re.bits), 1.0), z.re.bits}, add(mul(rc, rc), mul(ic, ic)));
+    part inv_d = div(num(1.0, z.re.bits), add(mul(rc, rc), mul(ic, ic)));
     return {mul(add(mul(rs, rc), mul(is, ic)), inv_d), mul(sub(mul(is, rc), mul(rs, ic)), inv_d)};
   }
   cpart np_acosh(cpart z) {
     // log(z + sqrt(z + 1) * sqrt(z - 1)), with Numba's complex + - * (no special cases).
     const int w = z.re.bits;
-    part one{llvm::ConstantFP::get(fl_.ms.float_type(w), 1.0), w}, nil{zero_of(w), w};
+    part one = num(1.0, w), nil = num(0.0, w);
     // z +- (1 + 0j): the imaginary parts add a zero too (-0.0 + 0.0 is +0.0).
     cpart p = sqrt({add(z.re, one), add(z.im, nil)}), m = sqrt({sub(z.re, one), sub(z.im, nil)});
     cpart prod{sub(mul(p.re, m.re), mul(p.im, m.im)), add(mul(p.re, m.im), mul(p.im, m.re))};
@@ -283,7 +285,6 @@ class complex_math {
     return b_.CreateFCmp(p, to(a, w).v, to(b, w).v);
   }
   llvm::Constant* inf(int bits) { return llvm::ConstantFP::getInfinity(fl_.ms.float_type(bits)); }
-  llvm::Constant* zero_of(int bits) { return llvm::ConstantFP::get(fl_.ms.float_type(bits), 0.0); }
   /// The literal 0.0 of a comparison (float64: comparing widens, which changes no answer).
   part zero() { return lit(0.0); }
 
@@ -295,47 +296,36 @@ class complex_math {
 
 llvm::Value* function_lowering::complex_op(op_id op, const std::vector<llvm::Value*>& args, const type* result) {
   complex_math m(*this);
-  auto arg = [&](std::size_t i) { return cpart{m.of(re(args.at(i))), m.of(im(args.at(i)))}; };
+  // crect's operands are its two floats; every other op's is one complex number.
+  const cpart z = op == op_id::crect ? cpart{m.of(args.at(0)), m.of(args.at(1))}
+                                     : cpart{m.of(re(args.at(0))), m.of(im(args.at(0)))};
   cpart r{};
   switch (op) {
-    case op_id::conj: {
-      cpart z = arg(0);
-      r = {z.re, m.neg(z.im)};
-      break;
-    }
-    case op_id::cexp: r = m.exp(arg(0)); break;
-    case op_id::clog: r = m.log(arg(0)); break;
-    case op_id::clog10: r = m.log10(arg(0)); break;
-    case op_id::csqrt: r = m.sqrt(arg(0)); break;
-    case op_id::ccosh: r = m.cosh(arg(0)); break;
-    case op_id::csinh: r = m.sinh(arg(0)); break;
-    case op_id::ctanh: r = m.tanh(arg(0)); break;
-    case op_id::ccos: {
-      cpart z = arg(0);
-      r = m.round(m.cosh(m.make(m.neg(z.im), z.re)), z.re.bits);
-      break;
-    }
-    case op_id::csin: r = m.rotated(arg(0), [&](cpart u) { return m.sinh(u); }, arg(0).re.bits); break;
-    case op_id::ctan: r = m.rotated(arg(0), [&](cpart u) { return m.tanh(u); }, arg(0).re.bits); break;
-    case op_id::casin: r = m.rotated(arg(0), [&](cpart u) { return m.asinh(u); }, arg(0).re.bits); break;
-    case op_id::cacos: r = m.acos(arg(0)); break;
-    case op_id::catan: r = m.atan(arg(0)); break;
-    case op_id::casinh: r = m.asinh(arg(0)); break;
-    case op_id::cacosh: r = m.acosh(arg(0)); break;
-    case op_id::catanh: r = m.atanh(arg(0)); break;
-    case op_id::crect: {
-      part rr = m.of(args.at(0)), phi = m.of(args.at(1));
-      r = m.rect(rr, phi);
-      break;
-    }
-    case op_id::np_csinh: r = m.np_sinh(arg(0)); break;
-    case op_id::np_ccosh: r = m.np_cosh(arg(0)); break;
-    case op_id::np_ctanh: r = m.np_tanh(arg(0)); break;
-    case op_id::np_cacosh: r = m.np_acosh(arg(0)); break;
+    case op_id::crect: r = m.rect(z.re, z.im); break;
+    case op_id::conj: r = {z.re, m.neg(z.im)}; break;
+    case op_id::cexp: r = m.exp(z); break;
+    case op_id::clog: r = m.log(z); break;
+    case op_id::clog10: r = m.log10(z); break;
+    case op_id::csqrt: r = m.sqrt(z); break;
+    case op_id::ccosh: r = m.cosh(z); break;
+    case op_id::csinh: r = m.sinh(z); break;
+    case op_id::ctanh: r = m.tanh(z); break;
+    case op_id::ccos: r = m.round(m.cosh(m.make(m.neg(z.im), z.re)), z.re.bits); break;
+    case op_id::csin: r = m.rotated(z, [&](cpart u) { return m.sinh(u); }); break;
+    case op_id::ctan: r = m.rotated(z, [&](cpart u) { return m.tanh(u); }); break;
+    case op_id::casin: r = m.rotated(z, [&](cpart u) { return m.asinh(u); }); break;
+    case op_id::cacos: r = m.acos(z); break;
+    case op_id::catan: r = m.atan(z); break;
+    case op_id::casinh: r = m.asinh(z); break;
+    case op_id::cacosh: r = m.acosh(z); break;
+    case op_id::catanh: r = m.atanh(z); break;
+    case op_id::np_csinh: r = m.np_sinh(z); break;
+    case op_id::np_ccosh: r = m.np_cosh(z); break;
+    case op_id::np_ctanh: r = m.np_tanh(z); break;
+    case op_id::np_cacosh: r = m.np_acosh(z); break;
     default: fail_at(std::string("complex ") + to_string(op) + " is no complex function", {});
   }
-  if (!result->is_complex()) fail_at(std::string(to_string(op)) + " typed " + result->str(), {});
-  const int w = result->bits / 2;
+  const int w = result->bits / 2;  // lower_complex_fn checked it is complex
   return cmake(m.to(r.re, w).v, m.to(r.im, w).v);
 }
 

@@ -171,69 +171,64 @@ value type_square(function_typer& ft, const intrinsic&, call_args& c) {
 
 // --- NumPy's loop-typed ufuncs: the first of the ufunc's loops every argument casts to safely --
 
-// The loops (NumPy's type letters, inputs only), as numba-cuda's ufunc typing sees them (NumPy's
-// list without float16): the loop's type is also the result's, except where a row says bool.
+// The loops (their inputs, in NumPy's type strings without the byte order), as numba-cuda's ufunc
+// typing sees them: NumPy's list without float16. Loops are separated by spaces, inputs by commas.
 constexpr std::string_view k_loops[] = {
-    "ff dd FF DD",                                    // 0: true_divide / divide
-    "?? bb BB hh HH ii II ll LL qq QQ qQ Qq ff dd FF DD",  // 1: comparisons, logical_and/or/xor
-    "?? bb BB hh HH ii II ll LL qq QQ",               // 2: bitwise_and/or/xor
-    "bb BB hh HH ii II ll LL qq QQ",                  // 3: left_shift / right_shift
-    "? b B h H i I l L q Q",                          // 4: invert
-    "? b B h H i I l L q Q f d F D",                  // 5: logical_not
+    "f4,f4 f8,f8 c8,c8 c16,c16",  // 0: true_divide / divide
+    "b1,b1 i1,i1 u1,u1 i2,i2 u2,u2 i4,i4 u4,u4 i8,i8 u8,u8 i8,u8 u8,i8 f4,f4 f8,f8 c8,c8 c16,c16",  // 1: compare, logical
+    "b1,b1 i1,i1 u1,u1 i2,i2 u2,u2 i4,i4 u4,u4 i8,i8 u8,u8",  // 2: bitwise_and/or/xor
+    "i1,i1 u1,u1 i2,i2 u2,u2 i4,i4 u4,u4 i8,i8 u8,u8",        // 3: left_shift / right_shift
+    "b1 i1 u1 i2 u2 i4 u4 i8 u8",                              // 4: invert
+    "b1 i1 u1 i2 u2 i4 u4 i8 u8 f4 f8 c8 c16",                 // 5: logical_not
 };
 
-const type* loop_letter_type(type_context& tc, char c) {
-  switch (c) {
-    case '?': return tc.boolean();
-    case 'b': return tc.int8();
-    case 'B': return tc.uint8();
-    case 'h': return tc.int16();
-    case 'H': return tc.uint16();
-    case 'i': return tc.int32();
-    case 'I': return tc.uint32();
-    case 'l': case 'q': return tc.int64();
-    case 'L': case 'Q': return tc.uint64();
-    case 'f': return tc.float32();
-    case 'd': return tc.float64();
-    case 'F': return tc.complex64();
-    default: return tc.complex128();
-  }
-}
+// A row's `arg`: its loops (an index of k_loops) plus what it computes.
+enum numpy_loop_row : int {
+  in_loop_type = 0,  ///< the op in the loop's type, the result of that type
+  comparison = 8,    ///< bool: the op (eq ... ge) compares in the loop's type
+  logical = 16,      ///< bool: the op (bit_and/or/xor, not_) on the arguments' truth
+};
 
-// numpy.<ufunc>(x1[, x2]) on scalars: `self.arg` % 8 picks the loops, self.arg / 8 the kind of
-// result (0 the op in the loop's type, 1 a comparison, 2 a logical op); `self.op` the op.
+// numpy.<ufunc>(x1[, x2]) on scalars, typed by the first of its loops every argument casts to
+// safely (NumPy's can_cast: promote_types gives the loop's type).
 value type_numpy_loop(function_typer& ft, const intrinsic& self, call_args& c) {
   const std::size_t n = self.op == op_id::invert || self.op == op_id::not_ ? 1 : 2;
   expect_args(ft, c, n, n);
   std::vector<value> xs;
   for (std::size_t i = 0; i < n; ++i) xs.push_back(scalar_arg(ft, c, i));
-  // The first loop every argument casts to safely (NumPy's can_cast: promote_types gives the loop's).
   std::vector<const type*> loop;
   std::string_view loops = k_loops[self.arg % 8];
-  for (std::size_t at = 0; at < loops.size() && loop.empty(); at += n + 1) {
+  while (loop.empty() && !loops.empty()) {
+    const std::size_t end = std::min(loops.find(' '), loops.size());
+    std::string_view one = loops.substr(0, end);
+    loops.remove_prefix(std::min(end + 1, loops.size()));
     std::vector<const type*> cand;
-    for (std::size_t i = 0; i < n; ++i) cand.push_back(loop_letter_type(ft.tc_, loops[at + i]));
-    bool safe = true;
-    for (std::size_t i = 0; i < n; ++i) safe = safe && promote(ft.tc_, xs[i].ty, cand[i]) == cand[i];
+    for (std::size_t at = 0; at <= one.size();) {
+      const std::size_t comma = std::min(one.find(',', at), one.size());
+      cand.push_back(ft.tc_.from_typestr("<" + std::string(one.substr(at, comma - at))));
+      at = comma + 1;
+    }
+    bool safe = cand.size() == n;
+    for (std::size_t i = 0; safe && i < n; ++i) safe = promote(ft.tc_, xs[i].ty, cand[i]) == cand[i];
     if (safe) loop = std::move(cand);
   }
   if (loop.empty()) ft.no_impl(c, "no loop of the ufunc takes these types safely (NumPy's casting rule)");
   const location loc = c.loc;
-  const int kind = self.arg / 8;
-  if (kind == 2) {  // logical: the truth of each argument (a safe cast keeps it)
+  const int kind = self.arg - self.arg % 8;
+  if (kind == logical) {  // the truth of each argument (a safe cast keeps it)
     value a = ft.truth(xs[0], loc);
     if (n == 1) return ft.unary(unop::not_, a, loc);
     value b = ft.truth(xs[1], loc);
     if (self.op == op_id::bit_xor) return ft.compare(cmpop::ne, a, b, loc);
     return ft.op(self.op, ft.tc_.boolean(), {a, b}, loc);
   }
-  if (kind == 1) {  // a comparison; int64 with uint64 (the qQ and Qq loops) compares exactly
-    const auto cmp = static_cast<cmpop>(self.op == op_id::eq   ? cmpop::eq
-                                        : self.op == op_id::ne ? cmpop::ne
-                                        : self.op == op_id::lt ? cmpop::lt
-                                        : self.op == op_id::le ? cmpop::le
-                                        : self.op == op_id::gt ? cmpop::gt
-                                                               : cmpop::ge);
+  if (kind == comparison) {  // int64 with uint64 (the i8,u8 and u8,i8 loops) compares exactly
+    const cmpop cmp = self.op == op_id::eq   ? cmpop::eq
+                      : self.op == op_id::ne ? cmpop::ne
+                      : self.op == op_id::lt ? cmpop::lt
+                      : self.op == op_id::le ? cmpop::le
+                      : self.op == op_id::gt ? cmpop::gt
+                                             : cmpop::ge;
     if (loop[0] != loop[1]) {
       const bool a_signed = loop[0]->is_signed;
       value a = ft.pure(ft.cast(xs[0], loop[0], loc), loc), b = ft.pure(ft.cast(xs[1], loop[1], loc), loc);
@@ -486,21 +481,21 @@ const intrinsic table[] = {
     function_entry("numpy.conj", "(x)", "The complex conjugate.", type_complex_part, op_id::conj),
     function_entry("numpy.conjugate", "(x)", "The complex conjugate.", type_complex_part, op_id::conj),
     function_entry("numpy.angle", "(z)", "The argument of z (radians).", type_complex_part, op_id::phase),
-    // Loop-typed (type_numpy_loop: arg = loops + 8 * kind).
+    // Loop-typed (type_numpy_loop: arg = an index of k_loops + a numpy_loop_row).
     function_entry("numpy.true_divide", "(x1, x2)", "x1 / x2 in the first float or complex loop that holds both.",
                    type_numpy_loop, op_id::div, 0),
     function_entry("numpy.divide", "(x1, x2)", "x1 / x2 in the first float or complex loop that holds both.",
                    type_numpy_loop, op_id::div, 0),
-    function_entry("numpy.equal", "(x1, x2)", "x1 == x2, compared in their loop's type.", type_numpy_loop, op_id::eq, 9),
-    function_entry("numpy.not_equal", "(x1, x2)", "x1 != x2.", type_numpy_loop, op_id::ne, 9),
-    function_entry("numpy.less", "(x1, x2)", "x1 < x2.", type_numpy_loop, op_id::lt, 9),
-    function_entry("numpy.less_equal", "(x1, x2)", "x1 <= x2.", type_numpy_loop, op_id::le, 9),
-    function_entry("numpy.greater", "(x1, x2)", "x1 > x2.", type_numpy_loop, op_id::gt, 9),
-    function_entry("numpy.greater_equal", "(x1, x2)", "x1 >= x2.", type_numpy_loop, op_id::ge, 9),
-    function_entry("numpy.logical_and", "(x1, x2)", "Both true (bool).", type_numpy_loop, op_id::bit_and, 17),
-    function_entry("numpy.logical_or", "(x1, x2)", "Either true (bool).", type_numpy_loop, op_id::bit_or, 17),
-    function_entry("numpy.logical_xor", "(x1, x2)", "Exactly one true (bool).", type_numpy_loop, op_id::bit_xor, 17),
-    function_entry("numpy.logical_not", "(x)", "Not true (bool).", type_numpy_loop, op_id::not_, 21),
+    function_entry("numpy.equal", "(x1, x2)", "x1 == x2, compared in their loop's type.", type_numpy_loop, op_id::eq, 1 + comparison),
+    function_entry("numpy.not_equal", "(x1, x2)", "x1 != x2.", type_numpy_loop, op_id::ne, 1 + comparison),
+    function_entry("numpy.less", "(x1, x2)", "x1 < x2.", type_numpy_loop, op_id::lt, 1 + comparison),
+    function_entry("numpy.less_equal", "(x1, x2)", "x1 <= x2.", type_numpy_loop, op_id::le, 1 + comparison),
+    function_entry("numpy.greater", "(x1, x2)", "x1 > x2.", type_numpy_loop, op_id::gt, 1 + comparison),
+    function_entry("numpy.greater_equal", "(x1, x2)", "x1 >= x2.", type_numpy_loop, op_id::ge, 1 + comparison),
+    function_entry("numpy.logical_and", "(x1, x2)", "Both true (bool).", type_numpy_loop, op_id::bit_and, 1 + logical),
+    function_entry("numpy.logical_or", "(x1, x2)", "Either true (bool).", type_numpy_loop, op_id::bit_or, 1 + logical),
+    function_entry("numpy.logical_xor", "(x1, x2)", "Exactly one true (bool).", type_numpy_loop, op_id::bit_xor, 1 + logical),
+    function_entry("numpy.logical_not", "(x)", "Not true (bool).", type_numpy_loop, op_id::not_, 5 + logical),
     function_entry("numpy.bitwise_and", "(x1, x2)", "x1 & x2 in their loop's type.", type_numpy_loop, op_id::bit_and, 2),
     function_entry("numpy.bitwise_or", "(x1, x2)", "x1 | x2.", type_numpy_loop, op_id::bit_or, 2),
     function_entry("numpy.bitwise_xor", "(x1, x2)", "x1 ^ x2.", type_numpy_loop, op_id::bit_xor, 2),

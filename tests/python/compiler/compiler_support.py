@@ -4,6 +4,8 @@ show; the ``record`` fixture in conftest.py), and the detection of the C++
 compiler's stages, so that tests that need the typer or code generation run
 as soon as those land."""
 
+import hashlib
+import json
 import os
 import pathlib
 import subprocess
@@ -130,3 +132,24 @@ def numba_python(version):
     except (subprocess.SubprocessError, OSError) as e:
         return None, f"numba-cuda {version} could not be installed: {type(e).__name__}"
     return str(py), None
+
+
+def numba_side_table(version, side, cases, tmp_path, what):
+    """The table a differential test's ``side`` script (run as ``python side
+    OUT.json``) writes under numba-cuda ``version``, cached beside that Python
+    by the digest of ``side`` and its ``cases`` module. Skips the test, saying
+    that ``what`` was not checked and why, where numba-cuda is not at hand or
+    the script fails."""
+    python, why = numba_python(version)
+    if python is None:
+        pytest.skip(f"{what} not checked against numba-cuda itself: {why}")
+    side, cases = pathlib.Path(side), pathlib.Path(cases)
+    digest = hashlib.sha256(cases.read_bytes() + side.read_bytes()).hexdigest()[:16]
+    out = pathlib.Path(python).parent.parent / f"{side.stem}_{digest}.json"  # beside the venv, not its base Python
+    if not out.exists():
+        r = subprocess.run([python, str(side), str(tmp_path / "t.json")], capture_output=True, text=True,
+                           timeout=1800)
+        if r.returncode != 0:
+            pytest.skip(f"{what} not checked: {side.name} failed:\n{r.stderr[-2000:]}")
+        (tmp_path / "t.json").replace(out)
+    return json.loads(out.read_text())

@@ -11,12 +11,10 @@ last place (libm's and libdevice's last bits may differ)."""
 
 import cmath
 import gzip
-import hashlib
 import importlib.util
 import json
 import math
 import pathlib
-import subprocess
 import sys
 
 import numpy as np
@@ -28,7 +26,7 @@ from cuforge import types as t
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import cmath_cases as C  # noqa: E402
-from compiler_support import numba_python  # noqa: E402
+from compiler_support import numba_side_table  # noqa: E402
 
 RECORDED = HERE / "data" / "cmath_numba.json.gz"
 NUMBA_CUDA_VERSION = "0.30.4"
@@ -101,20 +99,10 @@ def test_types_and_values_match_the_recorded_numba(cuforge_side):
 
 
 def test_types_and_values_match_numba_itself(cuforge_side, tmp_path):
-    python, why = numba_python(NUMBA_CUDA_VERSION)
     n = len(C.FUNCTIONS) * len(C.DTYPES) * len(C.INPUTS)
-    if python is None:
-        pytest.skip(f"{n} values not checked against Numba itself: {why}")
-    digest = hashlib.sha256((HERE / "cmath_cases.py").read_bytes() +
-                            (HERE / "cmath_numba_side.py").read_bytes()).hexdigest()[:16]
-    out = pathlib.Path(python).resolve().parents[1] / f"cmath_numba_{digest}.json"
-    if not out.exists():
-        r = subprocess.run([python, str(HERE / "cmath_numba_side.py"), str(tmp_path / "t.json")],
-                           capture_output=True, text=True, timeout=1800)
-        if r.returncode != 0:
-            pytest.skip(f"{n} values not checked: cmath_numba_side.py failed:\n{r.stderr[-2000:]}")
-        (tmp_path / "t.json").replace(out)
-    problems = _compare(json.loads(out.read_text()), cuforge_side)
+    table = numba_side_table(NUMBA_CUDA_VERSION, HERE / "cmath_numba_side.py", HERE / "cmath_cases.py", tmp_path,
+                             f"{n} values")
+    problems = _compare(table, cuforge_side)
     assert not problems, f"{len(problems)} differences:\n" + "\n".join(problems[:40])
 
 

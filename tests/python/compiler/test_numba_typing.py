@@ -17,11 +17,9 @@ float16 math, an NVVM failure) say nothing about typing and are skipped.
 """
 
 import gzip
-import hashlib
 import importlib.util
 import json
 import pathlib
-import subprocess
 import sys
 
 import numpy as np
@@ -32,7 +30,7 @@ from cuforge import cuda, types as cftypes
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import numba_typing_cases as C  # noqa: E402
-from compiler_support import numba_python  # noqa: E402
+from compiler_support import numba_side_table  # noqa: E402
 
 RECORDED = HERE / "data" / "numba_typing.json.gz"
 NUMBA_CUDA_VERSION = "0.30.4"
@@ -211,18 +209,7 @@ def test_types_and_values_match_the_recorded_numba_cuda(cuforge_side):
 
 
 def test_types_and_values_match_numba_cuda_itself(cuforge_side, tmp_path):
-    python, why = numba_python(NUMBA_CUDA_VERSION)
     ncases = sum(1 for _ in C.cases())
-    if python is None:
-        pytest.skip(f"{ncases} cases not checked against numba-cuda itself: {why}")
-    digest = hashlib.sha256((HERE / "numba_typing_cases.py").read_bytes() +
-                            (HERE / "numba_typing_side.py").read_bytes()).hexdigest()[:16]
-    out = pathlib.Path(python).resolve().parents[1] / f"numba_typing_{digest}.json"
-    if not out.exists():
-        r = subprocess.run([python, str(HERE / "numba_typing_side.py"), str(tmp_path / "t.json")],
-                           capture_output=True, text=True, timeout=1800)
-        if r.returncode != 0:
-            pytest.skip(f"{ncases} cases not checked: numba_typing_side.py failed:\n{r.stderr[-2000:]}")
-        (tmp_path / "t.json").replace(out)
-    table = json.loads(out.read_text())
+    table = numba_side_table(NUMBA_CUDA_VERSION, HERE / "numba_typing_side.py", HERE / "numba_typing_cases.py",
+                             tmp_path, f"{ncases} cases")
     _report(*_compare(table, cuforge_side))
