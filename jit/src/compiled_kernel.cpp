@@ -149,6 +149,7 @@ loaded_kernel& compiled_kernel::load(int dev) {
   module_options mo;
   mo.max_registers = config_.max_registers;
   mo.generate_line_info = config_.line_tables();
+  mo.generate_debug_info = config_.target == target_kind::nvptx && config_.debug();
   auto mod = module::load(image, mo, dev);
   auto fresh = std::make_unique<loaded_kernel>();
   fresh->k = mod.get_kernel(config_.target == target_kind::nvptx ? facts_.symbol : host_->name);

@@ -1031,7 +1031,7 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* out, const void* image, unsigned i
   char* info_log = nullptr;
   void** error_size = nullptr;
   void** info_size = nullptr;
-  int max_registers = 0, level = 4, line_info = 0;
+  int max_registers = 0, level = 4, line_info = 0, debug_info = 0;
   for (unsigned i = 0; i < n; ++i) {
     auto v = reinterpret_cast<std::uintptr_t>(values[i]);
     switch (keys[i]) {
@@ -1045,6 +1045,7 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* out, const void* image, unsigned i
         level = static_cast<int>(v);
         break;
       case CU_JIT_GENERATE_LINE_INFO: line_info = static_cast<int>(v); break;
+      case CU_JIT_GENERATE_DEBUG_INFO: debug_info = static_cast<int>(v); break;
       default: break;  // other options do not change what the mock does
     }
   }
@@ -1057,6 +1058,13 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* out, const void* image, unsigned i
   s.stats.jit_max_registers = max_registers;
   s.stats.jit_optimization_level = level;
   s.stats.jit_line_info = line_info;
+  s.stats.jit_debug_info = debug_info;
+  // As the driver's JIT (seen on an H200, driver 580): PTX with debug
+  // sections compiles only with -g at -O0.
+  if (format == 0 && text.find(", debug\n") != std::string_view::npos && (level != 0 || !debug_info)) {
+    write_log(error_log, error_size, "ptxas fatal   : Optimized debugging not supported\n");
+    return CUDA_ERROR_INVALID_PTX;
+  }
 
   std::size_t bad = text.find("MOCK_BAD_PTX");
   if (bad != std::string_view::npos || (format == 0 && text.find(".version") == std::string_view::npos)) {

@@ -37,6 +37,7 @@ struct cuforge_mock_stats {
   int jit_max_registers;
   int jit_optimization_level;
   int jit_line_info;
+  int jit_debug_info;
   int pool_allocations;
   unsigned long long pool_release_threshold;
   unsigned long long pool_trim_keep;

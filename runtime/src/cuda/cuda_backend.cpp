@@ -593,8 +593,8 @@ class cuda_backend final : public backend {
     constexpr std::size_t log_size = 64 * 1024;
     std::vector<char> error_log(log_size, '\0'), jit_info(log_size, '\0');
     auto value = [](std::uintptr_t v) { return reinterpret_cast<void*>(v); };
-    CUjit_option keys[8];
-    void* values[8];
+    CUjit_option keys[9];
+    void* values[9];
     unsigned n = 0;
     auto option = [&](CUjit_option k, void* v) {
       keys[n] = k;
@@ -605,8 +605,10 @@ class cuda_backend final : public backend {
     option(CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, value(log_size));
     option(CU_JIT_INFO_LOG_BUFFER, jit_info.data());
     option(CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, value(log_size));
-    option(CU_JIT_OPTIMIZATION_LEVEL, value(static_cast<unsigned>(opts.optimization_level)));
+    option(CU_JIT_OPTIMIZATION_LEVEL,
+           value(opts.generate_debug_info ? 0u : static_cast<unsigned>(opts.optimization_level)));
     option(CU_JIT_GENERATE_LINE_INFO, value(opts.generate_line_info ? 1 : 0));
+    if (opts.generate_debug_info) option(CU_JIT_GENERATE_DEBUG_INFO, value(1));
     if (opts.max_registers > 0)
       option(CU_JIT_MAX_REGISTERS, value(static_cast<unsigned>(opts.max_registers)));
 

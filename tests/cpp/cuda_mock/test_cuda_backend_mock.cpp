@@ -538,6 +538,22 @@ TEST(module, ptx_loads_with_the_jit_options) {
   EXPECT_EQ(s.jit_line_info, 0);
 }
 
+TEST(module, ptx_with_debug_information_loads_with_g_at_o0) {
+  // debug=True kernels carry DWARF sections; the JIT refuses them at -O4.
+  std::string debug_ptx = good_ptx;
+  auto at = debug_ptx.find(".target sm_");
+  ASSERT_NE(at, std::string::npos);
+  debug_ptx.insert(debug_ptx.find('\n', at), ", debug");
+  cuda_error e = expect_cuda_error([&] { module::load(module_image::from_ptx(debug_ptx)); }, CUDA_ERROR_INVALID_PTX);
+  EXPECT_CONTAINS(e.what(), "Optimized debugging not supported");
+  module::options o;
+  o.generate_debug_info = true;  // optimization_level stays 4: debug info implies 0
+  module m = module::load(module_image::from_ptx(debug_ptx), o);
+  cuforge_mock_stats s = stats();
+  EXPECT_EQ(s.jit_debug_info, 1);
+  EXPECT_EQ(s.jit_optimization_level, 0);
+}
+
 TEST(module, a_missing_kernel_is_named) {
   module m = module::load(module_image::from_ptx(good_ptx));
   EXPECT_EQ(m.get_kernel("scale").name(), "scale");

@@ -86,6 +86,12 @@ struct module_options {
   int max_registers = 0;  ///< 0: the JIT's choice
   bool generate_line_info = false;
   int optimization_level = 4;  ///< the PTX JIT's -O level
+  /// Full debug information (-g): PTX compiled with debug=True carries DWARF
+  /// sections (`.target sm_XY, debug`), which the PTX JIT compiles only with
+  /// this set and at optimization level 0 ("Optimized debugging not
+  /// supported" otherwise); set, it implies level 0 whatever
+  /// optimization_level says.
+  bool generate_debug_info = false;
 };
 
 /// @brief A loaded module. Kernels taken from it keep it loaded.
