@@ -7,13 +7,89 @@
 #include "llvm_support.hpp"
 
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Metadata.h>
 
 namespace cuforge::frontend::detail {
 
 namespace {
+
+// libdevice asks NVVMReflect for __CUDA_PREC_SQRT, which LLVM 19's NVVMReflect does not know (it
+// answers 0: sqrt.approx inside hypotf, normf, rnormf, ...). NVVM answers 1 unless fastmath
+// (numba-cuda's prec_sqrt), so the answer is given here, before the pipeline's NVVMReflect runs.
+void answer_prec_sqrt(llvm::Module& m, bool fastmath) {
+  llvm::Function* reflect = m.getFunction("__nvvm_reflect");
+  if (reflect == nullptr) return;
+  std::vector<llvm::CallInst*> answered;
+  for (llvm::User* u : reflect->users()) {
+    auto* call = llvm::dyn_cast<llvm::CallInst>(u);
+    if (call == nullptr || call->arg_size() != 1) continue;
+    auto* g = llvm::dyn_cast<llvm::GlobalVariable>(call->getArgOperand(0)->stripPointerCasts());
+    if (g == nullptr || !g->hasInitializer()) continue;
+    auto* text = llvm::dyn_cast<llvm::ConstantDataSequential>(g->getInitializer());
+    if (text == nullptr || !text->isCString() || text->getAsCString() != "__CUDA_PREC_SQRT") continue;
+    call->replaceAllUsesWith(llvm::ConstantInt::get(call->getType(), fastmath ? 0 : 1));
+    answered.push_back(call);
+  }
+  for (llvm::CallInst* c : answered) c->eraseFromParent();
+}
+
+// The NVVM conversion intrinsics libdevice calls (llvm.nvvm.d2i.rz, i2f.rz, ll2d.rm, ...) as the
+// cvt instruction each names, in inline assembly. LLVM 19 would otherwise rewrite the .rz ones into
+// plain fptosi/sitofp (int-to-float then rounds to nearest, not toward zero: int2float_rz(305419896)
+// came out 305419904 on an H200) and fold constant out-of-range or nan inputs to poison, where
+// the GPU's cvt saturates; NVVM (numba-cuda) keeps the instruction.
+void keep_conversions_as_cvt(llvm::Module& m) {
+  struct kind {
+    const char* name;
+    const char* ptx;
+    const char* reg;
+    bool is_float;
+  };
+  static constexpr kind kinds[] = {{"f", "f32", "f", true},   {"d", "f64", "d", true},  {"i", "s32", "r", false},
+                                   {"ui", "u32", "r", false}, {"ll", "s64", "l", false}, {"ull", "u64", "l", false}};
+  auto find = [](llvm::StringRef n) -> const kind* {
+    for (const kind& k : kinds)
+      if (n == k.name) return &k;
+    return nullptr;
+  };
+  std::vector<llvm::Function*> done;
+  for (llvm::Function& f : m) {
+    llvm::StringRef name = f.getName();
+    if (!f.isDeclaration() || !name.consume_front("llvm.nvvm.")) continue;
+    // <src>2<dst>.<rn|rz|rm|rp>[.ftz]
+    auto [pair, rest] = name.split('.');
+    auto [src_name, dst_name] = pair.split('2');
+    auto [mode, tail] = rest.split('.');
+    const kind* src = find(src_name);
+    const kind* dst = find(dst_name);
+    bool ftz = tail == "ftz";
+    if (src == nullptr || dst == nullptr || src == dst || !(tail.empty() || ftz) ||
+        !(mode == "rn" || mode == "rz" || mode == "rm" || mode == "rp"))
+      continue;
+    // Float to integer rounds to an integer (rni, rzi, ...); the others round the value.
+    std::string rnd = "." + mode.str() + (src->is_float && !dst->is_float ? "i" : "");
+    std::string text = "cvt" + rnd + (ftz ? ".ftz" : "") + "." + dst->ptx + "." + src->ptx + " $0, $1;";
+    std::string constraints = std::string("=") + dst->reg + "," + src->reg;
+    auto* asm_fn = llvm::InlineAsm::get(f.getFunctionType(), text, constraints, /*hasSideEffects=*/false);
+    std::vector<llvm::CallInst*> calls;
+    for (llvm::User* u : f.users())
+      if (auto* c = llvm::dyn_cast<llvm::CallInst>(u); c != nullptr && c->getCalledFunction() == &f) calls.push_back(c);
+    for (llvm::CallInst* c : calls) {
+      llvm::IRBuilder<> b(c);
+      llvm::CallInst* r = b.CreateCall(f.getFunctionType(), asm_fn, {c->getArgOperand(0)});
+      r->setDoesNotAccessMemory();
+      r->setDoesNotThrow();
+      c->replaceAllUsesWith(r);
+      c->eraseFromParent();
+    }
+    if (f.use_empty()) done.push_back(&f);
+  }
+  for (llvm::Function* f : done) f->eraseFromParent();
+}
 
 class nvptx_target final : public target {
  public:
@@ -25,6 +101,8 @@ class nvptx_target final : public target {
     // libdevice asks NVVMReflect whether denormals flush (__CUDA_FTZ).
     m.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", cfg_.fastmath ? 1 : 0);
     link_libdevice(m);
+    answer_prec_sqrt(m, cfg_.fastmath);
+    keep_conversions_as_cvt(m);
     // The inliner ANDs "unsafe-fp-math" across callee and caller: libdevice's
     // own attributes would switch fastmath off in every kernel that uses it.
     for (llvm::Function& f : m)
@@ -116,7 +194,18 @@ class nvptx_target final : public target {
   }
 
   bool has_approx_f32() const noexcept override { return true; }
-  bool fptoi_saturates() const noexcept override { return true; }  // cvt.rzi clamps
+  llvm::Value* float_to_int(function_lowering& fl, llvm::Value* v, unsigned bits, bool is_signed) const override {
+    const bool f32 = v->getType()->isFloatTy();
+    std::string text = "cvt.rzi." + std::string(is_signed ? "s" : "u") + std::to_string(bits) + (f32 ? ".f32" : ".f64") +
+                       " $0, $1;";
+    const char* out = bits == 16 ? "=h" : bits == 32 ? "=r" : "=l";
+    auto* ty = llvm::FunctionType::get(fl.b.getIntNTy(bits), {v->getType()}, false);
+    auto* cvt = llvm::InlineAsm::get(ty, text, std::string(out) + (f32 ? ",f" : ",d"), /*hasSideEffects=*/false);
+    llvm::CallInst* r = fl.b.CreateCall(ty, cvt, {v});
+    r->setDoesNotAccessMemory();
+    r->setDoesNotThrow();
+    return r;
+  }
 
   llvm::Value* approx_f32(function_lowering& fl, approx_fn fn, llvm::Value* x) const override {
     static constexpr llvm::Intrinsic::ID ids[] = {

@@ -487,8 +487,21 @@ value function_typer::pow(const value& a, const value& b, location loc) {
     const type* ct = t;
     if (sig.params[1]->is_int())  // float ** int: Numba's powi cases
       r = op(op_id::powi, ct, {cast(cast(a, sig.params[0], loc), ct, loc), cast(cast(b, sig.params[1], loc), tc_.int64(), loc)}, loc);
-    else
-      r = op(op_id::pow, ct, {cast(a, ct, loc), cast(b, ct, loc)}, loc);
+    else {
+      value ca = cast(a, ct, loc), cb = cast(b, ct, loc);
+      const constant_value* ka = const_of(ca);
+      const constant_value* kb = const_of(cb);
+      if (ct->bits == 64 && ka != nullptr && kb != nullptr && ka->k == constant_value::kind::floating &&
+          kb->k == constant_value::kind::floating) {
+        // numba-cuda's float64 ** is llvm.pow, which NVVM folds for constants with the host's pow
+        // (correctly rounded 2 ** 0.5, where libdevice's pow is an ulp off): so do we.
+        constant_value cv;
+        cv.k = constant_value::kind::floating;
+        cv.f = std::pow(ka->f, kb->f);
+        return constant(cv, ct, loc, weak);
+      }
+      r = op(op_id::pow, ct, {ca, cb}, loc);
+    }
     r = cast(r, t, loc);
   } else {
     value ca = cast(cast(a, sig.params[0], loc), t, loc), cb = cast(cast(b, sig.params[1], loc), t, loc);
