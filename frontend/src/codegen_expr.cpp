@@ -172,21 +172,15 @@ llvm::Value* function_lowering::float_resize(llvm::Value* v, int to_bits) {
   return from_bits < static_cast<unsigned>(to_bits) ? b.CreateFPExt(v, to) : b.CreateFPTrunc(v, to);
 }
 
-// float -> int truncates toward zero. Out-of-range values saturate and nan
-// gives 0 (defined on every target, unlike fptosi); unsigned and narrow
-// results go through int64 so that -1.0 -> uint8 is 255 as NumPy gives.
-// As numba-cuda's fptosi/fptoui run on the GPU (cvt.rzi): toward zero, saturating at the width of
-// the register the conversion has (16 bits at least: 8-bit results are the 16-bit one truncated,
-// so int8(300.0) is 44 and uint8(-1.0) is 0), nan giving 0. The same on every target.
+// float -> int as numba-cuda's fptosi/fptoui run on the GPU (cvt.rzi): toward zero, saturating at the
+// width of the register the conversion has (16 bits at least: 8-bit results are the 16-bit one
+// truncated, so int8(300.0) is 44 and uint8(-1.0) is 0), nan giving the sign bit at 64 bits and
+// at 32 from a float64, else 0. The target spells the conversion (target::float_to_int); the same
+// values on every target.
 llvm::Value* function_lowering::float_to_int(llvm::Value* v, int bits, bool is_signed) {
   if (v->getType()->isHalfTy()) v = float_resize(v, 32);
-  auto* wide = b.getIntNTy(static_cast<unsigned>(std::max(bits, 16)));
-  // On the GPU the plain conversion is that one instruction (the saturating intrinsic would add the
-  // clamps cvt does anyway); the host gets the saturation spelled out.
-  llvm::Value* r =
-      ms.tgt.fptoi_saturates()
-          ? (is_signed ? b.CreateFPToSI(v, wide) : b.CreateFPToUI(v, wide))
-          : intrinsic(is_signed ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat, {wide, v->getType()}, {v});
+  unsigned wide = static_cast<unsigned>(std::max(bits, 16));
+  llvm::Value* r = ms.tgt.float_to_int(*this, v, wide, is_signed);
   return bits < 16 ? b.CreateTrunc(r, b.getIntNTy(static_cast<unsigned>(bits))) : r;
 }
 

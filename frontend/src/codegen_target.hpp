@@ -95,10 +95,13 @@ class target {
   /// functions are built on, and its half fma. Where the target has none (the host), codegen_half.cpp
   /// computes those functions correctly rounded instead. Default: none (approx_f32 fails).
   virtual bool has_approx_f32() const noexcept;
-  /// Whether the plain float-to-integer conversion (fptosi/fptoui) saturates, nan giving 0, as the
-  /// GPU's cvt.rzi does; where it does not (the host), codegen asks LLVM for the saturating one.
-  /// Default: no.
-  virtual bool fptoi_saturates() const noexcept;
+  /// A float converted to an integer of `bits` (16, 32 or 64) as the GPU's cvt.rzi converts: toward
+  /// zero, saturating at the integer's range; nan gives the sign bit alone (INT_MIN's bits, for
+  /// unsigned results too) at 64 bits, and at 32 bits from a float64, else 0, as seen on an H200
+  /// NVPTX emits
+  /// that instruction (as inline assembly: LLVM folds a constant out-of-range fptosi to poison);
+  /// the default spells it out with LLVM's saturating conversion.
+  virtual llvm::Value* float_to_int(function_lowering& fl, llvm::Value* v, unsigned bits, bool is_signed) const;
   virtual llvm::Value* approx_f32(function_lowering& fl, approx_fn fn, llvm::Value* x) const;
   /// Ends the calling thread after it raised (its error record written): `exit` on the GPU (the rest of
   /// the grid runs on), a throw on the host that the scheduler takes as the thread's end. Leaves the

@@ -5,7 +5,7 @@
 // rounded where libm is, libm's accuracy otherwise, also for the GPU's
 // approximate fast_* functions), the directed-rounding arithmetic and
 // conversions in the rounding mode they name, the float-to-integer
-// conversions saturating with nan giving 0 as the GPU's cvt does, and the
+// conversions saturating with nan giving the sign bit as the GPU's cvt does, and the
 // integer functions bit for bit.
 //
 // The rounding-mode functions set the thread's mode around their one
@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace {
 
@@ -104,10 +105,14 @@ T convert(int m, long double x) {
   });
 }
 
-// x rounded to an integer as mode m says, then to I saturating (nan gives 0), as the GPU's cvt.
-template <class I>
-I to_int(int m, double x) {
-  if (std::isnan(x)) return 0;
+// x rounded to an integer as mode m says, then to I saturating, as the GPU's cvt: nan gives the
+// sign bit alone (INT_MIN's bits; for unsigned results too) at 64 bits and at 32 from a double,
+// else 0, as seen on an H200.
+template <class I, class F>
+I to_int(int m, F from) {
+  double x = from;
+  if (std::isnan(x))
+    return sizeof(I) == 8 || sizeof(F) == 8 ? static_cast<I>(std::make_unsigned_t<I>{1} << (8 * sizeof(I) - 1)) : 0;
   switch (m) {
     case rz: x = std::trunc(x); break;
     case ru: x = std::ceil(x); break;
@@ -274,6 +279,19 @@ uint64_t u64(int64_t v) { return static_cast<uint64_t>(v); }
 }  // namespace
 
 // The functions, by their rows' names (cuforge_nv_<name>; the JIT binds __nv_<name> to them).
+// libdevice's powi: square and multiply, each product rounded, then 1/r for a negative exponent
+// (bit for bit what the GPU computes; less accurate than pow for large exponents).
+template <class F>
+F powi_steps(F a, int32_t n) {
+  std::uint32_t e = n >= 0 ? static_cast<std::uint32_t>(n) : 0u - static_cast<std::uint32_t>(n);
+  F r = 1;
+  for (;;) {
+    if (e & 1u) r = r * a;
+    e >>= 1;
+    if (e == 0) return n < 0 ? F(1) / r : r;
+    a = a * a;
+  }
+}
 extern "C" {
 
 #define F1(name) \
@@ -308,8 +326,8 @@ double cuforge_nv_ldexp(double x, int32_t e) { return std::ldexp(x, e); }
 float cuforge_nv_ldexpf(float x, int32_t e) { return std::ldexp(x, e); }
 double cuforge_nv_scalbn(double x, int32_t e) { return std::scalbn(x, e); }
 float cuforge_nv_scalbnf(float x, int32_t e) { return std::scalbn(x, e); }
-double cuforge_nv_powi(double x, int32_t e) { return std::pow(x, static_cast<double>(e)); }
-float cuforge_nv_powif(float x, int32_t e) { return std::pow(x, static_cast<float>(e)); }
+double cuforge_nv_powi(double x, int32_t e) { return powi_steps(x, e); }
+float cuforge_nv_powif(float x, int32_t e) { return powi_steps(x, e); }
 int32_t cuforge_nv_ilogb(double x) { return std::ilogb(x); }
 int32_t cuforge_nv_ilogbf(float x) { return std::ilogb(x); }
 int64_t cuforge_nv_llrint(double x) { return to_int<int64_t>(rn, x); }
@@ -368,7 +386,9 @@ float cuforge_nv_fast_exp10f(float x) { return ::exp10f(x); }
 float cuforge_nv_fast_logf(float x) { return std::log(x); }
 float cuforge_nv_fast_log2f(float x) { return std::log2(x); }
 float cuforge_nv_fast_log10f(float x) { return std::log10(x); }
-float cuforge_nv_fast_powf(float x, float y) { return std::pow(x, y); }
+// exp2(y * log2(x)), as libdevice builds it on the approximate instructions: nan for a negative
+// base and for 0 ** 0, as on the GPU (libm's digits otherwise).
+float cuforge_nv_fast_powf(float x, float y) { return std::exp2(y * std::log2(x)); }
 float cuforge_nv_fast_fdividef(float x, float y) { return x / y; }
 void cuforge_nv_fast_sincosf(float x, float* s, float* c) { *s = std::sin(x), *c = std::cos(x); }
 
@@ -428,6 +448,7 @@ double cuforge_nv_longlong_as_double(int64_t x) { return bits<double>(x); }
 int32_t cuforge_nv_float_as_int(float x) { return bits<int32_t>(x); }
 float cuforge_nv_int_as_float(int32_t x) { return bits<float>(x); }
 int16_t cuforge_nv_float2half_rn(float x) {
+  if (std::isnan(x)) return 0x7FFF;  // the GPU's canonical half nan (cvt.rn.f16.f32)
   return static_cast<int16_t>(cuforge::frontend::detail::half_bits_of(static_cast<double>(x)));
 }
 float cuforge_nv_half2float(int16_t x) {

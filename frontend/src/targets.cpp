@@ -36,7 +36,15 @@ void target::finish_module(llvm::Module&) {}
 
 bool target::has_approx_f32() const noexcept { return false; }
 
-bool target::fptoi_saturates() const noexcept { return false; }
+llvm::Value* target::float_to_int(function_lowering& fl, llvm::Value* v, unsigned bits, bool is_signed) const {
+  auto* to = fl.b.getIntNTy(bits);
+  llvm::Value* r = fl.intrinsic(is_signed ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat,
+                                {to, v->getType()}, {v});
+  // nan: 0 (fptosi.sat's) where the GPU gives 0 too, else the sign bit alone.
+  if (bits < 32 || (bits == 32 && v->getType()->isFloatTy())) return r;
+  llvm::Value* nan = fl.b.CreateFCmpUNO(v, v);
+  return fl.b.CreateSelect(nan, llvm::ConstantInt::get(to, llvm::APInt::getSignMask(bits)), r);
+}
 
 llvm::Value* target::approx_f32(function_lowering&, approx_fn fn, llvm::Value*) const {
   fail("approximate float32 function " + std::to_string(static_cast<int>(fn)) + " on a target without them");

@@ -50,21 +50,35 @@ double as_double(const constant_value& cv, const type* from) {
   return 0;
 }
 
-std::uint64_t as_bits(const constant_value& cv, const type* from) {
+// A float constant converted to the integer type `to` as the same conversion of a run-time value
+// runs (target::float_to_int; the GPU's cvt.rzi): toward zero, saturating at the range of the
+// conversion's register (16 bits at least; narrower types take its low bits), nan giving the sign
+// bit alone at 64 bits and at 32 from a float64, else 0. So a value the compiler knows converts as
+// one it does not.
+std::uint64_t float_to_int_bits(double d, bool from_double, const type* to) {
+  const int wide = std::max(to->bits, 16);
+  if (std::isnan(d)) return wide == 64 || (wide == 32 && from_double) ? std::uint64_t{1} << (wide - 1) : 0;
+  d = std::trunc(d);
+  if (to->is_signed) {
+    const double lo = -std::ldexp(1.0, wide - 1), hi = std::ldexp(1.0, wide - 1);  // hi itself is out of range
+    if (d <= lo) return static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::min() >> (64 - wide));
+    if (d >= hi) return (std::uint64_t{1} << (wide - 1)) - 1;
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(d));
+  }
+  if (d <= 0) return 0;
+  if (d >= std::ldexp(1.0, wide)) return wide == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << wide) - 1;
+  return static_cast<std::uint64_t>(d);
+}
+
+std::uint64_t as_bits(const constant_value& cv, const type* from, const type* to) {
   switch (cv.k) {
     case constant_value::kind::boolean: return cv.b ? 1 : 0;
     case constant_value::kind::integer: return static_cast<std::uint64_t>(cv.i);
     case constant_value::kind::floating:
     case constant_value::kind::complex: {
-      double d = as_double(cv, from);
-      // Truncation toward zero; what has no integer (nan, inf, out of
-      // range) becomes 0 rather than undefined behaviour here.
-      if (!std::isfinite(d)) return 0;
-      d = std::trunc(d);
-      if (d >= -9223372036854775808.0 && d < 9223372036854775808.0)
-        return static_cast<std::uint64_t>(static_cast<std::int64_t>(d));
-      if (d >= 0 && d < 18446744073709551616.0) return static_cast<std::uint64_t>(d);
-      return 0;
+      // a complex64's parts are float32s (bits: the whole number's); a Python float is a float64
+      int part_bits = from == nullptr ? 64 : from->is_complex() ? from->bits / 2 : from->bits;
+      return float_to_int_bits(as_double(cv, from), part_bits == 64, to);
     }
     case constant_value::kind::none: return 0;
   }
@@ -89,7 +103,7 @@ constant_value convert_constant(const constant_value& cv, const type* from, cons
       break;
     case type_kind::integer:
       r.k = constant_value::kind::integer;
-      r.i = wrap_int(as_bits(cv, from), to);
+      r.i = wrap_int(as_bits(cv, from, to), to);
       break;
     case type_kind::floating:
       r.k = constant_value::kind::floating;
