@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 from cuforge import _core
@@ -153,3 +154,99 @@ def numba_side_table(version, side, cases, tmp_path, what):
             pytest.skip(f"{what} not checked: {side.name} failed:\n{r.stderr[-2000:]}")
         (tmp_path / "t.json").replace(out)
     return json.loads(out.read_text())
+
+
+# --- numba-cuda on a GPU: the same kernels, the same inputs ------------------------------------------
+
+NUMBA_GPU_SIDE = pathlib.Path(__file__).resolve().with_name("numba_gpu_side.py")
+
+
+def load_module(source, folder, name):
+    """The module `source` written to folder/name.py and imported (kernels compile from a file)."""
+    import importlib.util
+
+    path = pathlib.Path(folder) / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def launch_all(mod, calls, arrays):
+    """cuforge's side of run_under_numba_cuda: the same launches, with copies of the same arrays;
+    {key: array} after them."""
+    from cuforge import cuda
+
+    out = {}
+    for call in calls:
+        args = [np.array(arrays[k]) for k in call["args"]]
+        getattr(mod, call["kernel"])[call["grid"], call["block"]](*args)
+        cuda.synchronize()
+        out.update(zip(call["args"], args))
+    return out
+
+
+def run_under_numba_cuda(source, calls, arrays, folder, meanwhile=None):
+    """Runs `calls` ([{"kernel", "grid", "block", "args": [keys of `arrays`]}]) of the module `source`,
+    written against cuforge, with its imports of cuforge made numba's, under numba-cuda on the GPU in a
+    child process (numba_gpu_side.py), calling `meanwhile()` (cuforge's side) while it runs.
+    Returns ({key: array after the launches}, {kernel: error}, what meanwhile returned). Skips the
+    test, saying why, where numba-cuda or a GPU is not usable."""
+    import re
+
+    folder = pathlib.Path(folder)
+    numba_source, n = re.subn(r"^(\s*)(from|import)\s+cuforge\b", r"\1\2 numba", source, flags=re.M)
+    assert n, "the module imports nothing from cuforge"
+    (folder / "numba_side_module.py").write_text(numba_source)
+    (folder / "calls.json").write_text(json.dumps(calls))
+    np.savez(folder / "in.npz", **arrays)
+    child = subprocess.Popen([sys.executable, str(NUMBA_GPU_SIDE), str(folder / "numba_side_module.py"),
+                              str(folder / "calls.json"), str(folder / "in.npz"), str(folder / "out.npz")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        ours = meanwhile() if meanwhile else None
+        out, err = child.communicate(timeout=1200)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    if child.returncode == 77:
+        pytest.skip(out.strip())
+    assert child.returncode == 0, out + err
+    data = dict(np.load(folder / "out.npz"))
+    return data, json.loads(str(data.pop("__errors__"))), ours
+
+
+def bit_differences(got, want):
+    """The indices where two arrays differ bit for bit (any nan equal to any nan)."""
+    g, w = np.asarray(got), np.asarray(want)
+    assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, w.dtype, g.shape, w.shape)
+    g, w = _float_parts(g), _float_parts(w)
+    if g.dtype.kind == "f":
+        ints = np.dtype(f"u{g.dtype.itemsize}")
+        same = (g.view(ints) == w.view(ints)) | (np.isnan(g) & np.isnan(w))
+    else:
+        same = g == w
+    if same.ndim > np.asarray(got).ndim:
+        same = same.all(axis=-1)
+    return np.flatnonzero(~same.reshape(-1))
+
+
+def _float_parts(a):
+    a = np.asarray(a)
+    return a.view(a.real.dtype).reshape(*a.shape, 2) if a.dtype.kind == "c" else a
+
+
+def ulp_differences(got, want, ulps):
+    """The indices where two float (or complex) arrays differ by more than `ulps` units in the last
+    place of `want`; nan equals any nan, and infinities and zeros must be equal, sign included."""
+    g, w = _float_parts(got), _float_parts(want)
+    ints = np.dtype(f"u{g.dtype.itemsize}")
+    with np.errstate(invalid="ignore", over="ignore"):
+        close = np.abs(g.astype(np.float64) - w.astype(np.float64)) <= ulps * np.spacing(np.abs(w)).astype(np.float64)
+    finite = np.isfinite(w) & (w != 0) & np.isfinite(g)
+    same = (g.view(ints) == w.view(ints)) | (np.isnan(g) & np.isnan(w)) | (finite & close)
+    if same.ndim > np.asarray(got).ndim:
+        same = same.all(axis=-1)
+    return np.flatnonzero(~same.reshape(-1))

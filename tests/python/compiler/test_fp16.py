@@ -15,6 +15,7 @@ through ptxas (conftest.py).
 
 import math
 import os
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -356,8 +357,10 @@ def test_native_half_instructions_in_the_ptx():
         return fp16.hadd(x, y) * y + fp16.hfma(x, y, x) + fp16.hexp(x) + x / y
 
     ptx, _ = cuda.compile_ptx(f, (cftypes.float16, cftypes.float16), device=True, cc=(9, 0))
-    for instr in ["add.rn.f16", "mul.rn.f16", "fma.rn.f16", "ex2.approx.ftz.f32", "rcp.approx.ftz.f32"]:
-        assert instr in ptx, instr
+    # add.f16 as cuda_fp16.h's __hadd writes it: without .rn, so that it may be contracted (NVVM's
+    # default); the product `* y` is, into one of the fma.rn.f16
+    for instr in [r"add(\.rn)?\.f16", r"fma\.rn\.f16", r"ex2\.approx\.ftz\.f32", r"rcp\.approx\.ftz\.f32"]:
+        assert re.search(instr, ptx), instr
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,9 @@ NumPy on the arguments converted to the type Numba computes in
 (language_support.numba_reference). The types themselves are checked
 against numba-cuda by test_numba_typing.py, and spelled out below."""
 
+import math
+import re
+
 import numpy as np
 import pytest
 
@@ -289,6 +292,31 @@ def test_python_int_literals_keep_their_value():
     assert u.tolist() == [12345, 12345 * 0x9E3779B97F4A7C15 % 2**64, (2**64 - 1) ^ 12345]
 
 
+def _root_two(out):
+    out[0] = 2 ** 0.5
+
+
+def test_a_float64_power_of_constants_is_folded_as_numba_cuda_folds_it():
+    """numba-cuda's float64 ** is llvm.pow, which NVVM folds for constants with the host's pow: the
+    correctly rounded sqrt(2), where libdevice's pow (run on the GPU) is an ulp below."""
+    ptx, _ = cuda.compile_ptx(_root_two, "void(float64[:])")
+    assert "__nv_pow" not in ptx and "call" not in ptx
+    assert "0d3FF6A09E667F3BCD" in ptx or str(0x3FF6A09E667F3BCD) in ptx, ptx
+
+
+def _axpy(out, a, x, y):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[i] * x[i] + y[i]
+
+
+@pytest.mark.parametrize("fastmath", [False, True])
+def test_a_multiply_and_an_add_contract_into_fma_on_the_gpu_as_nvvm_does(fastmath):
+    """NVVM contracts by default (-fma=1): numba-cuda's PTX for a * x + y is one fma.rn, fastmath or not."""
+    ptx, _ = cuda.compile_ptx(_axpy, "void(float32[:], float32[:], float32[:], float32[:])", fastmath=fastmath)
+    assert re.search(r"fma\.rn(\.ftz)?\.f32", ptx) and not re.search(r"mul\.rn(\.ftz)?\.f32", ptx), ptx
+
+
 BIG = 2**62
 
 
@@ -404,19 +432,47 @@ def _float_to_ints(o8, ou8, o32, ou32, o64, ou64, x):
         ou64[i] = x[i]
 
 
-def test_out_of_range_float_to_int_conversions_are_the_gpus():
+@pytest.mark.parametrize("source", ["float64", "float32"])
+def test_out_of_range_float_to_int_conversions_are_the_gpus(source):
     """numba-cuda converts with fptosi/fptoui, which the GPU computes with cvt.rzi: toward zero,
-    saturating at the register's width (16 bits for 8-bit types, then truncated), nan giving 0.
-    Both targets compute that."""
-    x = np.array([300.0, -1.0, 1e6, 1e20, -1e20, np.nan, 3.7, -3.7, 2.0**63, 70000.0])
+    saturating at the register's width (16 bits for 8-bit types, then truncated), nan giving 0 at
+    16 bits, the sign bit alone at 64 (signed or not), and at 32 the sign bit from a float64 but 0 from
+    a float32, as an H200 computes them. Both targets compute that."""
+    x = np.array([300.0, -1.0, 1e6, 1e20, -1e20, np.nan, 3.7, -3.7, 2.0**63, 70000.0]).astype(source)
+    nan32 = -2**31 if source == "float64" else 0
     outs = [np.zeros(x.size, d) for d in (np.int8, np.uint8, np.int32, np.uint32, np.int64, np.uint64)]
     _float_to_ints[1, 32](*outs, x)
     i64max, i64min = 2**63 - 1, -2**63
     assert [o.tolist() for o in outs] == [
         [44, -1, -1, -1, 0, 0, 3, -3, -1, -1],
         [44, 0, 255, 255, 0, 0, 3, 0, 255, 255],
-        [300, -1, 1000000, 2**31 - 1, -2**31, 0, 3, -3, 2**31 - 1, 70000],
-        [300, 0, 1000000, 2**32 - 1, 0, 0, 3, 0, 2**32 - 1, 70000],
-        [300, -1, 1000000, i64max, i64min, 0, 3, -3, i64max, 70000],
-        [300, 0, 1000000, 2**64 - 1, 0, 0, 3, 0, 2**63, 70000],
+        [300, -1, 1000000, 2**31 - 1, -2**31, nan32, 3, -3, 2**31 - 1, 70000],
+        [300, 0, 1000000, 2**32 - 1, 0, nan32 % 2**32, 3, 0, 2**32 - 1, 70000],
+        [300, -1, 1000000, i64max, i64min, i64min, 3, -3, i64max, 70000],
+        [300, 0, 1000000, 2**64 - 1, 0, 2**63, 3, 0, 2**63, 70000],
     ]
+
+
+@cuda.jit
+def _constant_float_to_ints(o8, o32, ou32, o64):
+    o8[0] = 300.0
+    o32[0] = 1e20
+    o32[1] = -1e20
+    o32[2] = math.nan
+    ou32[0] = -1.0
+    ou32[1] = math.nan
+    o64[0] = 1e300
+    o64[1] = math.nan
+
+
+def test_constant_out_of_range_conversions_are_the_gpus_too():
+    """The same conversions of values the compiler knows: LLVM folds an out-of-range fptosi of a
+    constant to poison (a store of it vanished on the GPU), so the GPU's conversion is emitted as
+    the cvt instruction itself."""
+    outs = [np.full(2, 7, d) for d in (np.int8, np.int32, np.uint32, np.int64)]
+    o32 = np.full(3, 7, np.int32)
+    _constant_float_to_ints[1, 1](outs[0], o32, outs[2], outs[3])
+    assert outs[0].tolist() == [44, 7]
+    assert o32.tolist() == [2**31 - 1, -2**31, -2**31]
+    assert outs[2].tolist() == [0, 2**31]
+    assert outs[3].tolist() == [2**63 - 1, -2**63]
