@@ -93,7 +93,7 @@ def test_variables_hold_compile_time_values():
 @cuda.jit
 def local_constant_sizes(out):
     N = 64
-    shape = (4, 8)
+    shape = (8, 8)  # one element per thread: m[i // 8, i % 8] stays inside
     s = cuda.shared.array(N, np.float32)
     m = cuda.shared.array(shape, np.int32)
     loc = cuda.local.array(N, np.int64)

@@ -704,7 +704,7 @@ def test_cuda_memory_refuses_stream_0():
 # --- malformed input -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("obj", [1, "x", object(), [1.0, 2.0], None], ids=repr)
+@pytest.mark.parametrize("obj", [1, "x", object(), [1.0, 2.0], None], ids=lambda v: type(v).__name__ if type(v) is object else repr(v))
 def test_objects_without_dlpack_are_a_type_error(obj):
     with pytest.raises(TypeError, match="__dlpack__"):
         cuda.from_dlpack(obj)
@@ -810,11 +810,11 @@ class _OldProducer:
 def test_an_old_producer_is_asked_once_per_import_after_the_first():
     """The first import tries max_version and falls back; later imports of the
     same producer type go straight to the old signature (no raise and retry)."""
-    first = _OldProducer(np.arange(4.0))
+    first = _OldProducer(cuda.to_device(np.arange(4.0)))  # device memory: imports on every backend
     d = cuda.from_dlpack(first)
     assert first.calls == 1  # the max_version try raised before reaching the body
     assert (d.copy_to_host() == np.arange(4.0)).all()
-    second = _OldProducer(np.arange(3.0))
+    second = _OldProducer(cuda.to_device(np.arange(3.0)))
     cuda.from_dlpack(second)
     cuda.from_dlpack(second)
     assert second.calls == 2
@@ -824,7 +824,7 @@ def test_a_dlpack_tensor_reaching_outside_a_known_allocation_is_refused():
     """The import checks the extent against the allocation the runtime knows
     (here one of ours), as the interface import does; the deleter still runs."""
     backing = cuda.device_array(1000, dtype=np.float64)  # allocations round up: overshoot by far
-    t = Tensor(backing._pointer, (2000,), dtype=(kDLFloat, 64, 1))
+    t = Tensor(backing._pointer, (2000,), dtype=(kDLFloat, 64, 1), device=own_device(backing))
     with pytest.raises(ValueError, match="outside its allocation"):
         cuda.from_dlpack(t.capsule())
     assert t.deleted == 1

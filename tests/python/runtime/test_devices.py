@@ -157,19 +157,29 @@ def test_a_gpu_device():
 
 @pytest.mark.gpu
 def test_memory_info_reflects_allocations(run_python):
-    """In a fresh process, so no pool holds memory from other tests."""
+    """In a fresh process, so no pool holds memory from other tests. The free memory is the whole
+    device's, which other processes move too (14 test processes on an H200 moved it by hundreds of
+    megabytes between two readings): a quarter of the device (8 GiB at most) is allocated, and at
+    least half of it must show, in the largest drop of three tries."""
     run = run_python(
         """
         import numpy as np
         from cuforge import cuda
         ctx = cuda.current_context()
-        free0, total = ctx.get_memory_info()
-        d = cuda.device_array(1 << 30, np.uint8)  # 1 GiB
-        d[:] = 1
-        cuda.synchronize()
-        free1, _ = ctx.get_memory_info()
-        print(free0 - free1)
+        size = min(8 << 30, ctx.get_memory_info()[1] // 4)
+        drops = []
+        for _ in range(3):
+            free0, total = ctx.get_memory_info()
+            d = cuda.device_array(size, np.uint8)
+            d[:] = 1
+            cuda.synchronize()
+            free1, _ = ctx.get_memory_info()
+            drops.append(free0 - free1)
+            del d
+            cuda.synchronize()
+        print(size, max(drops))
         """
     )
     assert run.rc == 0, run
-    assert int(run.stdout.split()[-1]) >= (1 << 30) - (64 << 20)
+    size, drop = map(int, run.stdout.split()[-2:])
+    assert drop >= size // 2, (size, drop)
