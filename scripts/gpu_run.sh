@@ -1,51 +1,62 @@
 #!/usr/bin/env bash
-# One call on a lent GPU machine (see docs/gpu.md): build what is needed
-# there, then run the C++ tests, the Python tests (the compiler's first),
-# the examples and the benchmarks on the GPU, keeping every log in $OUT (or
-# ./gpu-out). Each step has its own time limit, so the whole call ends
-# within the device's 10 minutes and a stuck step costs only itself.
+# One call on a lent GPU machine (see docs/gpu.md): set up what is needed
+# there, then run the C++ tests, the benchmarks (on a quiet machine), and the
+# Python suite with compute-sanitizer beside it, on the GPU. Every step has
+# its own time limit inside GPU_RUN_BUDGET_S, so a stuck step costs only
+# itself. The logs go to a folder that is packed after every step into
+# $OUT/gpu-logs.tgz (the device returns at most 8 files), with
+# $OUT/summary.txt beside it.
 #
-# With .carry/ (scripts/pack_for_gpu.sh, run where the core was built), only
-# the thin binding is built here, for this machine's Python, against the
-# carried libcuforge; without it, everything is built here (C++ suites only
-# if GoogleTest is found; needs LLVM 19's development files).
+# With .carry/ (scripts/pack_for_gpu.sh, run where the core was built): the
+# core library, and the binding already built for this machine's Python when
+# the pack had that Python (.carry/_core.cpython-3XY-*.so), else the binding
+# is built here against the carried core. Without .carry/, everything is
+# built here (C++ suites only if GoogleTest is found; needs LLVM 19).
 #
-#   OUT=$OUT scripts/gpu_run.sh            # on the GPU machine
-#   CUFORGE_BACKEND=cpu scripts/gpu_run.sh # rehearsal without a GPU (run it in a copy of the
-#                                          # tree: the build copies the binding into python/cuforge/)
-#   GPU_RUN_QUICK=1 ...                    # fewer repeats in the benchmarks
+#   OUT=$OUT scripts/gpu_run.sh                  # on the GPU machine: everything
+#   GPU_RUN_STEPS="cpp pytest" scripts/gpu_run.sh  # some steps: cpp bench pytest sanitizer examples ncu
+#   GPU_RUN_PYTEST_ARGS="tests/python/x.py" ...  # what pytest runs (default: tests/python)
+#   CUFORGE_BACKEND=cpu scripts/gpu_run.sh       # rehearsal without a GPU (in a copy of the tree)
+#   GPU_RUN_QUICK=1 ...                          # fewer repeats in the benchmarks
 set -uo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$PWD
 OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
+LOGS=${GPU_RUN_LOGS:-/tmp/gpu-logs}
+mkdir -p "$OUT" "$LOGS"
 : > "$OUT/summary.txt"
-export PYTHONUNBUFFERED=1 CUFORGE_BACKEND=${CUFORGE_BACKEND:-cuda}  # cpu: rehearse the script without a GPU
+export PYTHONUNBUFFERED=1 CUFORGE_BACKEND=${CUFORGE_BACKEND:-cuda}
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"  # the package is not installed here
 PYTHON=${PYTHON:-python3}
 QUICK=${GPU_RUN_QUICK:-0}
-BUDGET=${GPU_RUN_BUDGET_S:-570}  # the device allows 600 s a call: keep the summary inside it
+BUDGET=${GPU_RUN_BUDGET_S:-560}
+STEPS=" ${GPU_RUN_STEPS:-cpp bench pytest sanitizer examples} "
 status=0
+want() { [[ "$STEPS" == *" $1 "* ]]; }
+pack() { tar czf "$OUT/gpu-logs.tgz" -C "$LOGS" . 2>/dev/null; }
 step() { echo; echo "=== $* (at ${SECONDS}s)"; }
-run() {  # run NAME LIMIT_S CMD...: log to $OUT/NAME.log, remember failures
+run() {  # run NAME LIMIT_S CMD...: log to $LOGS/NAME.log, remember failures
   local name=$1 limit=$2; shift 2
-  local t0=$SECONDS left=$((BUDGET - SECONDS - 10))
-  if [ "$left" -lt 15 ]; then
+  local t0=$SECONDS left=$((BUDGET - SECONDS - 5))
+  if [ "$left" -lt 10 ]; then
     echo "--- $name: skipped (out of time)" | tee -a "$OUT/summary.txt"
     status=1
     return
   fi
   [ "$limit" -le "$left" ] || limit=$left
-  timeout --kill-after=10 "$limit" "$@" 2>&1 | tee "$OUT/$name.log"
-  local rc=${PIPESTATUS[0]}
+  timeout --kill-after=5 "$limit" "$@" > "$LOGS/$name.log" 2>&1
+  local rc=$?
   local why=""
-  [ "$rc" = 124 ] || [ "$rc" = 137 ] && why=" (timed out after ${limit}s)"
+  { [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && why=" (timed out after ${limit}s)"
   echo "--- $name: exit $rc$why, $((SECONDS - t0))s" | tee -a "$OUT/summary.txt"
+  tail -n 4 "$LOGS/$name.log"
   [ "$rc" = 0 ] || status=1
+  pack
 }
 
 step "machine"
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nvcc --version | tail -1;
-  "$PYTHON" --version; uname -m; nproc; } 2>&1 | tee "$OUT/machine.txt"
+  "$PYTHON" --version; uname -rm; nproc; command -v compute-sanitizer; } 2>&1 | tee "$LOGS/machine.txt"
 
 # libdevice: the build machine's path unless this toolkit lives elsewhere.
 if [ -z "${CUFORGE_LIBDEVICE_PATH:-}" ] && [ ! -f /usr/local/cuda/nvvm/libdevice/libdevice.10.bc ]; then
@@ -58,8 +69,14 @@ fi
 
 step "build"
 if [ -f .carry/libcuforge.so.gz ] && [ ! -f .carry/libcuforge.so ]; then gunzip -k .carry/libcuforge.so.gz; fi
-if [ -f .carry/libcuforge.so ]; then
-  export LD_LIBRARY_PATH="$PWD/.carry:${LD_LIBRARY_PATH:-}"
+abi=$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+if [ -f .carry/libcuforge.so ] && [ -f ".carry/_core$abi" ]; then
+  cp .carry/libcuforge.so ".carry/_core$abi" python/cuforge/  # $ORIGIN: the binding finds the core beside it
+  export LD_LIBRARY_PATH="$PWD/python/cuforge${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"  # the C++ example's core
+  echo "--- build: carried binding _core$abi" | tee -a "$OUT/summary.txt"
+  bin=.carry
+elif [ -f .carry/libcuforge.so ]; then
+  export LD_LIBRARY_PATH="$PWD/.carry${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   pybind=()
   if ! "$PYTHON" -m pybind11 --cmakedir >/dev/null 2>&1 && [ -d .carry/pybind11 ]; then
     pybind=(-Dpybind11_DIR="$PWD/.carry/pybind11/share/cmake/pybind11")
@@ -75,37 +92,93 @@ else
   bin=build/gpu/tests
 fi
 if ! "$PYTHON" -c "import cuforge, sys; print('cuforge on the', cuforge.backend(), 'backend:', cuforge.backend_reason())" \
-    2>&1 | tee "$OUT/backend.txt"; then
+    2>&1 | tee "$LOGS/backend.txt"; then
   echo "--- cuforge does not import: nothing more can run" | tee -a "$OUT/summary.txt"
-  cat "$OUT/summary.txt"
+  pack
   exit 1
 fi
 
-step "C++ tests on the GPU"
-for t in test_runtime test_memory test_devicearray test_interop; do
-  exe=$(ls $bin/$t build/gpu/tests/$t 2>/dev/null | head -1)
-  if [ -n "$exe" ]; then run "cpp-$t" 120 "$exe" --gtest_brief=1; else echo "$t: not available" | tee -a "$OUT/summary.txt"; fi
-done
+if want cpp; then
+  step "C++ tests on the GPU"
+  for t in test_runtime test_memory test_devicearray test_interop; do
+    exe=$(ls $bin/$t build/gpu/tests/$t 2>/dev/null | head -1)
+    if [ -n "$exe" ]; then run "cpp-$t" 90 "$exe" --gtest_brief=1; else echo "$t: not available" | tee -a "$OUT/summary.txt"; fi
+  done
+fi
 
-step "Python tests on the GPU: the compiler's, then the rest"
-run pytest-compiler 240 "$PYTHON" -m pytest tests/python/compiler -q -rs -p no:cacheprovider
-run pytest 300 "$PYTHON" -m pytest tests/python -q -rs -p no:cacheprovider --ignore=tests/python/compiler
+if want bench; then
+  step "benchmarks (before the tests, on a quiet machine)"
+  if [ "$QUICK" = 1 ]; then runs=1; launches=5000; reps=10; else runs=3; launches=20000; reps=20; fi
+  raw=$(ls .carry/bench_raw_copy build/gpu/bench/bench_raw_copy 2>/dev/null | head -1)
+  rawl=$(ls .carry/bench_raw_launch build/gpu/bench/bench_raw_launch 2>/dev/null | head -1)
+  run bench-launch 90 "$PYTHON" bench/launch/bench_launch.py --launches "$launches" ${rawl:+--raw "$rawl"}
+  run bench-transfers 90 "$PYTHON" bench/transfers/bench_transfers.py ${raw:+--raw "$raw"}
+  run bench-stream 45 "$PYTHON" bench/stream/bench_stream.py --repeats "$reps"
+  run bench-hidden-layer 75 "$PYTHON" bench/hidden_layer/bench_hidden_layer.py --repeats "$runs"
+  run bench-interop 45 "$PYTHON" bench/interop/bench_interop.py
+  run bench-compile 75 "$PYTHON" bench/compile/bench_compile.py --runs "$runs"
+  run profile 60 "$PYTHON" bench/profile_gpu.py
+fi
 
-step "examples"
-if [ -x .carry/example_saxpy ]; then mkdir -p build/cuforge/examples/cpp && cp .carry/example_saxpy build/cuforge/examples/cpp/; fi
-run examples 180 "$PYTHON" examples/run_all.py
+# The Python suite, spread over the cores when pytest-xdist is there, with
+# compute-sanitizer running the examples' kernels beside it (its own
+# processes: a sanitizer run is slow, the suite's processes are untouched).
+sanitizer_pid=""
+if want sanitizer && command -v compute-sanitizer >/dev/null; then
+  step "compute-sanitizer (in the background)"
+  left=$((BUDGET - SECONDS - 15))
+  (
+    cs() { timeout --kill-after=5 "$1" compute-sanitizer --tool "$2" --error-exitcode 99 \
+             --target-processes all "${@:3}"; }
+    for ex in kernel_vector_add kernel_hidden_layer kernel_device_functions kernel_matmul kernel_reduce_histogram; do
+      echo "## memcheck $ex"; cs 120 memcheck "$PYTHON" examples/python/$ex.py; echo "## exit $?"
+    done
+    for ex in kernel_matmul kernel_reduce_histogram; do
+      echo "## racecheck $ex"; cs 120 racecheck --racecheck-report all "$PYTHON" examples/python/$ex.py; echo "## exit $?"
+    done
+    echo "## memcheck pytest (launch path, language)"
+    cs 150 memcheck "$PYTHON" -m pytest -q -x -p no:cacheprovider tests/python/compiler/test_launch_path.py \
+      tests/python/compiler/test_language_arrays.py tests/python/compiler/test_language_cuda.py
+    echo "## exit $?"
+  ) > "$LOGS/sanitizer.log" 2>&1 &
+  sanitizer_pid=$!
+fi
 
-step "benchmarks"
-if [ "$QUICK" = 1 ]; then runs=1; launches=5000; else runs=3; launches=20000; fi
-raw=$(ls .carry/bench_raw_copy build/gpu/bench/bench_raw_copy 2>/dev/null | head -1)
-rawl=$(ls .carry/bench_raw_launch build/gpu/bench/bench_raw_launch 2>/dev/null | head -1)
-run bench-transfers 180 "$PYTHON" bench/transfers/bench_transfers.py --raw "$raw"
-run bench-interop 120 "$PYTHON" bench/interop/bench_interop.py
-run bench-compile 180 "$PYTHON" bench/compile/bench_compile.py --runs "$runs"
-run bench-launch 180 "$PYTHON" bench/launch/bench_launch.py --launches "$launches" ${rawl:+--raw "$rawl"}
-run bench-hidden-layer 180 "$PYTHON" bench/hidden_layer/bench_hidden_layer.py --repeats "$runs"
+if want pytest; then
+  step "Python tests on the GPU"
+  par=()
+  if "$PYTHON" -c "import xdist" 2>/dev/null; then par=(-n "${GPU_RUN_WORKERS:-12}"); fi
+  tmo=()
+  if "$PYTHON" -c "import pytest_timeout" 2>/dev/null; then tmo=(--timeout 120); fi
+  # -rA -v: each result is in the log as it happens, so a step cut off by its
+  # limit still says what passed and what failed.
+  # shellcheck disable=SC2086
+  run pytest 400 "$PYTHON" -m pytest ${GPU_RUN_PYTEST_ARGS:-tests/python} -v -rfEs --tb=short -p no:cacheprovider \
+      ${par[@]+"${par[@]}"} ${tmo[@]+"${tmo[@]}"} --junitxml="$LOGS/pytest.xml"
+  grep -E "^(FAILED|ERROR)|[0-9]+ (passed|failed)" "$LOGS/pytest.log" | tail -n 60
+fi
+
+if want examples; then
+  step "examples"
+  if [ -x .carry/example_saxpy ]; then mkdir -p build/cuforge/examples/cpp && cp .carry/example_saxpy build/cuforge/examples/cpp/; fi
+  run examples 60 "$PYTHON" examples/run_all.py
+fi
+
+if want ncu && command -v ncu >/dev/null; then
+  step "Nsight Compute: the stream kernels' DRAM throughput, occupancy and stalls"
+  run ncu 90 ncu --target-processes all --kernel-name regex:"copy|triad" --launch-count 24 \
+      --section SpeedOfLight --section Occupancy --section WarpStateStats \
+      "$PYTHON" bench/stream/bench_stream.py --n 16777216 --repeats 1
+fi
+
+if [ -n "$sanitizer_pid" ]; then
+  left=$((BUDGET - SECONDS - 3)); [ "$left" -gt 0 ] || left=1
+  timeout "$left" tail --pid="$sanitizer_pid" -f /dev/null || kill -- "$sanitizer_pid" 2>/dev/null
+  grep -E "^## |SUMMARY|Race reported|Error" "$LOGS/sanitizer.log" | head -n 60 | tee -a "$OUT/summary.txt"
+fi
 
 step "summary"
 echo "total: ${SECONDS}s" | tee -a "$OUT/summary.txt"
+pack
 cat "$OUT/summary.txt"
 exit $status

@@ -4,7 +4,10 @@
 # 64 MiB; libcuforge links LLVM statically), the self-contained C++ test,
 # example and benchmark programs, and pybind11's CMake package (in case the
 # image lacks it), so the GPU machine only builds the thin Python binding for
-# its own Python (its image may lack GoogleTest and LLVM).
+# its own Python (its image may lack GoogleTest and LLVM). When an interpreter
+# of the GPU image's Python version (GPU_PYTHON_VERSION, 3.12) is found here,
+# the binding is built for it too and carried, so the GPU machine builds
+# nothing.
 #
 #   scripts/pack_for_gpu.sh                       # builds through scripts/build.sh (build/cuforge)
 #   BUILD_DIR=build/dev scripts/pack_for_gpu.sh   # an existing CMake build: ninja there first
@@ -34,5 +37,22 @@ cp "$b/bench/bench_raw_copy" "$b/bench/bench_raw_launch" .carry/
 pb=$("$PYTHON" -c 'import os, pybind11; print(os.path.dirname(pybind11.__file__))')
 mkdir -p .carry/pybind11
 cp -r "$pb/include" "$pb/share" .carry/pybind11/
+# The binding for the GPU image's Python, against the carried core.
+ver=${GPU_PYTHON_VERSION:-3.12}
+gpy=""
+for c in "python$ver" "$HOME"/.pyenv/versions/"$ver".*/bin/"python$ver"; do
+  if "$c" -c "import sys; assert sys.version_info[:2] == tuple(map(int, '$ver'.split('.')))" 2>/dev/null; then gpy=$c; break; fi
+done
+if [ -n "$gpy" ]; then
+  gunzip -kf .carry/libcuforge.so.gz
+  bb=build/gpu-binding-$ver
+  cmake -S . -B "$bb" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUFORGE_PREBUILT_LIBRARY="$PWD/.carry/libcuforge.so" \
+        -DPython_EXECUTABLE="$gpy" -DCUFORGE_COPY_TO_SOURCE=OFF -Dpybind11_DIR="$PWD/.carry/pybind11/share/cmake/pybind11" >/dev/null
+  ninja -C "$bb" >/dev/null
+  cp "$bb"/python/_core.cpython-*.so .carry/
+  rm -f .carry/libcuforge.so  # only the gzipped copy travels
+else
+  echo "pack_for_gpu: no python$ver here: the GPU machine builds the binding"
+fi
 grep -qx '/.carry/' .git/info/exclude 2>/dev/null || echo '/.carry/' >> .git/info/exclude
 du -sh .carry
