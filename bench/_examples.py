@@ -17,6 +17,8 @@ import sys
 import types
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples" / "python"
+# numba_compat.py: numba-cuda importable where NumPy is newer than it expects (the GPU image's 2.5).
+COMPAT = pathlib.Path(__file__).resolve().parents[1] / "tests" / "python" / "compiler"
 
 _IMPORT = re.compile(r"^(\s*)(from|import)\s+cuforge\b", re.M)
 
@@ -37,6 +39,15 @@ def numba_source(name: str) -> str:
     return swapped
 
 
+def numba_cuda():
+    """``numba.cuda``, through numba_compat (its one fix for NumPy 2.5 applied first)."""
+    if str(COMPAT) not in sys.path:
+        sys.path.insert(0, str(COMPAT))
+    import numba_compat
+
+    return numba_compat.numba_cuda()
+
+
 def load(name: str, implementation: str = "cuforge"):
     """The example as a module: as written, or with numba's imports."""
     if implementation == "cuforge":
@@ -45,6 +56,7 @@ def load(name: str, implementation: str = "cuforge"):
         return importlib.import_module(name)
     if implementation != "numba":
         raise ValueError(f"implementation must be 'cuforge' or 'numba', not {implementation!r}")
+    numba_cuda()
     module_name = f"{name}_numba"
     module = types.ModuleType(module_name)
     module.__file__ = str(path_of(name))
@@ -61,5 +73,5 @@ def stage_numba(folder, names):
 
 
 def pythonpath() -> str:
-    """PYTHONPATH with the examples first: a subprocess imports them as written."""
-    return os.pathsep.join(p for p in (str(EXAMPLES), os.environ.get("PYTHONPATH")) if p)
+    """PYTHONPATH with the examples first: a subprocess imports them as written (and numba_compat)."""
+    return os.pathsep.join(p for p in (str(EXAMPLES), str(COMPAT), os.environ.get("PYTHONPATH")) if p)

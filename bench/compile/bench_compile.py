@@ -57,7 +57,8 @@ t = time.perf_counter()
 if impl == "ours":
     from cuforge import cuda
 else:
-    from numba import cuda
+    import numba_compat
+    cuda = numba_compat.numba_cuda()
 imported = time.perf_counter() - t
 kernel = getattr(importlib.import_module(module), name)
 fn = getattr(kernel, "py_func", kernel)  # compile_ptx takes the Python function
@@ -95,10 +96,9 @@ def find_numba_python(given):
         return given
     if importlib.util.find_spec("numba") is not None:
         try:
-            import numba.cuda  # noqa: F401
-
+            _examples.numba_cuda()
             return sys.executable
-        except ImportError:
+        except Exception:  # noqa: BLE001 - any failure to import means "not here"
             pass
     default = pathlib.Path("/tmp/numbaenv/bin/python")
     return str(default) if default.exists() else None
@@ -120,6 +120,7 @@ def compile_latency(folder, runs, numba_python):
     """{kernel: {impl: medians}}; numba's entry is an error string when it fails."""
     results = {}
     ours_env = dict(os.environ, PYTHONPATH=_examples.pythonpath())
+    numba_env = dict(os.environ, PYTHONPATH=str(_examples.COMPAT))  # numba_compat; the staged copies are in cwd
     for name in ("activate", "fast_matmul"):
         what = (EXAMPLE_OF[name], name, SIGNATURES[name])
         got = {"ours": [], "numba": []}
@@ -128,7 +129,8 @@ def compile_latency(folder, runs, numba_python):
             if numba_python and not isinstance(got["numba"], str):
                 try:
                     got["numba"].append(
-                        run_json([numba_python, "driver.py", "numba", f"{what[0]}_numba", *what[1:], "time"], folder))
+                        run_json([numba_python, "driver.py", "numba", f"{what[0]}_numba", *what[1:], "time"], folder,
+                                 numba_env))
                 except RuntimeError as e:
                     got["numba"] = f"could not run ({e})"
         results[name] = {k: (medians(v) if isinstance(v, list) and v else v or None) for k, v in got.items()}

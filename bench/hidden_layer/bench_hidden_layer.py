@@ -90,8 +90,7 @@ def numba_example():
     """The example under numba-cuda (its imports of cuforge made numba's), or
     None with the reason printed."""
     try:
-        from numba import cuda as ncuda
-
+        ncuda = _examples.numba_cuda()
         if not ncuda.is_available():
             raise RuntimeError("numba.cuda.is_available() is False")
         return _examples.load("kernel_hidden_layer", "numba")

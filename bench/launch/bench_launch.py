@@ -40,6 +40,7 @@ import os
 import pathlib
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -51,6 +52,8 @@ import cuforge  # noqa: E402
 from cuforge import cuda  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+import _examples  # noqa: E402
 
 
 @cuda.jit
@@ -197,7 +200,7 @@ def foreign_arrays(gpu):
 def numba_launch(launches, repeats):
     """Seconds per launch of numba-cuda's 3-argument kernel, or None."""
     try:
-        from numba import cuda as ncuda
+        ncuda = _examples.numba_cuda()
     except Exception as e:  # noqa: BLE001
         print(f"numba-cuda: not importable ({type(e).__name__}: {e})")
         return None
