@@ -112,18 +112,18 @@ def triad_four(a, b, c, q):
         i += step
 
 
-def timed(fn, repeats):
-    """Median milliseconds of fn() between two events, after a warm-up."""
+def timed(fn, repeats, cu=cuda):
+    """Median milliseconds of fn() between two events of `cu` (cuforge's cuda or numba's), after a warm-up."""
     fn()
-    cuda.synchronize()
-    start, end = cuda.event(), cuda.event()
+    cu.synchronize()
+    start, end = cu.event(), cu.event()
     times = []
     for _ in range(repeats):
         start.record()
         fn()
         end.record()
         end.synchronize()
-        times.append(cuda.event_elapsed_time(start, end))
+        times.append(cu.event_elapsed_time(start, end))
     return statistics.median(times)
 
 
@@ -146,17 +146,7 @@ def numba_side(n, tpb, blocks, few, host, q, repeats):
     a, b, c = (ncuda.to_device(host) for _ in range(3))
 
     def t(fn):
-        fn()
-        ncuda.synchronize()
-        start, end = ncuda.event(), ncuda.event()
-        times = []
-        for _ in range(repeats):
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            times.append(ncuda.event_elapsed_time(start, end))
-        return statistics.median(times)
+        return timed(fn, repeats, ncuda)
 
     word = 4
     return [("numba copy", 2 * n * word, t(lambda: ns["stream_copy"][blocks, tpb](a, c))),

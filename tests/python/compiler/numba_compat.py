@@ -20,3 +20,18 @@ def numba_cuda():
     from numba import cuda
 
     return cuda
+
+
+def numba_cuda_on_a_gpu_or_exit():
+    """For a differential test's child process: ``numba.cuda`` where it imports and sees a GPU, else
+    the reason printed and exit status 77 (the test skips, saying why)."""
+    import sys
+
+    try:
+        cuda = numba_cuda()
+        if not cuda.is_available():
+            raise ImportError("numba-cuda sees no GPU")
+    except Exception as e:  # noqa: BLE001 - any failure to import means "not here"
+        print(f"numba-cuda is not usable here: {type(e).__name__}: {e}")
+        sys.exit(77)
+    return cuda

@@ -19,15 +19,9 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-try:
-    from numba_compat import numba_cuda
+from numba_compat import numba_cuda_on_a_gpu_or_exit  # noqa: E402
 
-    ncuda = numba_cuda()
-    if not ncuda.is_available():
-        raise ImportError("numba-cuda sees no GPU")
-except Exception as e:  # noqa: BLE001 - any failure to import means "not here"
-    print(f"numba-cuda is not usable here: {type(e).__name__}: {e}")
-    sys.exit(77)
+ncuda = numba_cuda_on_a_gpu_or_exit()
 
 import numpy as np  # noqa: E402
 
