@@ -17,6 +17,9 @@ import types as pytypes
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import cmath_cases as C  # noqa: E402
 
+from numba_compat import patch_numpy  # noqa: E402
+
+patch_numpy()  # numba-cuda 0.30 on NumPy 2.5
 import numba  # noqa: E402
 import numba.cuda.dispatcher as dispatcher  # noqa: E402
 import numpy as np  # noqa: E402

@@ -120,10 +120,18 @@ def numba_python(version):
     explicit = os.environ.get("CUFORGE_NUMBA_PYTHON")
     if explicit:
         return explicit, None
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        if installed("numba-cuda") == version:  # this Python has it (the GPU image's does)
+            return sys.executable, None
+    except PackageNotFoundError:
+        pass
     venv = pathlib.Path(os.environ.get("XDG_CACHE_HOME", pathlib.Path.home() / ".cache")) / "cuforge" / \
         f"numba-cuda-{version}"
     py = venv / "bin" / "python"
-    if py.exists():
+    if (venv / "installed").exists():
         return str(py), None
     try:
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, timeout=300)
@@ -132,6 +140,7 @@ def numba_python(version):
                        check=True, capture_output=True, timeout=900)
     except (subprocess.SubprocessError, OSError) as e:
         return None, f"numba-cuda {version} could not be installed: {type(e).__name__}"
+    (venv / "installed").touch()  # a venv whose install failed (no registry) is not taken for one
     return str(py), None
 
 

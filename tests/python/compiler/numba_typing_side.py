@@ -20,6 +20,9 @@ import warnings
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numba_typing_cases as cases_mod  # noqa: E402
 
+from numba_compat import patch_numpy  # noqa: E402
+
+patch_numpy()  # numba-cuda 0.30 on NumPy 2.5
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 from numba import cuda, types  # noqa: E402
