@@ -96,11 +96,9 @@ class target {
   /// computes those functions correctly rounded instead. Default: none (approx_f32 fails).
   virtual bool has_approx_f32() const noexcept;
   /// A float converted to an integer of `bits` (16, 32 or 64) as the GPU's cvt.rzi converts: toward
-  /// zero, saturating at the integer's range; nan gives the sign bit alone (INT_MIN's bits, for
-  /// unsigned results too) at 64 bits, and at 32 bits from a float64, else 0, as seen on an H200
-  /// NVPTX emits
-  /// that instruction (as inline assembly: LLVM folds a constant out-of-range fptosi to poison);
-  /// the default spells it out with LLVM's saturating conversion.
+  /// zero, saturating at the integer's range, nan as gpu_conversions.hpp says. NVPTX emits that
+  /// instruction (as inline assembly: LLVM folds a constant out-of-range fptosi to poison); the
+  /// default spells it out with LLVM's saturating conversion.
   virtual llvm::Value* float_to_int(function_lowering& fl, llvm::Value* v, unsigned bits, bool is_signed) const;
   virtual llvm::Value* approx_f32(function_lowering& fl, approx_fn fn, llvm::Value* x) const;
   /// Ends the calling thread after it raised (its error record written): `exit` on the GPU (the rest of

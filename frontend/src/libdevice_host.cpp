@@ -13,6 +13,7 @@
 // the compiler's folding nor its scheduling moves the operation out of the
 // mode; this file is compiled with -frounding-math (frontend/CMakeLists.txt).
 #include "codegen_target.hpp"
+#include "gpu_conversions.hpp"
 
 #include <bit>
 #include <cfenv>
@@ -20,7 +21,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <type_traits>
 
 namespace {
 
@@ -112,7 +112,7 @@ template <class I, class F>
 I to_int(int m, F from) {
   double x = from;
   if (std::isnan(x))
-    return sizeof(I) == 8 || sizeof(F) == 8 ? static_cast<I>(std::make_unsigned_t<I>{1} << (8 * sizeof(I) - 1)) : 0;
+    return static_cast<I>(cuforge::frontend::detail::nan_int_bits(8 * sizeof(I), sizeof(F) == 8));
   switch (m) {
     case rz: x = std::trunc(x); break;
     case ru: x = std::ceil(x); break;

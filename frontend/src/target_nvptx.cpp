@@ -37,6 +37,30 @@ void answer_prec_sqrt(llvm::Module& m, bool fastmath) {
   for (llvm::CallInst* c : answered) c->eraseFromParent();
 }
 
+// The PTX register constraint of a value of type `t`: h, r, l for 16-, 32-, 64-bit integers, f and d
+// for float and double.
+const char* constraint_of(llvm::Type* t) {
+  if (t->isFloatTy()) return "f";
+  if (t->isDoubleTy()) return "d";
+  switch (t->getIntegerBitWidth()) {
+    case 16: return "h";
+    case 32: return "r";
+    default: return "l";
+  }
+}
+
+// `cvt...` (the instruction, up to its operands) of x to type `to`, as inline assembly: what it
+// computes is the instruction's, which LLVM neither rewrites nor folds.
+llvm::Value* cvt(llvm::IRBuilder<>& b, const std::string& instruction, llvm::Type* to, llvm::Value* x) {
+  auto* ty = llvm::FunctionType::get(to, {x->getType()}, false);
+  std::string constraints = std::string("=") + constraint_of(to) + "," + constraint_of(x->getType());
+  auto* fn = llvm::InlineAsm::get(ty, instruction + " $0, $1;", constraints, /*hasSideEffects=*/false);
+  llvm::CallInst* r = b.CreateCall(ty, fn, {x});
+  r->setDoesNotAccessMemory();
+  r->setDoesNotThrow();
+  return r;
+}
+
 // The NVVM conversion intrinsics libdevice calls (llvm.nvvm.d2i.rz, i2f.rz, ll2d.rm, ...) as the
 // cvt instruction each names, in inline assembly. LLVM 19 would otherwise rewrite the .rz ones into
 // plain fptosi/sitofp (int-to-float then rounds to nearest, not toward zero: int2float_rz(305419896)
@@ -46,11 +70,10 @@ void keep_conversions_as_cvt(llvm::Module& m) {
   struct kind {
     const char* name;
     const char* ptx;
-    const char* reg;
     bool is_float;
   };
-  static constexpr kind kinds[] = {{"f", "f32", "f", true},   {"d", "f64", "d", true},  {"i", "s32", "r", false},
-                                   {"ui", "u32", "r", false}, {"ll", "s64", "l", false}, {"ull", "u64", "l", false}};
+  static constexpr kind kinds[] = {{"f", "f32", true},   {"d", "f64", true},  {"i", "s32", false},
+                                   {"ui", "u32", false}, {"ll", "s64", false}, {"ull", "u64", false}};
   auto find = [](llvm::StringRef n) -> const kind* {
     for (const kind& k : kinds)
       if (n == k.name) return &k;
@@ -72,18 +95,13 @@ void keep_conversions_as_cvt(llvm::Module& m) {
       continue;
     // Float to integer rounds to an integer (rni, rzi, ...); the others round the value.
     std::string rnd = "." + mode.str() + (src->is_float && !dst->is_float ? "i" : "");
-    std::string text = "cvt" + rnd + (ftz ? ".ftz" : "") + "." + dst->ptx + "." + src->ptx + " $0, $1;";
-    std::string constraints = std::string("=") + dst->reg + "," + src->reg;
-    auto* asm_fn = llvm::InlineAsm::get(f.getFunctionType(), text, constraints, /*hasSideEffects=*/false);
+    std::string instruction = "cvt" + rnd + (ftz ? ".ftz" : "") + "." + dst->ptx + "." + src->ptx;
     std::vector<llvm::CallInst*> calls;
     for (llvm::User* u : f.users())
       if (auto* c = llvm::dyn_cast<llvm::CallInst>(u); c != nullptr && c->getCalledFunction() == &f) calls.push_back(c);
     for (llvm::CallInst* c : calls) {
       llvm::IRBuilder<> b(c);
-      llvm::CallInst* r = b.CreateCall(f.getFunctionType(), asm_fn, {c->getArgOperand(0)});
-      r->setDoesNotAccessMemory();
-      r->setDoesNotThrow();
-      c->replaceAllUsesWith(r);
+      c->replaceAllUsesWith(cvt(b, instruction, f.getReturnType(), c->getArgOperand(0)));
       c->eraseFromParent();
     }
     if (f.use_empty()) done.push_back(&f);
@@ -195,16 +213,9 @@ class nvptx_target final : public target {
 
   bool has_approx_f32() const noexcept override { return true; }
   llvm::Value* float_to_int(function_lowering& fl, llvm::Value* v, unsigned bits, bool is_signed) const override {
-    const bool f32 = v->getType()->isFloatTy();
-    std::string text = "cvt.rzi." + std::string(is_signed ? "s" : "u") + std::to_string(bits) + (f32 ? ".f32" : ".f64") +
-                       " $0, $1;";
-    const char* out = bits == 16 ? "=h" : bits == 32 ? "=r" : "=l";
-    auto* ty = llvm::FunctionType::get(fl.b.getIntNTy(bits), {v->getType()}, false);
-    auto* cvt = llvm::InlineAsm::get(ty, text, std::string(out) + (f32 ? ",f" : ",d"), /*hasSideEffects=*/false);
-    llvm::CallInst* r = fl.b.CreateCall(ty, cvt, {v});
-    r->setDoesNotAccessMemory();
-    r->setDoesNotThrow();
-    return r;
+    std::string instruction = "cvt.rzi." + std::string(is_signed ? "s" : "u") + std::to_string(bits) +
+                              (v->getType()->isFloatTy() ? ".f32" : ".f64");
+    return cvt(fl.b, instruction, fl.b.getIntNTy(bits), v);
   }
 
   llvm::Value* approx_f32(function_lowering& fl, approx_fn fn, llvm::Value* x) const override {

@@ -2,6 +2,7 @@
 // defaults of the target hooks.
 #include "codegen_lower.hpp"
 #include "codegen_target.hpp"
+#include "gpu_conversions.hpp"
 #include "llvm_support.hpp"
 
 #include <cuforge/runtime/error.hpp>
@@ -41,7 +42,7 @@ llvm::Value* target::float_to_int(function_lowering& fl, llvm::Value* v, unsigne
   llvm::Value* r = fl.intrinsic(is_signed ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat,
                                 {to, v->getType()}, {v});
   // nan: 0 (fptosi.sat's) where the GPU gives 0 too, else the sign bit alone.
-  if (bits < 32 || (bits == 32 && v->getType()->isFloatTy())) return r;
+  if (!nan_converts_to_sign_bit(static_cast<int>(bits), v->getType()->isDoubleTy())) return r;
   llvm::Value* nan = fl.b.CreateFCmpUNO(v, v);
   return fl.b.CreateSelect(nan, llvm::ConstantInt::get(to, llvm::APInt::getSignMask(bits)), r);
 }

@@ -3,6 +3,8 @@
 // emit typed nodes, convert values and join types.
 #include "typer_impl.hpp"
 
+#include "gpu_conversions.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -57,7 +59,7 @@ double as_double(const constant_value& cv, const type* from) {
 // one it does not.
 std::uint64_t float_to_int_bits(double d, bool from_double, const type* to) {
   const int wide = std::max(to->bits, 16);
-  if (std::isnan(d)) return wide == 64 || (wide == 32 && from_double) ? std::uint64_t{1} << (wide - 1) : 0;
+  if (std::isnan(d)) return nan_int_bits(wide, from_double);
   d = std::trunc(d);
   if (to->is_signed) {
     const double lo = -std::ldexp(1.0, wide - 1), hi = std::ldexp(1.0, wide - 1);  // hi itself is out of range
