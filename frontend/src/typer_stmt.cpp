@@ -275,6 +275,16 @@ void function_typer::for_range(const stmt& s, std::vector<stmt_id>& out) {
     stop = cast(stop, st.ty, s.loc);
     step = cast(step, st.ty, s.loc);
   });
+  // A loop whose bounds are constants and which runs no iteration (a loop
+  // over an empty tuple, `*args` called with none) is its `else` alone: its
+  // body is never typed, since its element has no type to take.
+  if (ok) {
+    auto a = const_int(start), z = const_int(stop), d = const_int(step);
+    if (a && z && d && *d != 0 && (*d > 0 ? *a >= *z : *a <= *z)) {
+      block(s.orelse, out);
+      return;
+    }
+  }
   ++loop_depth_;
   std::vector<stmt_id> body, orelse;
   block(s.body, body);

@@ -151,13 +151,35 @@ def star_calls(out, x):
     out[4] = total(*t, 10)
     out[5] = count()
     out[6] = math.atan2(*(x[0], 1.0)) * 1000
+    out[7] = total(5)  # `rest` is empty: the loop over it never runs
 
 
 def test_star_arguments():
-    out = np.zeros(7)
+    out = np.zeros(8)
     star_calls[1, 1](out, np.array([2.0]))
     assert out.tolist()[:6] == [123, 456, 10, 2.5, 16, 0]
     assert out[6] == pytest.approx(math.atan2(2.0, 1.0) * 1000)
+    assert out[7] == 5
+
+
+@cuda.jit
+def loops_that_never_run(out):
+    s = 0
+    for a in ():  # no element, so no type for `a`: the body is not typed, the else runs
+        s += a.no_such_attribute
+    else:
+        s += 7
+    for i in range(5, 2):
+        s += i
+    for i in range(3, 3, -1):
+        s += i
+    out[0] = s
+
+
+def test_loops_over_nothing_run_only_their_else():
+    out = np.zeros(1, dtype=np.int64)
+    loops_that_never_run[1, 1](out)
+    assert out[0] == 7
 
 
 @cuda.jit
