@@ -101,6 +101,13 @@ class target {
   /// default spells it out with LLVM's saturating conversion.
   virtual llvm::Value* float_to_int(function_lowering& fl, llvm::Value* v, unsigned bits, bool is_signed) const;
   virtual llvm::Value* approx_f32(function_lowering& fl, approx_fn fn, llvm::Value* x) const;
+  /// One PTX instruction (`instruction` up to its operands, "add.sat.f16"), its result of type
+  /// `result` and its operands `args`, as inline assembly, where the GPU compiled for has it
+  /// (compute capability `min_sm` (53 for 5.3) or newer); else null, and the caller computes the same
+  /// another way. What cuda_fp16.h writes as one instruction (saturating and non-contracting
+  /// arithmetic, conversions in a rounding mode) is this. Default: null (the host has no PTX).
+  virtual llvm::Value* ptx_instruction(function_lowering& fl, const std::string& instruction, int min_sm,
+                                       llvm::Type* result, const std::vector<llvm::Value*>& args) const;
   /// Ends the calling thread after it raised (its error record written): `exit` on the GPU (the rest of
   /// the grid runs on), a throw on the host that the scheduler takes as the thread's end. Leaves the
   /// builder after a terminator.

@@ -107,6 +107,56 @@ numba_resolved numba_resolve(function_typer& ft, const intrinsic& self, call_arg
   return r;
 }
 
+parsed_proto parse_proto(std::string_view p) {
+  parsed_proto r{p.empty() ? '?' : p[0], {}};
+  for (std::size_t i = 2; i < p.size(); ++i) {
+    if (p[i] == ',') continue;
+    bool out = p[i] == '*';
+    if (out) ++i;
+    if (i < p.size()) r.params.push_back({p[i], out});
+  }
+  return r;
+}
+
+const type* proto_letter_type(type_context& tc, char c) {
+  switch (c) {
+    case '?': return tc.boolean();
+    case 'b': return tc.int8();
+    case 'B': return tc.uint8();
+    case 'h': return tc.int16();
+    case 'H': return tc.uint16();
+    case 'i': return tc.int32();
+    case 'I': return tc.uint32();
+    case 'l': return tc.int64();
+    case 'L': return tc.uint64();
+    case 'e': return tc.float16();
+    case 'f': return tc.float32();
+    case 'd': return tc.float64();
+    default: throw logic_error("intrinsic registry: malformed prototype letter '" + std::string(1, c) + "'");
+  }
+}
+
+value type_by_prototype(function_typer& ft, const intrinsic& self, call_args& c) {
+  if (!c.kwargs.empty()) ft.no_impl(c, "it takes no keyword arguments");
+  parsed_proto p = parse_proto(self.proto);
+  std::vector<const type*> ins, outs;
+  if (p.ret != 'v') outs.push_back(proto_letter_type(ft.tc_, p.ret));
+  for (const proto_param& q : p.params) (q.out ? outs : ins).push_back(proto_letter_type(ft.tc_, q.ty));
+  if (c.args.size() != ins.size())
+    ft.no_impl(c, "it takes " + std::string(self.info.params) + ", " + std::to_string(ins.size()) + " argument" +
+                      (ins.size() == 1 ? "" : "s"));
+  std::vector<value> args;
+  for (std::size_t i = 0; i < ins.size(); ++i) {
+    const value& a = c.args[i];
+    if (!a.runtime() || !a.ty->is_scalar() || a.ty->is_complex())
+      ft.no_impl(c, "argument " + std::to_string(i + 1) + " is " + a.ty->str() + ", not a real number for its " +
+                        ins[i]->str() + " parameter");
+    args.push_back(ft.cast(a, ins[i], c.loc));
+  }
+  const type* result = outs.size() == 1 ? outs[0] : ft.tc_.tuple(outs);
+  return ft.intrinsic_op(self, result, std::move(args), c.loc);
+}
+
 const value& real_arg(const function_typer& ft, const call_args& c, std::size_t i) {
   const value& x = c.args[i];
   if (!x.runtime() || !x.ty->is_scalar() || x.ty->is_complex()) ft.no_impl(c);

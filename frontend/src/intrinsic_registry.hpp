@@ -153,6 +153,23 @@ struct numba_resolved {
   std::vector<value> args;
 };
 numba_resolved numba_resolve(function_typer& ft, const intrinsic& self, call_args& c, const std::string& why = "");
+/// A row typed by its C prototype (`proto`: the result's letter, ':', the parameters' letters,
+/// "f:f,*i"; a '*' marks a result written through a pointer, which comes back after the return
+/// value, the results a tuple when more than one). The letters are Python's struct format
+/// characters: ? bool, b B int8 uint8, h H int16 uint16, i I int32 uint32, l L int64 uint64,
+/// e float16, f float32, d float64, v (a result) nothing. Each argument, a real number, converts to
+/// its parameter's type (unsafely too), as numba-cuda's single-signature bindings take it.
+struct proto_param {
+  char ty;
+  bool out;
+};
+struct parsed_proto {
+  char ret;
+  std::vector<proto_param> params;
+};
+parsed_proto parse_proto(std::string_view p);
+const type* proto_letter_type(type_context& tc, char c);
+value type_by_prototype(function_typer& ft, const intrinsic& self, call_args& c);
 /// The float type real math computes `t` in: integers and bools in float64, float16 in float32.
 const type* real_float(type_context& tc, const type* t);
 /// The complex type holding `t`.

@@ -5,7 +5,13 @@
 // float16, which codegen computes as cuda_fp16.h does (codegen_half.cpp), or
 // one of the few with no op, lowered here.
 #include "codegen_lower.hpp"
+#include "codegen_target.hpp"
 #include "intrinsic_registry.hpp"
+#include "small_floats.hpp"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <string>
 
 namespace cuforge::frontend::detail {
 
@@ -35,6 +41,167 @@ llvm::Value* lower_fp16(function_lowering& fl, const intrinsic& self, const expr
   }
 }
 
+// --- the rest of cuda_fp16.h that numba-cuda binds: conversions in a rounding mode, bit
+// reinterpretations, non-contracting and saturating arithmetic, nan-aware max/min, unordered
+// comparisons, classification, tanh. Typed by their C prototypes (type_by_prototype); each is one
+// PTX instruction on a GPU that has it (target::ptx_instruction), else computed to the same value.
+
+// What a row computes (the row's arg: the kind, with a rounding mode or a predicate << 8).
+enum half_kind : int {
+  hk_to_half,     // an integer or float to half, in the row's rounding mode
+  hk_from_half,   // half to an integer, in the row's rounding mode (saturating, nan as cvt gives)
+  hk_to_float,    // exact
+  hk_bits,        // the 16 bits reinterpreted
+  hk_rn,          // + - * rounded once, never contracted into an fma (the row's op)
+  hk_sat,         // + - * fma clamped to [+0, 1], nan to +0 (the row's op)
+  hk_fma_relu,    // fma, then max_nan with +0
+  hk_max_nan,     // a nan operand gives nan; +0 above -0
+  hk_min_nan,
+  hk_unordered,   // a comparison that is true when either operand is nan (the predicate << 8)
+  hk_isnan,
+  hk_isinf,       // -1 for -inf, 1 for inf, else 0
+  hk_tanh,        // tanhf, rounded to half
+  hk_tanh_approx, // tanh.approx.f16 where the GPU has it, else tanh
+};
+constexpr int kind_of(int arg) { return arg & 0xff; }
+constexpr int detail_of(int arg) { return arg >> 8; }
+
+constexpr const char* rounding_suffix[] = {"rn", "rz", "rm", "rp"};  // PTX's, by small_floats.hpp's rounding
+
+// PTX's name of an integer or float type: s32, u16, f64...
+std::string ptx_type(llvm::Type* t, bool is_signed) {
+  if (t->isHalfTy()) return "f16";
+  if (t->isFloatTy()) return "f32";
+  if (t->isDoubleTy()) return "f64";
+  return (is_signed ? "s" : "u") + std::to_string(t->getIntegerBitWidth());
+}
+
+llvm::Value* canonical_nan_if_nan(llvm::IRBuilder<>& b, llvm::Value* r) {
+  llvm::Value* nan = llvm::ConstantFP::get(b.getContext(), llvm::APFloat(llvm::APFloat::IEEEhalf(), llvm::APInt(16, canonical_small_nan)));
+  return b.CreateSelect(b.CreateFCmpUNO(r, r), nan, r);
+}
+
+llvm::Value* lower_half_extra(function_lowering& fl, const intrinsic& self, const expr& e) {
+  auto& b = fl.b;
+  llvm::IRBuilder<>::FastMathFlagGuard guard(b);
+  b.setFastMathFlags(llvm::FastMathFlags());  // exact as written
+  const target& tgt = fl.ms.tgt;
+  std::vector<llvm::Value*> x;
+  for (expr_id id : e.operands) x.push_back(fl.expr(id));
+  if (x.empty()) fl.fail_at(std::string(self.info.name) + ": no operands", e.loc);
+  llvm::Type* half = b.getHalfTy();
+  llvm::Value* zero = llvm::ConstantFP::get(half, 0.0);
+  const int detail = detail_of(self.arg);
+  auto op_name = [&] {
+    switch (self.op) {
+      case op_id::add: return "add";
+      case op_id::sub: return "sub";
+      case op_id::mul: return "mul";
+      default: return "fma";
+    }
+  };
+  auto arith = [&] {
+    if (self.op == op_id::fma) return fl.math(op_id::fma, {x[0], x[1], x[2]}, 16);
+    return fl.half_arith(self.op, x[0], x[1]);
+  };
+  switch (kind_of(self.arg)) {
+    case hk_to_half: {
+      const type* from = fl.type_of(e.operands[0]);
+      const bool is_signed = !from->is_int() || from->is_signed;
+      const std::string ins = std::string("cvt.") + rounding_suffix[detail] + ".f16." + ptx_type(x[0]->getType(), is_signed);
+      if (llvm::Value* r = tgt.ptx_instruction(fl, ins, 0, half, {x[0]})) return r;
+      // No cvt here (the host): small_floats.hpp's exact rounding, from a double, an int64 or a uint64.
+      llvm::Value* v = x[0];
+      const char* helper = "cuforge_small_float_from_f64";
+      if (from->is_float()) {
+        v = b.CreateFPExt(v, b.getDoubleTy());
+      } else if (is_signed) {
+        v = b.CreateSExt(v, b.getInt64Ty());
+        helper = "cuforge_small_float_from_i64";
+      } else {
+        v = b.CreateZExt(v, b.getInt64Ty());
+        helper = "cuforge_small_float_from_u64";
+      }
+      auto* fty = llvm::FunctionType::get(b.getInt16Ty(), {v->getType(), b.getInt32Ty(), b.getInt32Ty()}, false);
+      llvm::CallInst* bits = b.CreateCall(fl.ms.mod.getOrInsertFunction(helper, fty),
+                                          {v, b.getInt32(detail), b.getInt32(ieee_half.fraction)});
+      bits->setDoesNotAccessMemory();
+      return b.CreateBitCast(bits, half);
+    }
+    case hk_from_half: {
+      const type* to = e.ty;
+      const unsigned bits = static_cast<unsigned>(to->bits);
+      static constexpr const char* integer_rounding[] = {"rni", "rzi", "rmi", "rpi"};
+      const std::string ins = std::string("cvt.") + integer_rounding[detail] + "." +
+                              ptx_type(b.getIntNTy(bits), to->is_signed) + ".f16";
+      // An 8-bit result comes in a 32-bit register, as cuda_fp16.h takes it.
+      if (llvm::Value* r = tgt.ptx_instruction(fl, ins, 0, b.getIntNTy(bits < 16 ? 32 : bits), {x[0]}))
+        return bits < 16 ? b.CreateTrunc(r, b.getIntNTy(bits)) : r;
+      // Rounded to an integral float first (exact in float32), then cvt.rzi's saturating conversion.
+      static constexpr llvm::Intrinsic::ID round_ids[] = {llvm::Intrinsic::rint, llvm::Intrinsic::trunc,
+                                                          llvm::Intrinsic::floor, llvm::Intrinsic::ceil};
+      llvm::Value* f = b.CreateFPExt(x[0], b.getFloatTy());
+      f = fl.intrinsic(round_ids[detail], {f->getType()}, {f});
+      if (bits >= 16) return fl.float_to_int(f, static_cast<int>(bits), to->is_signed);
+      // 8 bits: saturate at 8 bits (cvt.rzi.s8 does), from the 16-bit conversion.
+      llvm::Value* r = fl.float_to_int(f, 16, to->is_signed);
+      const std::int64_t lo = to->is_signed ? -128 : 0, hi = to->is_signed ? 127 : 255;
+      llvm::Value* below = to->is_signed ? b.CreateICmpSLT(r, b.getInt16(static_cast<std::uint16_t>(lo))) : b.getFalse();
+      llvm::Value* above = to->is_signed ? b.CreateICmpSGT(r, b.getInt16(static_cast<std::uint16_t>(hi)))
+                                         : b.CreateICmpUGT(r, b.getInt16(static_cast<std::uint16_t>(hi)));
+      r = b.CreateSelect(below, b.getInt16(static_cast<std::uint16_t>(lo)), r);
+      r = b.CreateSelect(above, b.getInt16(static_cast<std::uint16_t>(hi)), r);
+      return b.CreateTrunc(r, b.getInt8Ty());
+    }
+    case hk_to_float: return b.CreateFPExt(x[0], b.getFloatTy());
+    case hk_bits: return b.CreateBitCast(x[0], fl.ms.value_type(e.ty));
+    case hk_rn: {
+      if (llvm::Value* r = tgt.ptx_instruction(fl, std::string(op_name()) + ".rn.f16", 53, half, x)) return r;
+      return arith();  // the host contracts nothing
+    }
+    case hk_sat: {
+      const std::string ins = std::string(op_name()) + (self.op == op_id::fma ? ".rn.sat.f16" : ".sat.f16");
+      if (llvm::Value* r = tgt.ptx_instruction(fl, ins, 53, half, x)) return r;
+      llvm::Value* r = arith();
+      llvm::Value* one = llvm::ConstantFP::get(half, 1.0);
+      return b.CreateSelect(b.CreateFCmpOGT(r, zero), fl.intrinsic(llvm::Intrinsic::minnum, {half}, {r, one}), zero);
+    }
+    case hk_fma_relu: {
+      if (llvm::Value* r = tgt.ptx_instruction(fl, "fma.rn.relu.f16", 80, half, x)) return r;
+      llvm::Value* r = fl.math(op_id::fma, {x[0], x[1], x[2]}, 16);
+      return canonical_nan_if_nan(b, fl.intrinsic(llvm::Intrinsic::maximum, {half}, {r, zero}));
+    }
+    case hk_max_nan:
+    case hk_min_nan: {
+      const bool max = kind_of(self.arg) == hk_max_nan;
+      if (llvm::Value* r = tgt.ptx_instruction(fl, max ? "max.NaN.f16" : "min.NaN.f16", 80, half, x)) return r;
+      return canonical_nan_if_nan(
+          b, fl.intrinsic(max ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, {half}, {x[0], x[1]}));
+    }
+    case hk_unordered: return b.CreateFCmp(static_cast<llvm::CmpInst::Predicate>(detail), x[0], x[1]);
+    case hk_isnan: return b.CreateFCmpUNO(x[0], x[0]);
+    case hk_isinf: {
+      llvm::Value* inf = b.CreateFCmpOEQ(fl.intrinsic(llvm::Intrinsic::fabs, {half}, {x[0]}),
+                                         llvm::ConstantFP::getInfinity(half));
+      llvm::Value* sign = b.CreateSelect(b.CreateFCmpOLT(x[0], zero), b.getInt32(-1), b.getInt32(1));
+      return b.CreateSelect(inf, sign, b.getInt32(0));
+    }
+    case hk_tanh_approx:
+      // sm_75 has the instruction, but not the PTX ISA version (6.3) LLVM writes for sm_75: from sm_80.
+      if (llvm::Value* r = tgt.ptx_instruction(fl, "tanh.approx.f16", 80, half, x)) return r;
+      [[fallthrough]];  // elsewhere: htanh
+    case hk_tanh: return fl.math(op_id::tanh, {x[0]}, 16);
+    default: fl.fail_at(std::string(self.info.name) + ": unknown half function", e.loc);
+  }
+}
+
+constexpr intrinsic half_row(std::string_view name, std::string_view proto, std::string_view params,
+                             std::string_view doc, int kind, int detail = 0, op_id op = op_id::none) {
+  intrinsic e = lowered_by(function_entry(name, params, doc, type_by_prototype, op, kind | detail << 8), lower_half_extra);
+  e.proto = proto;
+  return e;
+}
+
 constexpr intrinsic fn(std::string_view name, std::string_view params, std::string_view doc, op_id op) {
   return function_entry(name, params, doc, type_fp16, op);
 }
@@ -62,6 +229,64 @@ constexpr intrinsic own(std::string_view name, std::string_view params, std::str
 #define CUFORGE_FP16_ROW(name, params, doc, op) fn("cuda.fp16." #name, params, doc, op), \
                                                 fn("cuda.fp16.__" #name, params, doc, op),
 
+
+// The rest, typed by prototype. A conversion in each rounding mode: _rn to the nearest (ties to
+// even), _rz toward zero, _rd down, _ru up.
+#define CUFORGE_FP16_ROUNDED(base, proto, kind, what)                                                           \
+  half_row("cuda.fp16.__" #base "_rn", proto, "(a)", what ", rounded to the nearest (ties to even).", kind, 0), \
+  half_row("cuda.fp16.__" #base "_rz", proto, "(a)", what ", rounded toward zero.", kind, 1),                  \
+  half_row("cuda.fp16.__" #base "_rd", proto, "(a)", what ", rounded down.", kind, 2),                         \
+  half_row("cuda.fp16.__" #base "_ru", proto, "(a)", what ", rounded up.", kind, 3),
+#define CUFORGE_FP16_EXTRA_ROWS                                                                                       \
+  half_row("cuda.fp16.__double2half", "e:d", "(a)", "A float64 as a float16, rounded to the nearest.", hk_to_half),  \
+  half_row("cuda.fp16.__float2half", "e:f", "(a)", "A float32 as a float16, rounded to the nearest.", hk_to_half),   \
+  CUFORGE_FP16_ROUNDED(float2half, "e:f", hk_to_half, "A float32 as a float16")                                     \
+  CUFORGE_FP16_ROUNDED(short2half, "e:h", hk_to_half, "An int16 as a float16")                                      \
+  CUFORGE_FP16_ROUNDED(ushort2half, "e:H", hk_to_half, "A uint16 as a float16")                                     \
+  CUFORGE_FP16_ROUNDED(int2half, "e:i", hk_to_half, "An int32 as a float16")                                        \
+  CUFORGE_FP16_ROUNDED(uint2half, "e:I", hk_to_half, "A uint32 as a float16")                                       \
+  CUFORGE_FP16_ROUNDED(ll2half, "e:l", hk_to_half, "An int64 as a float16")                                         \
+  CUFORGE_FP16_ROUNDED(ull2half, "e:L", hk_to_half, "A uint64 as a float16")                                        \
+  half_row("cuda.fp16.__half2float", "f:e", "(a)", "A float16 as a float32 (exact).", hk_to_float),                 \
+  half_row("cuda.fp16.__half2char_rz", "b:e", "(a)", "A float16 as an int8, toward zero (saturating; nan 0).",      \
+           hk_from_half, 1),                                                                                        \
+  half_row("cuda.fp16.__half2uchar_rz", "B:e", "(a)", "A float16 as a uint8, toward zero (saturating; nan 0).",     \
+           hk_from_half, 1),                                                                                        \
+  CUFORGE_FP16_ROUNDED(half2short, "h:e", hk_from_half, "A float16 as an int16 (saturating)")                       \
+  CUFORGE_FP16_ROUNDED(half2ushort, "H:e", hk_from_half, "A float16 as a uint16 (saturating)")                      \
+  CUFORGE_FP16_ROUNDED(half2int, "i:e", hk_from_half, "A float16 as an int32 (saturating)")                         \
+  CUFORGE_FP16_ROUNDED(half2uint, "I:e", hk_from_half, "A float16 as a uint32 (saturating)")                        \
+  CUFORGE_FP16_ROUNDED(half2ll, "l:e", hk_from_half, "A float16 as an int64 (saturating)")                          \
+  CUFORGE_FP16_ROUNDED(half2ull, "L:e", hk_from_half, "A float16 as a uint64 (saturating)")                         \
+  half_row("cuda.fp16.__short_as_half", "e:h", "(a)", "The float16 whose bits are the int16's.", hk_bits),          \
+  half_row("cuda.fp16.__ushort_as_half", "e:H", "(a)", "The float16 whose bits are the uint16's.", hk_bits),        \
+  half_row("cuda.fp16.__half_as_short", "h:e", "(a)", "The float16's bits as an int16.", hk_bits),                  \
+  half_row("cuda.fp16.__half_as_ushort", "H:e", "(a)", "The float16's bits as a uint16.", hk_bits),                 \
+  half_row("cuda.fp16.__hadd_rn", "e:e,e", "(a, b)", "a + b, never contracted into an fma.", hk_rn, 0, op_id::add), \
+  half_row("cuda.fp16.__hsub_rn", "e:e,e", "(a, b)", "a - b, never contracted into an fma.", hk_rn, 0, op_id::sub), \
+  half_row("cuda.fp16.__hmul_rn", "e:e,e", "(a, b)", "a * b, never contracted into an fma.", hk_rn, 0, op_id::mul), \
+  half_row("cuda.fp16.__hadd_sat", "e:e,e", "(a, b)", "a + b clamped to [0, 1] (nan gives 0).", hk_sat, 0, op_id::add), \
+  half_row("cuda.fp16.__hsub_sat", "e:e,e", "(a, b)", "a - b clamped to [0, 1] (nan gives 0).", hk_sat, 0, op_id::sub), \
+  half_row("cuda.fp16.__hmul_sat", "e:e,e", "(a, b)", "a * b clamped to [0, 1] (nan gives 0).", hk_sat, 0, op_id::mul), \
+  half_row("cuda.fp16.__hfma_sat", "e:e,e,e", "(a, b, c)", "a * b + c rounded once, clamped to [0, 1] (nan gives 0).", \
+           hk_sat, 0, op_id::fma),                                                                                  \
+  half_row("cuda.fp16.__hfma_relu", "e:e,e,e", "(a, b, c)", "a * b + c rounded once; negative gives 0, nan stays nan.", \
+           hk_fma_relu),                                                                                            \
+  half_row("cuda.fp16.__hmax_nan", "e:e,e", "(a, b)", "The larger of a and b; a nan operand gives nan.", hk_max_nan), \
+  half_row("cuda.fp16.__hmin_nan", "e:e,e", "(a, b)", "The smaller of a and b; a nan operand gives nan.", hk_min_nan), \
+  half_row("cuda.fp16.__hequ", "?:e,e", "(a, b)", "a == b, or either is nan.", hk_unordered, llvm::CmpInst::FCMP_UEQ), \
+  half_row("cuda.fp16.__hneu", "?:e,e", "(a, b)", "a != b, or either is nan.", hk_unordered, llvm::CmpInst::FCMP_UNE), \
+  half_row("cuda.fp16.__hgtu", "?:e,e", "(a, b)", "a > b, or either is nan.", hk_unordered, llvm::CmpInst::FCMP_UGT),  \
+  half_row("cuda.fp16.__hgeu", "?:e,e", "(a, b)", "a >= b, or either is nan.", hk_unordered, llvm::CmpInst::FCMP_UGE), \
+  half_row("cuda.fp16.__hltu", "?:e,e", "(a, b)", "a < b, or either is nan.", hk_unordered, llvm::CmpInst::FCMP_ULT),  \
+  half_row("cuda.fp16.__hleu", "?:e,e", "(a, b)", "a <= b, or either is nan.", hk_unordered, llvm::CmpInst::FCMP_ULE), \
+  half_row("cuda.fp16.__hisnan", "?:e", "(a)", "Whether a is nan.", hk_isnan),                                       \
+  half_row("cuda.fp16.__hisinf", "i:e", "(a)", "-1 when a is -inf, 1 when it is inf, else 0 (an int32).", hk_isinf), \
+  half_row("cuda.fp16.htanh", "e:e", "(a)", "The hyperbolic tangent (float32's, rounded to float16).", hk_tanh),     \
+  half_row("cuda.fp16.htanh_approx", "e:e", "(a)",                                                                  \
+           "The hyperbolic tangent by the GPU's approximate instruction (sm_80 and newer; elsewhere htanh's).",    \
+           hk_tanh_approx),
+
 const intrinsic table[] = {
     module_entry("cuda.fp16", "numba-cuda's half-precision functions (cuda_fp16.h's): float16 in, float16 out."),
     CUFORGE_FP16_PAIRED(CUFORGE_FP16_ROW)
@@ -82,9 +307,12 @@ const intrinsic table[] = {
     fn("cuda.fp16.hfloor", "(a)", "The largest integer <= a, as a float16.", op_id::floor),
     fn("cuda.fp16.htrunc", "(a)", "a rounded toward zero, as a float16.", op_id::trunc),
     fn("cuda.fp16.hrint", "(a)", "a rounded to the nearest integer (halves to even), as a float16.", op_id::rint),
+    CUFORGE_FP16_EXTRA_ROWS
 };
 
 #undef CUFORGE_FP16_ROW
+#undef CUFORGE_FP16_EXTRA_ROWS
+#undef CUFORGE_FP16_ROUNDED
 #undef CUFORGE_FP16_PAIRED
 
 }  // namespace

@@ -14,68 +14,15 @@ namespace cuforge::frontend::detail {
 
 namespace {
 
-// A prototype's letters (libdevice_functions.def).
-struct proto_param {
-  char ty;
-  bool out;
-};
-struct parsed_proto {
-  char ret;
-  std::vector<proto_param> params;
-};
-
-parsed_proto parse_proto(std::string_view p) {
-  parsed_proto r{p.empty() ? '?' : p[0], {}};
-  for (std::size_t i = 2; i < p.size(); ++i) {
-    if (p[i] == ',') continue;
-    bool out = p[i] == '*';
-    if (out) ++i;
-    if (i < p.size()) r.params.push_back({p[i], out});
-  }
-  return r;
-}
-
-const type* letter_type(type_context& tc, char c) {
-  switch (c) {
-    case 'f': return tc.float32();
-    case 'd': return tc.float64();
-    case 'h': return tc.int16();
-    case 'i': return tc.int32();
-    case 'l': return tc.int64();
-    default: return nullptr;
-  }
-}
-
 std::string symbol_of(const intrinsic& self) {
   std::string_view n = self.info.name;
   return "__nv_" + std::string(n.substr(n.rfind('.') + 1));
 }
 
-value type_libdevice(function_typer& ft, const intrinsic& self, call_args& c) {
-  if (!c.kwargs.empty()) ft.no_impl(c, "it takes no keyword arguments");
-  parsed_proto p = parse_proto(self.proto);
-  std::vector<const type*> ins, outs;
-  if (p.ret != 'v') outs.push_back(letter_type(ft.tc_, p.ret));
-  for (const proto_param& q : p.params) (q.out ? outs : ins).push_back(letter_type(ft.tc_, q.ty));
-  if (c.args.size() != ins.size())
-    ft.no_impl(c, "it takes " + std::string(self.info.params) + ", " + std::to_string(ins.size()) + " argument" +
-                      (ins.size() == 1 ? "" : "s"));
-  std::vector<value> args;
-  for (std::size_t i = 0; i < ins.size(); ++i) {
-    const value& a = c.args[i];
-    if (!a.runtime() || !a.ty->is_scalar() || a.ty->is_complex())
-      ft.no_impl(c, "argument " + std::to_string(i + 1) + " is " + a.ty->str() + ", not a real number for its " +
-                        ins[i]->str() + " parameter");
-    args.push_back(ft.cast(a, ins[i], c.loc));
-  }
-  const type* result = outs.size() == 1 ? outs[0] : ft.tc_.tuple(outs);
-  return ft.intrinsic_op(self, result, std::move(args), c.loc);
-}
-
 llvm::Value* lower_libdevice(function_lowering& fl, const intrinsic& self, const expr& e) {
   auto& b = fl.b;
   parsed_proto p = parse_proto(self.proto);
-  auto llvm_type = [&](char c) -> llvm::Type* {
+  auto llvm_type = [&](char c) -> llvm::Type* {  // the prototype's letters (proto_letter_type)
     switch (c) {
       case 'f': return b.getFloatTy();
       case 'd': return b.getDoubleTy();
@@ -115,7 +62,7 @@ llvm::Value* lower_libdevice(function_lowering& fl, const intrinsic& self, const
 }
 
 constexpr intrinsic row(std::string_view name, std::string_view proto, std::string_view params, std::string_view doc) {
-  intrinsic e = lowered_by(function_entry(name, params, doc, type_libdevice), lower_libdevice);
+  intrinsic e = lowered_by(function_entry(name, params, doc, type_by_prototype), lower_libdevice);
   e.proto = proto;
   return e;
 }

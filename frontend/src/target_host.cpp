@@ -4,6 +4,7 @@
 // scheduler; math is libm; the module is compiled by the ORC JIT.
 #include "codegen_lower.hpp"
 #include "codegen_target.hpp"
+#include "small_floats.hpp"
 #include "llvm_support.hpp"
 
 #include <cuforge/frontend/diagnostics.hpp>
@@ -201,21 +202,10 @@ std::uint16_t half_bits_of(double d) {
   std::uint64_t x = 0;
   std::memcpy(&x, &d, sizeof x);
   const auto sign = static_cast<std::uint16_t>((x >> 48) & 0x8000);
-  const int biased = static_cast<int>((x >> 52) & 0x7ff);
   const std::uint64_t mant = x & ((std::uint64_t{1} << 52) - 1);
-  if (biased == 0x7ff)  // inf, or a quiet nan keeping the top of its payload
+  if (((x >> 52) & 0x7ff) == 0x7ff)  // inf, or a quiet nan keeping the top of its payload
     return static_cast<std::uint16_t>(sign | 0x7c00 | (mant ? 0x200 | (mant >> 42) : 0));
-  if (biased == 0) return sign;  // a double subnormal is far below half's range
-  const int e = biased - 1023;
-  const std::uint64_t sig = mant | (std::uint64_t{1} << 52);
-  const int shift = e >= -14 ? 42 : 42 + (-14 - e);  // to 10 fraction bits (fewer when subnormal)
-  if (shift >= 55) return sign;                      // under half the smallest subnormal
-  std::uint64_t q = sig >> shift;
-  const std::uint64_t rem = sig & ((std::uint64_t{1} << shift) - 1), halfway = std::uint64_t{1} << (shift - 1);
-  if (rem > halfway || (rem == halfway && (q & 1))) ++q;
-  std::uint64_t bits = e >= -14 ? (static_cast<std::uint64_t>(e + 14) << 10) + q : q;  // a carry moves the exponent
-  if (bits >= 0x7c00) bits = 0x7c00;                                                   // overflow: inf
-  return static_cast<std::uint16_t>(sign | bits);
+  return small_float_from_double(d, rounding::rn, ieee_half);
 }
 
 float float_of_half_bits(std::uint16_t b) {
@@ -256,6 +246,19 @@ extern "C" float cuforge_extendhfsf2(_Float16 h) {
   return float_of_half_bits(b);
 }
 
+// The GPU's conversions into a 16-bit float in a rounding mode (cuda_fp16.h's __float2half_rz,
+// __ll2half_rd, ...; intrinsics_fp16.cpp calls them where the target has no cvt): `mode` a
+// `rounding`, `fraction` the format's fraction bits (10 half, 7 bfloat16).
+extern "C" std::uint16_t cuforge_small_float_from_f64(double d, int mode, int fraction) {
+  return small_float_from_double(d, static_cast<rounding>(mode), small_float_format{fraction});
+}
+extern "C" std::uint16_t cuforge_small_float_from_i64(std::int64_t v, int mode, int fraction) {
+  return small_float_from_int(v, static_cast<rounding>(mode), small_float_format{fraction});
+}
+extern "C" std::uint16_t cuforge_small_float_from_u64(std::uint64_t v, int mode, int fraction) {
+  return small_float_from_uint(v, static_cast<rounding>(mode), small_float_format{fraction});
+}
+
 }  // namespace
 
 // The addresses the JIT binds first: the scheduler's entry points (libcuforge
@@ -279,6 +282,9 @@ std::vector<host_symbol> host_symbols() {
       {"__extendhfsf2", reinterpret_cast<void*>(&cuforge_extendhfsf2)},
       {"__gnu_h2f_ieee", reinterpret_cast<void*>(&cuforge_extendhfsf2)},
       {"__gnu_f2h_ieee", reinterpret_cast<void*>(&cuforge_truncsfhf2)},
+      {"cuforge_small_float_from_f64", reinterpret_cast<void*>(&cuforge_small_float_from_f64)},
+      {"cuforge_small_float_from_i64", reinterpret_cast<void*>(&cuforge_small_float_from_i64)},
+      {"cuforge_small_float_from_u64", reinterpret_cast<void*>(&cuforge_small_float_from_u64)},
   };
 #define CUFORGE_MATH1(name) \
   s.push_back({#name "f", reinterpret_cast<void*>(static_cast<f1>(&::name##f))}); \

@@ -38,27 +38,45 @@ void answer_prec_sqrt(llvm::Module& m, bool fastmath) {
 }
 
 // The PTX register constraint of a value of type `t`: h, r, l for 16-, 32-, 64-bit integers, f and d
-// for float and double.
+// for float and double (16-bit floats travel as 16-bit integers: see inline_ptx).
 const char* constraint_of(llvm::Type* t) {
   if (t->isFloatTy()) return "f";
   if (t->isDoubleTy()) return "d";
-  switch (t->getIntegerBitWidth()) {
+  switch (t->getPrimitiveSizeInBits()) {
+    case 8: return "c";
     case 16: return "h";
     case 32: return "r";
     default: return "l";
   }
 }
 
-// `cvt...` (the instruction, up to its operands) of x to type `to`, as inline assembly: what it
-// computes is the instruction's, which LLVM neither rewrites nor folds.
-llvm::Value* cvt(llvm::IRBuilder<>& b, const std::string& instruction, llvm::Type* to, llvm::Value* x) {
-  auto* ty = llvm::FunctionType::get(to, {x->getType()}, false);
-  std::string constraints = std::string("=") + constraint_of(to) + "," + constraint_of(x->getType());
-  auto* fn = llvm::InlineAsm::get(ty, instruction + " $0, $1;", constraints, /*hasSideEffects=*/false);
-  llvm::CallInst* r = b.CreateCall(ty, fn, {x});
+// `instruction` (up to its operands) of `args`, its result of type `to`, as inline assembly: what it
+// computes is the instruction's, which LLVM neither rewrites nor folds. Halves and bfloat16s pass
+// through 16-bit integer registers, as cuda_fp16.h passes them.
+llvm::Value* inline_ptx(llvm::IRBuilder<>& b, const std::string& instruction, llvm::Type* to,
+                        const std::vector<llvm::Value*>& args) {
+  auto as_register = [&](llvm::Type* t) -> llvm::Type* { return t->is16bitFPTy() ? b.getInt16Ty() : t; };
+  std::vector<llvm::Type*> types;
+  std::vector<llvm::Value*> operands;
+  std::string text = instruction + " $0", constraints = std::string("=") + constraint_of(to);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    llvm::Value* a = args[i];
+    if (a->getType()->is16bitFPTy()) a = b.CreateBitCast(a, b.getInt16Ty());
+    types.push_back(a->getType());
+    operands.push_back(a);
+    text += ", $" + std::to_string(i + 1);
+    constraints += std::string(",") + constraint_of(a->getType());
+  }
+  auto* ty = llvm::FunctionType::get(as_register(to), types, false);
+  auto* fn = llvm::InlineAsm::get(ty, text + ";", constraints, /*hasSideEffects=*/false);
+  llvm::CallInst* r = b.CreateCall(ty, fn, operands);
   r->setDoesNotAccessMemory();
   r->setDoesNotThrow();
-  return r;
+  return to->is16bitFPTy() ? b.CreateBitCast(r, to) : static_cast<llvm::Value*>(r);
+}
+
+llvm::Value* cvt(llvm::IRBuilder<>& b, const std::string& instruction, llvm::Type* to, llvm::Value* x) {
+  return inline_ptx(b, instruction, to, {x});
 }
 
 // The NVVM conversion intrinsics libdevice calls (llvm.nvvm.d2i.rz, i2f.rz, ll2d.rm, ...) as the
@@ -212,6 +230,11 @@ class nvptx_target final : public target {
   }
 
   bool has_approx_f32() const noexcept override { return true; }
+  llvm::Value* ptx_instruction(function_lowering& fl, const std::string& instruction, int min_sm, llvm::Type* result,
+                               const std::vector<llvm::Value*>& args) const override {
+    if (cfg_.cc.major * 10 + cfg_.cc.minor < min_sm) return nullptr;
+    return inline_ptx(fl.b, instruction, result, args);
+  }
   llvm::Value* float_to_int(function_lowering& fl, llvm::Value* v, unsigned bits, bool is_signed) const override {
     std::string instruction = "cvt.rzi." + std::string(is_signed ? "s" : "u") + std::to_string(bits) +
                               (v->getType()->isFloatTy() ? ".f32" : ".f64");

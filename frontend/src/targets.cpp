@@ -47,6 +47,11 @@ llvm::Value* target::float_to_int(function_lowering& fl, llvm::Value* v, unsigne
   return fl.b.CreateSelect(nan, llvm::ConstantInt::get(to, llvm::APInt::getSignMask(bits)), r);
 }
 
+llvm::Value* target::ptx_instruction(function_lowering&, const std::string&, int, llvm::Type*,
+                                     const std::vector<llvm::Value*>&) const {
+  return nullptr;
+}
+
 llvm::Value* target::approx_f32(function_lowering&, approx_fn fn, llvm::Value*) const {
   fail("approximate float32 function " + std::to_string(static_cast<int>(fn)) + " on a target without them");
 }

@@ -307,36 +307,194 @@ def fma(a: Any, b: Any, c: Any) -> Any:
     """a * b + c rounded once (floats)."""
 class _fp16:
     """numba-cuda's half-precision functions (cuda_fp16.h's): float16 in, float16 out."""
+    def __double2half(self, a: Any) -> Any:
+        """A float64 as a float16, rounded to the nearest."""
+    def __float2half(self, a: Any) -> Any:
+        """A float32 as a float16, rounded to the nearest."""
+    def __float2half_rd(self, a: Any) -> Any:
+        """A float32 as a float16, rounded down."""
+    def __float2half_rn(self, a: Any) -> Any:
+        """A float32 as a float16, rounded to the nearest (ties to even)."""
+    def __float2half_ru(self, a: Any) -> Any:
+        """A float32 as a float16, rounded up."""
+    def __float2half_rz(self, a: Any) -> Any:
+        """A float32 as a float16, rounded toward zero."""
     def __habs(self, a: Any) -> Any:
         """|a|."""
     def __hadd(self, a: Any, b: Any) -> Any:
         """a + b in half precision (add.f16)."""
+    def __hadd_rn(self, a: Any, b: Any) -> Any:
+        """a + b, never contracted into an fma."""
+    def __hadd_sat(self, a: Any, b: Any) -> Any:
+        """a + b clamped to [0, 1] (nan gives 0)."""
+    def __half2char_rz(self, a: Any) -> Any:
+        """A float16 as an int8, toward zero (saturating; nan 0)."""
+    def __half2float(self, a: Any) -> Any:
+        """A float16 as a float32 (exact)."""
+    def __half2int_rd(self, a: Any) -> Any:
+        """A float16 as an int32 (saturating), rounded down."""
+    def __half2int_rn(self, a: Any) -> Any:
+        """A float16 as an int32 (saturating), rounded to the nearest (ties to even)."""
+    def __half2int_ru(self, a: Any) -> Any:
+        """A float16 as an int32 (saturating), rounded up."""
+    def __half2int_rz(self, a: Any) -> Any:
+        """A float16 as an int32 (saturating), rounded toward zero."""
+    def __half2ll_rd(self, a: Any) -> Any:
+        """A float16 as an int64 (saturating), rounded down."""
+    def __half2ll_rn(self, a: Any) -> Any:
+        """A float16 as an int64 (saturating), rounded to the nearest (ties to even)."""
+    def __half2ll_ru(self, a: Any) -> Any:
+        """A float16 as an int64 (saturating), rounded up."""
+    def __half2ll_rz(self, a: Any) -> Any:
+        """A float16 as an int64 (saturating), rounded toward zero."""
+    def __half2short_rd(self, a: Any) -> Any:
+        """A float16 as an int16 (saturating), rounded down."""
+    def __half2short_rn(self, a: Any) -> Any:
+        """A float16 as an int16 (saturating), rounded to the nearest (ties to even)."""
+    def __half2short_ru(self, a: Any) -> Any:
+        """A float16 as an int16 (saturating), rounded up."""
+    def __half2short_rz(self, a: Any) -> Any:
+        """A float16 as an int16 (saturating), rounded toward zero."""
+    def __half2uchar_rz(self, a: Any) -> Any:
+        """A float16 as a uint8, toward zero (saturating; nan 0)."""
+    def __half2uint_rd(self, a: Any) -> Any:
+        """A float16 as a uint32 (saturating), rounded down."""
+    def __half2uint_rn(self, a: Any) -> Any:
+        """A float16 as a uint32 (saturating), rounded to the nearest (ties to even)."""
+    def __half2uint_ru(self, a: Any) -> Any:
+        """A float16 as a uint32 (saturating), rounded up."""
+    def __half2uint_rz(self, a: Any) -> Any:
+        """A float16 as a uint32 (saturating), rounded toward zero."""
+    def __half2ull_rd(self, a: Any) -> Any:
+        """A float16 as a uint64 (saturating), rounded down."""
+    def __half2ull_rn(self, a: Any) -> Any:
+        """A float16 as a uint64 (saturating), rounded to the nearest (ties to even)."""
+    def __half2ull_ru(self, a: Any) -> Any:
+        """A float16 as a uint64 (saturating), rounded up."""
+    def __half2ull_rz(self, a: Any) -> Any:
+        """A float16 as a uint64 (saturating), rounded toward zero."""
+    def __half2ushort_rd(self, a: Any) -> Any:
+        """A float16 as a uint16 (saturating), rounded down."""
+    def __half2ushort_rn(self, a: Any) -> Any:
+        """A float16 as a uint16 (saturating), rounded to the nearest (ties to even)."""
+    def __half2ushort_ru(self, a: Any) -> Any:
+        """A float16 as a uint16 (saturating), rounded up."""
+    def __half2ushort_rz(self, a: Any) -> Any:
+        """A float16 as a uint16 (saturating), rounded toward zero."""
+    def __half_as_short(self, a: Any) -> Any:
+        """The float16's bits as an int16."""
+    def __half_as_ushort(self, a: Any) -> Any:
+        """The float16's bits as a uint16."""
     def __hdiv(self, a: Any, b: Any) -> Any:
         """a / b in half precision (cuda_fp16.h's __hdiv)."""
     def __heq(self, a: Any, b: Any) -> Any:
         """a == b (a bool; false when either is nan)."""
+    def __hequ(self, a: Any, b: Any) -> Any:
+        """a == b, or either is nan."""
     def __hfma(self, a: Any, b: Any, c: Any) -> Any:
         """a * b + c in half precision, rounded once."""
+    def __hfma_relu(self, a: Any, b: Any, c: Any) -> Any:
+        """a * b + c rounded once; negative gives 0, nan stays nan."""
+    def __hfma_sat(self, a: Any, b: Any, c: Any) -> Any:
+        """a * b + c rounded once, clamped to [0, 1] (nan gives 0)."""
     def __hge(self, a: Any, b: Any) -> Any:
         """a >= b (a bool; false when either is nan)."""
+    def __hgeu(self, a: Any, b: Any) -> Any:
+        """a >= b, or either is nan."""
     def __hgt(self, a: Any, b: Any) -> Any:
         """a > b (a bool; false when either is nan)."""
+    def __hgtu(self, a: Any, b: Any) -> Any:
+        """a > b, or either is nan."""
+    def __hisinf(self, a: Any) -> Any:
+        """-1 when a is -inf, 1 when it is inf, else 0 (an int32)."""
+    def __hisnan(self, a: Any) -> Any:
+        """Whether a is nan."""
     def __hle(self, a: Any, b: Any) -> Any:
         """a <= b (a bool; false when either is nan)."""
+    def __hleu(self, a: Any, b: Any) -> Any:
+        """a <= b, or either is nan."""
     def __hlt(self, a: Any, b: Any) -> Any:
         """a < b (a bool; false when either is nan)."""
+    def __hltu(self, a: Any, b: Any) -> Any:
+        """a < b, or either is nan."""
     def __hmax(self, a: Any, b: Any) -> Any:
         """The larger of a and b; a nan gives the other (max.f16)."""
+    def __hmax_nan(self, a: Any, b: Any) -> Any:
+        """The larger of a and b; a nan operand gives nan."""
     def __hmin(self, a: Any, b: Any) -> Any:
         """The smaller of a and b; a nan gives the other (min.f16)."""
+    def __hmin_nan(self, a: Any, b: Any) -> Any:
+        """The smaller of a and b; a nan operand gives nan."""
     def __hmul(self, a: Any, b: Any) -> Any:
         """a * b in half precision."""
+    def __hmul_rn(self, a: Any, b: Any) -> Any:
+        """a * b, never contracted into an fma."""
+    def __hmul_sat(self, a: Any, b: Any) -> Any:
+        """a * b clamped to [0, 1] (nan gives 0)."""
     def __hne(self, a: Any, b: Any) -> Any:
         """a != b (a bool; false when either is nan, unlike the operator)."""
     def __hneg(self, a: Any) -> Any:
         """-a."""
+    def __hneu(self, a: Any, b: Any) -> Any:
+        """a != b, or either is nan."""
     def __hsub(self, a: Any, b: Any) -> Any:
         """a - b in half precision."""
+    def __hsub_rn(self, a: Any, b: Any) -> Any:
+        """a - b, never contracted into an fma."""
+    def __hsub_sat(self, a: Any, b: Any) -> Any:
+        """a - b clamped to [0, 1] (nan gives 0)."""
+    def __int2half_rd(self, a: Any) -> Any:
+        """An int32 as a float16, rounded down."""
+    def __int2half_rn(self, a: Any) -> Any:
+        """An int32 as a float16, rounded to the nearest (ties to even)."""
+    def __int2half_ru(self, a: Any) -> Any:
+        """An int32 as a float16, rounded up."""
+    def __int2half_rz(self, a: Any) -> Any:
+        """An int32 as a float16, rounded toward zero."""
+    def __ll2half_rd(self, a: Any) -> Any:
+        """An int64 as a float16, rounded down."""
+    def __ll2half_rn(self, a: Any) -> Any:
+        """An int64 as a float16, rounded to the nearest (ties to even)."""
+    def __ll2half_ru(self, a: Any) -> Any:
+        """An int64 as a float16, rounded up."""
+    def __ll2half_rz(self, a: Any) -> Any:
+        """An int64 as a float16, rounded toward zero."""
+    def __short2half_rd(self, a: Any) -> Any:
+        """An int16 as a float16, rounded down."""
+    def __short2half_rn(self, a: Any) -> Any:
+        """An int16 as a float16, rounded to the nearest (ties to even)."""
+    def __short2half_ru(self, a: Any) -> Any:
+        """An int16 as a float16, rounded up."""
+    def __short2half_rz(self, a: Any) -> Any:
+        """An int16 as a float16, rounded toward zero."""
+    def __short_as_half(self, a: Any) -> Any:
+        """The float16 whose bits are the int16's."""
+    def __uint2half_rd(self, a: Any) -> Any:
+        """A uint32 as a float16, rounded down."""
+    def __uint2half_rn(self, a: Any) -> Any:
+        """A uint32 as a float16, rounded to the nearest (ties to even)."""
+    def __uint2half_ru(self, a: Any) -> Any:
+        """A uint32 as a float16, rounded up."""
+    def __uint2half_rz(self, a: Any) -> Any:
+        """A uint32 as a float16, rounded toward zero."""
+    def __ull2half_rd(self, a: Any) -> Any:
+        """A uint64 as a float16, rounded down."""
+    def __ull2half_rn(self, a: Any) -> Any:
+        """A uint64 as a float16, rounded to the nearest (ties to even)."""
+    def __ull2half_ru(self, a: Any) -> Any:
+        """A uint64 as a float16, rounded up."""
+    def __ull2half_rz(self, a: Any) -> Any:
+        """A uint64 as a float16, rounded toward zero."""
+    def __ushort2half_rd(self, a: Any) -> Any:
+        """A uint16 as a float16, rounded down."""
+    def __ushort2half_rn(self, a: Any) -> Any:
+        """A uint16 as a float16, rounded to the nearest (ties to even)."""
+    def __ushort2half_ru(self, a: Any) -> Any:
+        """A uint16 as a float16, rounded up."""
+    def __ushort2half_rz(self, a: Any) -> Any:
+        """A uint16 as a float16, rounded toward zero."""
+    def __ushort_as_half(self, a: Any) -> Any:
+        """The float16 whose bits are the uint16's."""
     def habs(self, a: Any) -> Any:
         """|a|."""
     def hadd(self, a: Any, b: Any) -> Any:
@@ -395,6 +553,10 @@ class _fp16:
         """The square root."""
     def hsub(self, a: Any, b: Any) -> Any:
         """a - b in half precision."""
+    def htanh(self, a: Any) -> Any:
+        """The hyperbolic tangent (float32's, rounded to float16)."""
+    def htanh_approx(self, a: Any) -> Any:
+        """The hyperbolic tangent by the GPU's approximate instruction (sm_80 and newer; elsewhere htanh's)."""
     def htrunc(self, a: Any) -> Any:
         """a rounded toward zero, as a float16."""
 fp16: _fp16

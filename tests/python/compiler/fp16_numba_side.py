@@ -51,8 +51,49 @@ def operator_kernels(jit):
 OPERATORS = ["add", "sub", "mul", "div"]
 
 
+# The rest of cuda_fp16.h numba-cuda binds: (name, argument count, argument dtype, result dtype).
+MODES = ("rn", "rz", "rd", "ru")
+INTS = {"short": np.int16, "ushort": np.uint16, "int": np.int32, "uint": np.uint32, "ll": np.int64, "ull": np.uint64}
+EXTRA = (
+    [("__double2half", 1, np.float64, np.float16), ("__float2half", 1, np.float32, np.float16),
+     ("__half2float", 1, np.float16, np.float32), ("__half2char_rz", 1, np.float16, np.int8),
+     ("__half2uchar_rz", 1, np.float16, np.uint8), ("__short_as_half", 1, np.int16, np.float16),
+     ("__ushort_as_half", 1, np.uint16, np.float16), ("__half_as_short", 1, np.float16, np.int16),
+     ("__half_as_ushort", 1, np.float16, np.uint16), ("__hisnan", 1, np.float16, np.bool_),
+     ("__hisinf", 1, np.float16, np.int32), ("htanh", 1, np.float16, np.float16),
+     ("htanh_approx", 1, np.float16, np.float16), ("__hfma_sat", 3, np.float16, np.float16),
+     ("__hfma_relu", 3, np.float16, np.float16)]
+    + [(f"__{src}2half_{m}", 1, t, np.float16) for src, t in {**INTS, "float": np.float32}.items() for m in MODES]
+    + [(f"__half2{dst}_{m}", 1, np.float16, t) for dst, t in INTS.items() for m in MODES]
+    + [(f"__h{op}_{k}", 2, np.float16, np.float16) for op in ("add", "sub", "mul") for k in ("rn", "sat")]
+    + [(n, 2, np.float16, np.float16) for n in ("__hmax_nan", "__hmin_nan")]
+    + [(f"__h{c}u", 2, np.float16, np.bool_) for c in ("eq", "ne", "gt", "ge", "lt", "le")]
+)
+
+
+def inputs(dtype, halves):
+    """Every half, or for another type its edges and random values (as many as there are halves)."""
+    if dtype == np.float16:
+        return halves
+    rng = np.random.default_rng(32)
+    if np.dtype(dtype).kind == "f":
+        vals = np.concatenate([halves.astype(dtype), rng.standard_normal(halves.size).astype(dtype) * 3e4])
+        return vals[: halves.size]
+    info = np.iinfo(dtype)
+    edge = np.array([0, 1, 2049, 2051, 4097, 65519, 65520, 65521, info.max, info.min], dtype=object)
+    edge = np.array([e for e in edge if info.min <= e <= info.max], dtype)
+    return np.concatenate([edge, rng.integers(info.min, info.max, halves.size - edge.size, dtype=dtype,
+                                              endpoint=True)])
+
+
 def kernels(jit, mod, name, nargs):
     fn = getattr(mod, name)
+    if nargs == 3:
+        def k3(x, y, z, out):
+            i = jit.grid(1)
+            if i < x.size:
+                out[i] = fn(x[i], y[i], z[i])
+        return jit.jit(k3)
     if nargs == 1:
         def k(x, out):
             i = jit.grid(1)
@@ -69,7 +110,7 @@ def kernels(jit, mod, name, nargs):
 def run(k, args, dtype):
     out = np.zeros(args[0].size, dtype)
     k[(args[0].size + 255) // 256, 256](*args, out)
-    return out.view(np.uint8 if dtype == np.bool_ else np.uint16)
+    return out.view(np.uint8 if dtype == np.bool_ else np.dtype(f"u{np.dtype(dtype).itemsize}"))
 
 
 def main():
@@ -86,6 +127,15 @@ def main():
         differ = np.flatnonzero((mine != theirs) & ~nan)
         if differ.size:
             bad.append(f"{name}: {differ.size} differ, e.g. inputs {x[differ[:3]]}")
+    z = np.random.default_rng(17).permutation(x)
+    for name, nargs, arg_dtype, dtype in EXTRA:
+        args = (inputs(arg_dtype, x), y, z)[:nargs]
+        mine = run(kernels(cuda, fp16, name, nargs), args, dtype)
+        theirs = run(kernels(ncuda, nfp16, name, nargs), args, dtype)
+        nan = np.isnan(theirs.view(np.float16)) if dtype == np.float16 else np.zeros(x.size, bool)
+        differ = np.flatnonzero((mine != theirs) & ~nan)
+        if differ.size:
+            bad.append(f"{name}: {differ.size} differ, e.g. inputs {args[0][differ[:3]]}")
     ours_ops, their_ops = operator_kernels(cuda), operator_kernels(ncuda)
     for name in OPERATORS:
         mine = run(ours_ops[name], (x, y), np.float16)
@@ -97,7 +147,7 @@ def main():
     if bad:
         print("\n".join(bad))
         return 1
-    print(f"{len(UNARY) + len(BINARY) + len(OPERATORS)} functions agree with numba-cuda on every input")
+    print(f"{len(UNARY) + len(BINARY) + len(OPERATORS) + len(EXTRA)} functions agree with numba-cuda on every input")
     return 0
 
 

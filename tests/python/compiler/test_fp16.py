@@ -396,6 +396,284 @@ def test_fp16_functions_are_kernel_side_only():
     assert hsin is fp16.hsin
 
 
+# --- the rest of cuda_fp16.h: conversions in a rounding mode, bits, _rn, _sat, relu, nan-aware ---
+# --- max/min, unordered comparisons, classification, tanh --------------------------------------
+
+MODES = ["rn", "rz", "rd", "ru"]
+POSITIVE_HALVES = sorted({Fraction(float(h)) for h in FINITE if h >= 0})
+MAX_HALF = Fraction(65504)
+
+
+def round_to_half(v, mode, negative_zero=False):
+    """The exact value v (a Fraction) rounded to a half in `mode`, from the list of every half."""
+    import bisect
+
+    neg = v < 0 or (v == 0 and negative_zero)
+    mag = abs(v)
+    toward_larger_magnitude = {"rn": None, "rz": False, "ru": not neg, "rd": neg}[mode]
+    if mag > MAX_HALF:
+        if mode == "rn":
+            r = np.inf if mag >= 65520 else 65504.0
+        else:
+            r = np.inf if toward_larger_magnitude else 65504.0
+    else:
+        i = bisect.bisect_left(POSITIVE_HALVES, mag)
+        if POSITIVE_HALVES[i] == mag:
+            r = float(mag)
+        else:
+            lo, hi = POSITIVE_HALVES[i - 1], POSITIVE_HALVES[i]
+            if mode == "rn":
+                d_lo, d_hi = mag - lo, hi - mag
+                if d_lo != d_hi:
+                    r = float(lo if d_lo < d_hi else hi)
+                else:  # a tie: the even one
+                    r = float(lo if int(bits(np.float16(float(lo)))) % 2 == 0 else hi)
+            else:
+                r = float(hi if toward_larger_magnitude else lo)
+    return np.float16(-r if neg else r)
+
+
+INT_TYPES = {"short": np.int16, "ushort": np.uint16, "int": np.int32, "uint": np.uint32, "ll": np.int64,
+             "ull": np.uint64}
+
+
+def conversion_inputs(dtype):
+    """Edges (the type's range, halves' ulps and ties near 2048 and 65504) and random values."""
+    info = np.iinfo(dtype) if np.dtype(dtype).kind in "iu" else None
+    rng = np.random.default_rng(7)
+    if info is not None:
+        edge = [0, 1, 2047, 2048, 2049, 2050, 2051, 4095, 4097, 65504, 65519, 65520, 65521, 70000, info.max,
+                info.max - 1, info.min, info.min + 1, 12345]
+        edge += [-e for e in edge if info.min < 0 and -e >= info.min]
+        lo, hi = int(info.min), int(info.max)
+        rand = [int(x) for x in rng.integers(lo, hi, size=600, endpoint=True, dtype=dtype)]
+        return np.array([e for e in edge if lo <= e <= hi] + rand, dtype)
+    f = np.finfo(dtype)
+    halves = FINITE.astype(dtype)
+    edge = np.array([0.0, -0.0, np.inf, -np.inf, 65504, 65519.99, 65520, 65536, 2.0**-24, 2.0**-25, 3 * 2.0**-26,
+                     2.0**-26, 1e-30, f.max, -f.max, f.tiny], dtype)
+    between = (halves[:-1] / 2 + halves[1:] / 2).astype(dtype)  # the ties, exactly in a float32
+    nudged = np.nextafter(between, np.array(np.inf, dtype))
+    return np.concatenate([edge, halves[::7], between[::5], nudged[::5],
+                           rng.standard_normal(600).astype(dtype) * 1000])
+
+
+def convert_kernel(fn):
+    @cuda.jit
+    def k(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = fn(x[i])
+
+    return k
+
+
+@pytest.mark.parametrize("source", ["float", "short", "ushort", "int", "uint", "ll", "ull"])
+@pytest.mark.parametrize("mode", MODES)
+def test_conversions_to_half_round_in_their_mode(source, mode):
+    dtype = np.float32 if source == "float" else INT_TYPES[source]
+    x = conversion_inputs(dtype)
+    fn = getattr(fp16, f"__{source}2half_{mode}")
+    got = run(convert_kernel(fn), x)
+    want = np.array([v if dtype == np.float32 and np.isinf(v)  # an infinity stays one in every mode
+                     else round_to_half(Fraction(float(v)) if dtype == np.float32 else Fraction(int(v)), mode,
+                                        negative_zero=dtype == np.float32 and v == 0 and np.signbit(v)) for v in x],
+                    np.float16)
+    assert_same_halves(got, want, f"__{source}2half_{mode}")
+
+
+def test_float_and_double_to_half_round_to_nearest_and_nan_is_the_gpus():
+    x64 = np.array([1 + 2.0**-11, 1 + 3 * 2.0**-11, 65519.99, 65520, 1e300, -1e-300, 2.0**-25 * 1.0000001, np.nan],
+                   np.float64)
+    got = run(convert_kernel(fp16.__double2half), x64)
+    want = [round_to_half(Fraction(float(v)), "rn", negative_zero=v < 0) for v in x64[:-1]]
+    assert_same_halves(got[:-1], want, "__double2half")
+    assert int(bits(got[-1])) == 0x7FFF  # cvt's canonical nan
+    x32 = conversion_inputs(np.float32)
+    got = run(convert_kernel(fp16.__float2half), x32)
+    assert_same_halves(got, run(convert_kernel(fp16.__float2half_rn), x32), "__float2half")
+    for mode in MODES:  # nan in every mode
+        assert int(bits(run(convert_kernel(getattr(fp16, f"__float2half_{mode}")), np.array([np.nan], np.float32))[0])) == 0x7FFF
+
+
+def half_to_int_reference(h, mode, dtype):
+    info = np.iinfo(dtype)
+    bits_ = np.dtype(dtype).itemsize * 8
+    if np.isnan(h):
+        return (1 << 63) if bits_ == 64 else 0  # cvt at 64 bits: the sign bit alone (gpu_conversions.hpp)
+    if np.isinf(h):
+        return info.max if h > 0 else info.min
+    v = Fraction(float(h))
+    r = {"rn": round(v), "rz": math.trunc(v), "rd": math.floor(v), "ru": math.ceil(v)}[mode]
+    return min(max(r, int(info.min)), int(info.max))
+
+
+@pytest.mark.parametrize("target", ["short", "ushort", "int", "uint", "ll", "ull"])
+@pytest.mark.parametrize("mode", MODES)
+def test_conversions_from_half_round_in_their_mode_and_saturate(target, mode):
+    dtype = INT_TYPES[target]
+    got = run(convert_kernel(getattr(fp16, f"__half2{target}_{mode}")), ALL, dtype=dtype)
+    want = np.array([half_to_int_reference(h, mode, dtype) % 2**64 for h in ALL], np.uint64).astype(dtype)
+    bad = np.flatnonzero(got != want)
+    assert bad.size == 0, f"__half2{target}_{mode}: {bad.size} differ, e.g. {ALL[bad[:3]]} -> {got[bad[:3]]}, want {want[bad[:3]]}"
+
+
+@pytest.mark.parametrize("name,dtype", [("__half2char_rz", np.int8), ("__half2uchar_rz", np.uint8)])
+def test_conversions_to_eight_bits_saturate_at_eight_bits(name, dtype):
+    got = run(convert_kernel(getattr(fp16, name)), ALL, dtype=dtype)
+    want = np.array([half_to_int_reference(h, "rz", dtype) for h in ALL], np.int64).astype(dtype)
+    assert np.array_equal(got, want), name
+    assert run(convert_kernel(getattr(fp16, name)), np.array([300, -300, np.nan], np.float16), dtype=dtype).tolist() == (
+        [127, -128, 0] if dtype == np.int8 else [255, 0, 0])
+
+
+def test_bit_reinterpretations_and_half2float():
+    every = np.arange(65536, dtype=np.uint32).astype(np.uint16)
+    assert np.array_equal(run(convert_kernel(fp16.__ushort_as_half), every).view(np.uint16), every)
+    assert np.array_equal(run(convert_kernel(fp16.__short_as_half), every.view(np.int16)).view(np.uint16), every)
+    assert np.array_equal(run(convert_kernel(fp16.__half_as_ushort), ALL, dtype=np.uint16), every)
+    assert np.array_equal(run(convert_kernel(fp16.__half_as_short), ALL, dtype=np.int16), every.view(np.int16))
+    f = run(convert_kernel(fp16.__half2float), ALL, dtype=np.float32)
+    assert np.array_equal(f[~np.isnan(f)], ALL.astype(np.float32)[~np.isnan(f)])
+    assert np.array_equal(np.isnan(f), np.isnan(ALL))
+
+
+def ternary_kernel(fn):
+    @cuda.jit
+    def k(x, y, z, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = fn(x[i], y[i], z[i])
+
+    return k
+
+
+SPECIAL = np.array([0, -0.0, 1, -1, 0.5, 0.75, 1.5, 2, -2, 65504, -65504, 2**-24, np.inf, -np.inf, np.nan], np.float16)
+
+
+def saturate(h):
+    h = np.asarray(h, np.float16).copy()
+    h[np.isnan(h) | (h <= 0)] = 0  # nan and negatives (and -0) to +0
+    h[h > 1] = 1
+    return h
+
+
+@pytest.mark.parametrize("name,ref", [("__hadd_sat", np.add), ("__hsub_sat", np.subtract), ("__hmul_sat", np.multiply),
+                                      ("__hadd_rn", np.add), ("__hsub_rn", np.subtract), ("__hmul_rn", np.multiply)])
+def test_saturating_and_non_contracting_arithmetic(pairs, name, ref):
+    x, y = pairs
+    with np.errstate(all="ignore"):
+        want = ref(x, y)  # NumPy's float16 arithmetic: correctly rounded
+    if name.endswith("_sat"):
+        want = saturate(want)
+    assert_same_halves(run(binary_kernel(getattr(fp16, name)), x, y), want, name)
+
+
+def test_fma_sat_and_fma_relu():
+    rng = np.random.default_rng(5)
+    a = np.concatenate([rng.permutation(FINITE)[:1500], np.repeat(SPECIAL, SPECIAL.size)])
+    b = np.concatenate([rng.permutation(FINITE)[:1500], np.tile(SPECIAL, SPECIAL.size)])
+    c = np.concatenate([rng.permutation(FINITE)[:1500], np.tile(SPECIAL[::-1], SPECIAL.size)])
+    exact = np.array([exact_fma_half(*t) for t in zip(a, b, c)], np.float16)
+    assert_same_halves(run(ternary_kernel(fp16.__hfma_sat), a, b, c), saturate(exact), "__hfma_sat")
+    relu = exact.copy()
+    relu[(relu < 0) | (relu == 0)] = 0  # negatives and -0 to +0; nan stays
+    got = run(ternary_kernel(fp16.__hfma_relu), a, b, c)
+    assert_same_halves(got, relu, "__hfma_relu")
+    assert set(bits(got[np.isnan(got)]).tolist()) <= {0x7FFF}
+
+
+def test_max_and_min_that_propagate_nan(pairs):
+    x, y = pairs
+    for name, ref, zero_bits in [("__hmax_nan", np.maximum, 0x0000), ("__hmin_nan", np.minimum, 0x8000)]:
+        got = run(binary_kernel(getattr(fp16, name)), x, y)
+        want = ref(x, y)  # np.maximum propagates nan, but takes either zero of +0 and -0
+        both_zero = (x == 0) & (y == 0)
+        signs = bits(x[both_zero]) & bits(y[both_zero]) if zero_bits == 0 else bits(x[both_zero]) | bits(y[both_zero])
+        want[both_zero] = signs.view(np.float16)
+        assert_same_halves(got, want, name)
+        assert set(bits(got[np.isnan(got)]).tolist()) <= {0x7FFF}, name
+        zeros = run(binary_kernel(getattr(fp16, name)), np.array([0.0, -0.0], np.float16), np.array([-0.0, 0.0], np.float16))
+        assert bits(zeros).tolist() == [zero_bits, zero_bits], name  # +0 above -0
+
+
+@pytest.mark.parametrize("name,ref", [("__hequ", np.equal), ("__hneu", np.not_equal), ("__hgtu", np.greater),
+                                      ("__hgeu", np.greater_equal), ("__hltu", np.less), ("__hleu", np.less_equal)])
+def test_unordered_comparisons_are_true_at_nan(pairs, name, ref):
+    x, y = pairs
+    want = ref(x, y) | np.isnan(x) | np.isnan(y)
+    assert np.array_equal(run(binary_kernel(getattr(fp16, name)), x, y, dtype=np.bool_), want), name
+
+
+def test_classification():
+    assert np.array_equal(run(convert_kernel(fp16.__hisnan), ALL, dtype=np.bool_), np.isnan(ALL))
+    want = np.where(np.isinf(ALL), np.where(ALL > 0, 1, -1), 0)
+    assert np.array_equal(run(convert_kernel(fp16.__hisinf), ALL, dtype=np.int32), want)
+
+
+@pytest.mark.parametrize("name", ["htanh", "htanh_approx"])
+def test_tanh_is_float32s_rounded_to_half(name):
+    got = run(unary_kernel(getattr(fp16, name)), ALL)
+    want = np.tanh(ALL.astype(np.float64)).astype(np.float32).astype(np.float16)  # on the cpu backend
+    assert_same_halves(got, want, name)
+
+
+def test_the_rest_is_typed_as_numba_cudas_bindings():
+    # numba-cuda 0.30's signatures (its cuda_fp16 bindings): results as there, arguments converted.
+    def f(h, x):
+        return (fp16.__hisnan(h), fp16.__hisinf(h), fp16.__half2char_rz(h), fp16.__half2uchar_rz(h),
+                fp16.__half_as_short(h), fp16.__hequ(h, x), fp16.__int2half_rn(x), fp16.__half2ull_rd(h),
+                fp16.__double2half(x), fp16.htanh_approx(h), fp16.__hfma_relu(h, h, x), fp16.__half2float(h),
+                fp16.__ushort_as_half(x))
+
+    for sig in [(cftypes.float16, cftypes.float64), (cftypes.float32, cftypes.int64)]:
+        _, ret = cuda.compile_ptx(f, sig, device=True, cc=(9, 0))
+        assert [t.name for t in ret] == ["bool", "int32", "int8", "uint8", "int16", "bool", "float16", "uint64",
+                                         "float16", "float16", "float16", "float32", "float16"]
+
+
+def test_the_rest_is_one_instruction_each_on_the_gpu():
+    def f(h, i, x):
+        return (fp16.__float2half_rz(x), fp16.__ll2half_rd(i), fp16.__half2int_ru(h), fp16.__half2char_rz(h),
+                fp16.__hadd_rn(h, h), fp16.__hmul_sat(h, h), fp16.__hfma_sat(h, h, h), fp16.__hfma_relu(h, h, h),
+                fp16.__hmax_nan(h, h), fp16.__hmin_nan(h, h), fp16.htanh_approx(h))
+
+    sig = (cftypes.float16, cftypes.int64, cftypes.float32)
+    ptx, _ = cuda.compile_ptx(f, sig, device=True, cc=(9, 0))
+    for instr in ["cvt.rz.f16.f32", "cvt.rm.f16.s64", "cvt.rpi.s32.f16", "cvt.rzi.s8.f16", "add.rn.f16",
+                  "mul.sat.f16", "fma.rn.sat.f16", "fma.rn.relu.f16", "max.NaN.f16", "min.NaN.f16", "tanh.approx.f16"]:
+        assert instr in ptx, instr
+    # An older GPU computes what it has no instruction for another way; ptxas takes both.
+    old, _ = cuda.compile_ptx(f, sig, device=True, cc=(7, 5))
+    for instr in ["fma.rn.relu.f16", "max.NaN.f16", "min.NaN.f16", "tanh.approx.f16"]:  # sm_80's (PTX 7.0's)
+        assert instr not in old, instr
+    from conftest import ptxas_check
+
+    ptxas_check(ptx, device=True)
+    ptxas_check(old, device=True)
+
+
+def test_the_rest_refuses_bad_arguments(tmp_path):
+    mod = tmp_path / "bad_fp16_rest.py"
+    mod.write_text(
+        "from cuforge import cuda\nfrom cuforge.cuda import fp16\n\n"
+        "@cuda.jit\ndef k(a):\n    a[0] = fp16.__int2half_rn(1j)\n\n"
+        "@cuda.jit\ndef k2(a):\n    a[0] = fp16.__hadd_sat(a[0])\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import importlib
+
+        m = importlib.import_module("bad_fp16_rest")
+        with pytest.raises(cuda.TypingError, match=r"__int2half_rn.*complex128, not a real number for its int32"):
+            m.k[1, 1](np.zeros(1, np.float16))
+        with pytest.raises(cuda.TypingError, match=r"__hadd_sat.*takes \(a, b\), 2 arguments"):
+            m.k2[1, 1](np.zeros(1, np.float16))
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("bad_fp16_rest", None)
+
+
 # --- on a GPU: the same bits as numba-cuda ---------------------------------------------------------
 
 GPU_CHECK = os.path.join(os.path.dirname(__file__), "fp16_numba_side.py")
