@@ -157,6 +157,7 @@ llvm::Value* function_lowering::truth(llvm::Value* v, const type* t) {
       if (t->bits == 16) v = float_resize(v, 32);
       return b.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
     }
+    case type_kind::bfloat16: return b.CreateFCmpUNE(bf16_to_f32(v), llvm::ConstantFP::get(b.getFloatTy(), 0.0));
     case type_kind::complex: {
       llvm::Value* z = llvm::Constant::getNullValue(re(v)->getType());
       return b.CreateOr(b.CreateFCmpUNE(re(v), z), b.CreateFCmpUNE(im(v), z));
@@ -244,6 +245,13 @@ llvm::Value* function_lowering::cast(llvm::Value* v, const type* from, const typ
   if (from == nullptr || to == nullptr) fail("conversion of an untyped value in " + f.name);
   if (to->kind == type_kind::none) return ms.none_value();
   if (from->is_scalar() && to->is_scalar()) return scalar_cast(v, scalar_of(from), scalar_of(to));
+  // bfloat16 (cuda.bf16): from a number rounded once to the nearest (numba-cuda's constructors and
+  // casts are cuda_bf16.h's _rn conversions); to one through float32, which holds it exactly.
+  if (to->is_bfloat16() && from->is_scalar() && !from->is_complex()) return to_small_float(v, from, rounding::rn, true);
+  if (from->is_bfloat16() && to->is_scalar() && !to->is_complex()) {
+    if (to->is_int()) return small_float_to_int(v, rounding::rz, to);
+    return scalar_cast(bf16_to_f32(v), scalar_info{scalar_info::kind::floating, 32, true}, scalar_of(to));
+  }
   if (from->is_array() && to->is_array() && from->dtype == to->dtype && from->ndim == to->ndim) {
     // The same struct; only the layout the code assumes (and maybe the address space) changes.
     array_parts p = unpack(v, from);

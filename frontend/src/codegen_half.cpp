@@ -65,19 +65,7 @@ struct half_builder {
     // which rounding to half is the correctly rounded result.
     llvm::Type* f64 = b.getDoubleTy();
     llvm::Value* p = b.CreateFMul(b.CreateFPExt(x, f64), b.CreateFPExt(y, f64));
-    llvm::Value* c = b.CreateFPExt(z, f64);
-    llvm::Value* s = b.CreateFAdd(p, c);
-    llvm::Value* bb = b.CreateFSub(s, p);  // TwoSum: s + err == p + c exactly
-    llvm::Value* err = b.CreateFAdd(b.CreateFSub(p, b.CreateFSub(s, bb)), b.CreateFSub(c, bb));
-    llvm::Value* bits = b.CreateBitCast(s, b.getInt64Ty());
-    llvm::Value* even = b.CreateICmpEQ(b.CreateAnd(bits, b.getInt64(1)), b.getInt64(0));
-    llvm::Value* inexact = b.CreateFCmpONE(err, llvm::ConstantFP::get(f64, 0.0));
-    // Toward the exact value: away from zero when err has s's sign.
-    llvm::Value* same_sign = b.CreateICmpEQ(b.CreateICmpSLT(bits, b.getInt64(0)),
-                                            b.CreateFCmpOLT(err, llvm::ConstantFP::get(f64, 0.0)));
-    llvm::Value* odd = b.CreateAdd(bits, b.CreateSelect(same_sign, b.getInt64(1), b.getInt64(-1)));
-    s = b.CreateBitCast(b.CreateSelect(b.CreateAnd(even, inexact), odd, bits), f64);
-    return narrow(s);
+    return narrow(fl.sum_rounded_to_odd(p, b.CreateFPExt(z, f64)));
   }
 
   /// cuda_fp16.h's correction: where `in` equals the half `when`, add the half `ulp` to r (an fma of
@@ -222,6 +210,157 @@ llvm::Value* function_lowering::half_function(half_fn fn, llvm::Value* x) {
       return h.narrow(math(op_id::fpow, {llvm::ConstantFP::get(f64, 10.0), b.CreateFPExt(x, f64)}, 64));
   }
   fail("half function " + std::to_string(static_cast<int>(fn)));
+}
+
+}  // namespace cuforge::frontend::detail
+
+namespace cuforge::frontend::detail {
+
+llvm::Value* function_lowering::sum_rounded_to_odd(llvm::Value* p, llvm::Value* c) {
+  llvm::IRBuilder<>::FastMathFlagGuard guard(b);
+  b.setFastMathFlags(llvm::FastMathFlags());
+  llvm::Type* f64 = b.getDoubleTy();
+  llvm::Value* s = b.CreateFAdd(p, c);
+  llvm::Value* bb = b.CreateFSub(s, p);  // TwoSum: s + err == p + c exactly
+  llvm::Value* err = b.CreateFAdd(b.CreateFSub(p, b.CreateFSub(s, bb)), b.CreateFSub(c, bb));
+  llvm::Value* bits = b.CreateBitCast(s, b.getInt64Ty());
+  llvm::Value* even = b.CreateICmpEQ(b.CreateAnd(bits, b.getInt64(1)), b.getInt64(0));
+  llvm::Value* inexact = b.CreateFCmpONE(err, llvm::ConstantFP::get(f64, 0.0));
+  // Toward the exact value: away from zero when err has s's sign.
+  llvm::Value* same_sign = b.CreateICmpEQ(b.CreateICmpSLT(bits, b.getInt64(0)),
+                                          b.CreateFCmpOLT(err, llvm::ConstantFP::get(f64, 0.0)));
+  llvm::Value* odd = b.CreateAdd(bits, b.CreateSelect(same_sign, b.getInt64(1), b.getInt64(-1)));
+  return b.CreateBitCast(b.CreateSelect(b.CreateAnd(even, inexact), odd, bits), f64);
+}
+
+llvm::Value* function_lowering::bf16_to_f32(llvm::Value* v) {
+  llvm::Value* bits = b.CreateZExt(b.CreateBitCast(v, b.getInt16Ty()), b.getInt32Ty());
+  return b.CreateBitCast(b.CreateShl(bits, 16), b.getFloatTy());
+}
+
+llvm::Value* function_lowering::f32_to_bf16(llvm::Value* f, rounding m) {
+  llvm::Value* bits = b.CreateBitCast(f, b.getInt32Ty());
+  llvm::Value* top = b.CreateLShr(bits, 16);
+  llvm::Value* rest = b.CreateAnd(bits, b.getInt32(0xffff));
+  llvm::Value* negative = b.CreateICmpSLT(bits, b.getInt32(0));
+  llvm::Value* inexact = b.CreateICmpNE(rest, b.getInt32(0));
+  llvm::Value* up = nullptr;  // whether the magnitude goes up a step (past the largest finite: inf)
+  switch (m) {
+    case rounding::rn: {
+      llvm::Value* tie = b.CreateICmpEQ(rest, b.getInt32(0x8000));
+      llvm::Value* odd = b.CreateICmpNE(b.CreateAnd(top, b.getInt32(1)), b.getInt32(0));
+      up = b.CreateOr(b.CreateICmpUGT(rest, b.getInt32(0x8000)), b.CreateAnd(tie, odd));
+      break;
+    }
+    case rounding::rz: up = b.getFalse(); break;
+    case rounding::ru: up = b.CreateAnd(inexact, b.CreateNot(negative)); break;
+    case rounding::rd: up = b.CreateAnd(inexact, negative); break;
+  }
+  llvm::Value* r = b.CreateTrunc(b.CreateAdd(top, b.CreateZExt(up, b.getInt32Ty())), b.getInt16Ty());
+  r = b.CreateSelect(b.CreateFCmpUNO(f, f), b.getInt16(canonical_small_nan), r);
+  return b.CreateBitCast(r, b.getBFloatTy());
+}
+
+llvm::Value* function_lowering::odd_f32_of_f64(llvm::Value* v) {
+  // The nearest float32, moved to its odd neighbour toward v when inexact; a finite v beyond
+  // float32's range gives the largest float32 (odd), which still rounds as v does.
+  llvm::Type* f32 = b.getFloatTy();
+  llvm::Value* r = b.CreateFPTrunc(v, f32);
+  llvm::Value* back = b.CreateFPExt(r, b.getDoubleTy());
+  llvm::Value* bits = b.CreateBitCast(r, b.getInt32Ty());
+  llvm::Value* inexact = b.CreateFCmpONE(back, v);
+  llvm::Value* even = b.CreateICmpEQ(b.CreateAnd(bits, b.getInt32(1)), b.getInt32(0));
+  llvm::Value* above = b.CreateFCmpOGT(intrinsic(llvm::Intrinsic::fabs, {v->getType()}, {v}),
+                                       intrinsic(llvm::Intrinsic::fabs, {back->getType()}, {back}));
+  llvm::Value* odd = b.CreateAdd(bits, b.CreateSelect(above, b.getInt32(1), b.getInt32(-1)));
+  bits = b.CreateSelect(b.CreateAnd(inexact, even), odd, bits);
+  return b.CreateBitCast(bits, f32);  // inf from a finite v: 0x7f800000 - 1, the largest float32
+}
+
+llvm::Value* function_lowering::odd_f32(llvm::Value* v, const type* from) {
+  llvm::Type* f32 = b.getFloatTy();
+  if (from->kind == type_kind::boolean) return b.CreateUIToFP(v, f32);
+  if (from->is_bfloat16()) return bf16_to_f32(v);
+  if (from->is_float()) return from->bits <= 32 ? float_resize(v, 32) : odd_f32_of_f64(v);  // <= 32: exact
+  // An integer: its top 24 bits, the last one set when any below is (round to odd), times 2^shift.
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Value* wide = from->is_signed ? b.CreateSExt(v, i64) : b.CreateZExt(v, i64);  // itself at 64 bits
+  llvm::Value* negative = from->is_signed ? b.CreateICmpSLT(wide, b.getInt64(0)) : b.getFalse();
+  llvm::Value* mag = b.CreateSelect(negative, b.CreateSub(b.getInt64(0), wide), wide);
+  llvm::Value* width = b.CreateSub(b.getInt64(64), intrinsic(llvm::Intrinsic::ctlz, {i64}, {mag, b.getFalse()}));
+  llvm::Value* shift = b.CreateSelect(b.CreateICmpUGT(width, b.getInt64(24)), b.CreateSub(width, b.getInt64(24)),
+                                      b.getInt64(0));
+  llvm::Value* kept = b.CreateLShr(mag, shift);
+  llvm::Value* below = b.CreateAnd(mag, b.CreateSub(b.CreateShl(b.getInt64(1), shift), b.getInt64(1)));
+  kept = b.CreateOr(kept, b.CreateZExt(b.CreateICmpNE(below, b.getInt64(0)), i64));
+  llvm::Value* f = b.CreateUIToFP(kept, f32);  // fewer than 25 bits: exact
+  llvm::Value* scale = b.CreateBitCast(b.CreateTrunc(b.CreateShl(b.CreateAdd(shift, b.getInt64(127)), 23), b.getInt32Ty()), f32);
+  f = b.CreateFMul(f, scale);  // a power of two: exact
+  return b.CreateSelect(negative, b.CreateFNeg(f), f);
+}
+
+llvm::Value* function_lowering::small_float_to_int(llvm::Value* x, rounding m, const type* to) {
+  static constexpr const char* integer_rounding[] = {"rni", "rzi", "rmi", "rpi"};  // by `rounding`
+  const bool bf16 = x->getType()->isBFloatTy();
+  const unsigned bits = static_cast<unsigned>(to->bits);
+  const std::string ins = std::string("cvt.") + integer_rounding[static_cast<int>(m)] + "." +
+                          (to->is_signed ? "s" : "u") + std::to_string(bits) + (bf16 ? ".bf16" : ".f16");
+  // An 8-bit result from a half comes in a 32-bit register, as cuda_fp16.h takes it (a bfloat16's
+  // needs an 8-bit one: the computation below instead). bfloat16's cvt are sm_90's.
+  if (!(bf16 && bits < 16))
+    if (llvm::Value* r = ms.tgt.ptx_instruction(*this, ins, bf16 ? 90 : 0, b.getIntNTy(bits < 16 ? 32 : bits), {x}))
+      return bits < 16 ? b.CreateTrunc(r, b.getIntNTy(bits)) : r;
+  // Rounded to an integral float first (exact in float32), then cvt.rzi's saturating conversion.
+  static constexpr llvm::Intrinsic::ID round_ids[] = {llvm::Intrinsic::rint, llvm::Intrinsic::trunc,
+                                                      llvm::Intrinsic::floor, llvm::Intrinsic::ceil};
+  llvm::Value* f = bf16 ? bf16_to_f32(x) : b.CreateFPExt(x, b.getFloatTy());
+  f = intrinsic(round_ids[static_cast<int>(m)], {f->getType()}, {f});
+  if (bits >= 16) return float_to_int(f, static_cast<int>(bits), to->is_signed);
+  // 8 bits: saturate at 8 bits (cvt.rzi.s8 does), from the 16-bit conversion.
+  llvm::Value* r = float_to_int(f, 16, to->is_signed);
+  const auto lo = static_cast<std::uint16_t>(to->is_signed ? -128 : 0), hi = static_cast<std::uint16_t>(to->is_signed ? 127 : 255);
+  llvm::Value* below = to->is_signed ? b.CreateICmpSLT(r, b.getInt16(lo)) : b.getFalse();
+  llvm::Value* above = to->is_signed ? b.CreateICmpSGT(r, b.getInt16(hi)) : b.CreateICmpUGT(r, b.getInt16(hi));
+  r = b.CreateSelect(below, b.getInt16(lo), r);
+  r = b.CreateSelect(above, b.getInt16(hi), r);
+  return b.CreateTrunc(r, b.getInt8Ty());
+}
+
+llvm::Value* function_lowering::to_small_float(llvm::Value* v, const type* from, rounding m, bool bf16) {
+  static constexpr const char* suffix[] = {"rn", "rz", "rm", "rp"};  // PTX's, by `rounding`
+  llvm::Type* to = bf16 ? b.getBFloatTy() : b.getHalfTy();
+  if (from->kind != type_kind::boolean && !from->is_bfloat16() && !(from->is_float() && from->bits == 16 && !bf16)) {
+    const bool is_signed = !from->is_int() || from->is_signed;
+    const std::string source = from->is_float() ? "f" + std::to_string(from->bits)
+                                                : (is_signed ? "s" : "u") + std::to_string(from->bits);
+    std::string ins = std::string("cvt.") + suffix[static_cast<int>(m)] + (bf16 ? ".bf16." : ".f16.") + source;
+    // Halves: every conversion is cvt on every GPU. bfloat16: sm_80 has float32's to nearest and
+    // toward zero, sm_90 the rest (cuda_bf16.h's split); 8-bit integers have no cvt to either.
+    const int min_sm = !bf16 ? 0 : (source == "f32" && (m == rounding::rn || m == rounding::rz)) ? 80 : 90;
+    if (from->bits > 8)
+      if (llvm::Value* r = ms.tgt.ptx_instruction(*this, ins, min_sm, to, {v})) return r;
+  }
+  if (bf16) return f32_to_bf16(odd_f32(v, from), m);
+  if (from->is_float() && from->bits == 16) return v;
+  if (from->kind == type_kind::boolean || from->bits <= 8)  // exact in a half
+    return from->is_int() && from->is_signed ? b.CreateSIToFP(v, to) : b.CreateUIToFP(v, to);
+  // No cvt here (the host): small_floats.hpp's exact rounding, from a double, an int64 or a uint64.
+  llvm::Value* x = v;
+  const char* helper = "cuforge_small_float_from_f64";
+  if (from->is_float()) {
+    x = b.CreateFPExt(x, b.getDoubleTy());
+  } else if (from->is_signed) {
+    x = from->bits == 64 ? x : b.CreateSExt(x, b.getInt64Ty());
+    helper = "cuforge_small_float_from_i64";
+  } else {
+    x = from->bits == 64 ? x : b.CreateZExt(x, b.getInt64Ty());
+    helper = "cuforge_small_float_from_u64";
+  }
+  auto* fty = llvm::FunctionType::get(b.getInt16Ty(), {x->getType(), b.getInt32Ty(), b.getInt32Ty()}, false);
+  llvm::CallInst* bits = b.CreateCall(ms.mod.getOrInsertFunction(helper, fty),
+                                      {x, b.getInt32(static_cast<int>(m)), b.getInt32(ieee_half.fraction)});
+  bits->setDoesNotAccessMemory();
+  return b.CreateBitCast(bits, to);
 }
 
 }  // namespace cuforge::frontend::detail

@@ -11,6 +11,7 @@
 // is a literal struct of its elements; None is the empty struct.
 
 #include "codegen_target.hpp"
+#include "small_floats.hpp"
 
 #include <cuforge/frontend/codegen.hpp>
 #include <cuforge/frontend/ir.hpp>
@@ -167,6 +168,25 @@ class function_lowering {
   /// cuda_fp16.h's half functions that are no op of the IR.
   enum class half_fn : std::uint8_t { rcp, rsqrt, exp10 };
   llvm::Value* half_function(half_fn fn, llvm::Value* x);
+  /// p + c (float64s) rounded to odd: the nearest, its last bit set when inexact, so that rounding it
+  /// again to a narrower format rounds once.
+  llvm::Value* sum_rounded_to_odd(llvm::Value* p, llvm::Value* c);
+
+  // --- 16-bit floats' conversions and bfloat16 (codegen_half.cpp) ---
+  /// `v`, of scalar type `from` (bool, an integer, float16/32/64), rounded to a half (`bf16` false)
+  /// or a bfloat16 in mode `m`, as cvt.<m>.f16/bf16 converts: every nan to 0x7fff.
+  llvm::Value* to_small_float(llvm::Value* v, const type* from, rounding m, bool bf16);
+  /// A half or bfloat16 `x` as the integer type `to`, rounded in mode `m` as cvt.<m>i converts:
+  /// saturating at the integer's range (an 8-bit one too), nan as gpu_conversions.hpp says.
+  llvm::Value* small_float_to_int(llvm::Value* x, rounding m, const type* to);
+  /// A bfloat16 as a float32 (exact).
+  llvm::Value* bf16_to_f32(llvm::Value* v);
+  /// A float32 rounded to bfloat16 in mode `m` (by its bits: bfloat16 is float32's top half).
+  llvm::Value* f32_to_bf16(llvm::Value* f, rounding m);
+  /// `v` of scalar type `from` as a float32 rounded to odd (exact when it fits): rounding that to
+  /// bfloat16 in any mode rounds `v` once.
+  llvm::Value* odd_f32(llvm::Value* v, const type* from);
+  llvm::Value* odd_f32_of_f64(llvm::Value* v);
 
   // --- arrays (codegen_arrays.cpp) ---
   struct array_parts {

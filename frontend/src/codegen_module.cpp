@@ -59,6 +59,7 @@ llvm::Type* module_state::value_type(const type* t) {
       if (t->bits != 8 && t->bits != 16 && t->bits != 32 && t->bits != 64) fail("integer of " + std::to_string(t->bits) + " bits");
       return llvm::IntegerType::get(ctx, static_cast<unsigned>(t->bits));
     case type_kind::floating: return float_type(t->bits);
+    case type_kind::bfloat16: return llvm::Type::getBFloatTy(ctx);
     case type_kind::complex: {
       if (t->bits != 64 && t->bits != 128) fail("complex of " + std::to_string(t->bits) + " bits");
       llvm::Type* f = float_type(t->bits / 2);

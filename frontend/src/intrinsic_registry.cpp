@@ -43,7 +43,7 @@ struct tables {
 const tables& all_tables() {
   static const tables t = [] {
     tables r;
-    for (auto area : {cuda_intrinsics(), fp16_intrinsics(), vector_intrinsics(), atomic_intrinsics(), math_intrinsics(), libdevice_intrinsics(),
+    for (auto area : {cuda_intrinsics(), fp16_intrinsics(), bf16_intrinsics(), vector_intrinsics(), atomic_intrinsics(), math_intrinsics(), libdevice_intrinsics(),
                       builtin_intrinsics()})
       for (const intrinsic& e : area) {
         if (!r.by_name.emplace(e.info.name, &e).second)
@@ -130,6 +130,7 @@ const type* proto_letter_type(type_context& tc, char c) {
     case 'l': return tc.int64();
     case 'L': return tc.uint64();
     case 'e': return tc.float16();
+    case 'E': return tc.bfloat16();
     case 'f': return tc.float32();
     case 'd': return tc.float64();
     default: throw logic_error("intrinsic registry: malformed prototype letter '" + std::string(1, c) + "'");
@@ -148,7 +149,7 @@ value type_by_prototype(function_typer& ft, const intrinsic& self, call_args& c)
   std::vector<value> args;
   for (std::size_t i = 0; i < ins.size(); ++i) {
     const value& a = c.args[i];
-    if (!a.runtime() || !a.ty->is_scalar() || a.ty->is_complex())
+    if (!a.runtime() || !(a.ty->is_scalar() || a.ty->is_bfloat16()) || a.ty->is_complex())
       ft.no_impl(c, "argument " + std::to_string(i + 1) + " is " + a.ty->str() + ", not a real number for its " +
                         ins[i]->str() + " parameter");
     args.push_back(ft.cast(a, ins[i], c.loc));

@@ -5,6 +5,7 @@
 //   intrinsics_cuda.cpp      cuda.*: thread coordinates, the grid, barriers, fences, warps, bits,
 //                            shared/local/constant arrays
 //   intrinsics_fp16.cpp      cuda.fp16.*: numba-cuda's half-precision functions
+//   intrinsics_bf16.cpp      cuda.bf16.*: numba-cuda's bfloat16, and the typer's rules for it
 //   intrinsics_vector.cpp    cuda.float32x3, cuda.float3, ...: CUDA's vector types and their C names
 //   intrinsics_atomic.cpp    cuda.atomic.*
 //   intrinsics_math.cpp      math.*, cmath.*, numpy.* (scalar functions and constants)
@@ -110,6 +111,9 @@ constexpr intrinsic lowered_by(intrinsic e, intrinsic_lowering nvptx, intrinsic_
 // Each area's table.
 std::span<const intrinsic> cuda_intrinsics();
 std::span<const intrinsic> fp16_intrinsics();
+std::span<const intrinsic> bf16_intrinsics();
+/// The cuda.bf16 row numba-cuda's overload of a math function on bfloat16 is (math.sin: hsin), or null.
+const intrinsic* bfloat16_math_row(std::string_view math_name);
 std::span<const intrinsic> vector_intrinsics();
 std::span<const intrinsic> atomic_intrinsics();
 std::span<const intrinsic> math_intrinsics();
@@ -157,7 +161,7 @@ numba_resolved numba_resolve(function_typer& ft, const intrinsic& self, call_arg
 /// "f:f,*i"; a '*' marks a result written through a pointer, which comes back after the return
 /// value, the results a tuple when more than one). The letters are Python's struct format
 /// characters: ? bool, b B int8 uint8, h H int16 uint16, i I int32 uint32, l L int64 uint64,
-/// e float16, f float32, d float64, v (a result) nothing. Each argument, a real number, converts to
+/// e float16, f float32, d float64, E bfloat16 (ours: struct has none), v (a result) nothing. Each argument, a real number, converts to
 /// its parameter's type (unsafely too), as numba-cuda's single-signature bindings take it.
 struct proto_param {
   char ty;

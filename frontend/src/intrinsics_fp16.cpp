@@ -66,16 +66,6 @@ enum half_kind : int {
 constexpr int kind_of(int arg) { return arg & 0xff; }
 constexpr int detail_of(int arg) { return arg >> 8; }
 
-constexpr const char* rounding_suffix[] = {"rn", "rz", "rm", "rp"};  // PTX's, by small_floats.hpp's rounding
-
-// PTX's name of an integer or float type: s32, u16, f64...
-std::string ptx_type(llvm::Type* t, bool is_signed) {
-  if (t->isHalfTy()) return "f16";
-  if (t->isFloatTy()) return "f32";
-  if (t->isDoubleTy()) return "f64";
-  return (is_signed ? "s" : "u") + std::to_string(t->getIntegerBitWidth());
-}
-
 llvm::Value* canonical_nan_if_nan(llvm::IRBuilder<>& b, llvm::Value* r) {
   llvm::Value* nan = llvm::ConstantFP::get(b.getContext(), llvm::APFloat(llvm::APFloat::IEEEhalf(), llvm::APInt(16, canonical_small_nan)));
   return b.CreateSelect(b.CreateFCmpUNO(r, r), nan, r);
@@ -105,54 +95,8 @@ llvm::Value* lower_half_extra(function_lowering& fl, const intrinsic& self, cons
     return fl.half_arith(self.op, x[0], x[1]);
   };
   switch (kind_of(self.arg)) {
-    case hk_to_half: {
-      const type* from = fl.type_of(e.operands[0]);
-      const bool is_signed = !from->is_int() || from->is_signed;
-      const std::string ins = std::string("cvt.") + rounding_suffix[detail] + ".f16." + ptx_type(x[0]->getType(), is_signed);
-      if (llvm::Value* r = tgt.ptx_instruction(fl, ins, 0, half, {x[0]})) return r;
-      // No cvt here (the host): small_floats.hpp's exact rounding, from a double, an int64 or a uint64.
-      llvm::Value* v = x[0];
-      const char* helper = "cuforge_small_float_from_f64";
-      if (from->is_float()) {
-        v = b.CreateFPExt(v, b.getDoubleTy());
-      } else if (is_signed) {
-        v = b.CreateSExt(v, b.getInt64Ty());
-        helper = "cuforge_small_float_from_i64";
-      } else {
-        v = b.CreateZExt(v, b.getInt64Ty());
-        helper = "cuforge_small_float_from_u64";
-      }
-      auto* fty = llvm::FunctionType::get(b.getInt16Ty(), {v->getType(), b.getInt32Ty(), b.getInt32Ty()}, false);
-      llvm::CallInst* bits = b.CreateCall(fl.ms.mod.getOrInsertFunction(helper, fty),
-                                          {v, b.getInt32(detail), b.getInt32(ieee_half.fraction)});
-      bits->setDoesNotAccessMemory();
-      return b.CreateBitCast(bits, half);
-    }
-    case hk_from_half: {
-      const type* to = e.ty;
-      const unsigned bits = static_cast<unsigned>(to->bits);
-      static constexpr const char* integer_rounding[] = {"rni", "rzi", "rmi", "rpi"};
-      const std::string ins = std::string("cvt.") + integer_rounding[detail] + "." +
-                              ptx_type(b.getIntNTy(bits), to->is_signed) + ".f16";
-      // An 8-bit result comes in a 32-bit register, as cuda_fp16.h takes it.
-      if (llvm::Value* r = tgt.ptx_instruction(fl, ins, 0, b.getIntNTy(bits < 16 ? 32 : bits), {x[0]}))
-        return bits < 16 ? b.CreateTrunc(r, b.getIntNTy(bits)) : r;
-      // Rounded to an integral float first (exact in float32), then cvt.rzi's saturating conversion.
-      static constexpr llvm::Intrinsic::ID round_ids[] = {llvm::Intrinsic::rint, llvm::Intrinsic::trunc,
-                                                          llvm::Intrinsic::floor, llvm::Intrinsic::ceil};
-      llvm::Value* f = b.CreateFPExt(x[0], b.getFloatTy());
-      f = fl.intrinsic(round_ids[detail], {f->getType()}, {f});
-      if (bits >= 16) return fl.float_to_int(f, static_cast<int>(bits), to->is_signed);
-      // 8 bits: saturate at 8 bits (cvt.rzi.s8 does), from the 16-bit conversion.
-      llvm::Value* r = fl.float_to_int(f, 16, to->is_signed);
-      const std::int64_t lo = to->is_signed ? -128 : 0, hi = to->is_signed ? 127 : 255;
-      llvm::Value* below = to->is_signed ? b.CreateICmpSLT(r, b.getInt16(static_cast<std::uint16_t>(lo))) : b.getFalse();
-      llvm::Value* above = to->is_signed ? b.CreateICmpSGT(r, b.getInt16(static_cast<std::uint16_t>(hi)))
-                                         : b.CreateICmpUGT(r, b.getInt16(static_cast<std::uint16_t>(hi)));
-      r = b.CreateSelect(below, b.getInt16(static_cast<std::uint16_t>(lo)), r);
-      r = b.CreateSelect(above, b.getInt16(static_cast<std::uint16_t>(hi)), r);
-      return b.CreateTrunc(r, b.getInt8Ty());
-    }
+    case hk_to_half: return fl.to_small_float(x[0], fl.type_of(e.operands[0]), static_cast<rounding>(detail), false);
+    case hk_from_half: return fl.small_float_to_int(x[0], static_cast<rounding>(detail), e.ty);
     case hk_to_float: return b.CreateFPExt(x[0], b.getFloatTy());
     case hk_bits: return b.CreateBitCast(x[0], fl.ms.value_type(e.ty));
     case hk_rn: {

@@ -88,7 +88,7 @@ value type_log(function_typer& ft, const intrinsic& self, call_args& c) {
     return ft.op(op_id::clog, t, {ft.cast(c.args[0], t, c.loc)}, c.loc);
   }
   expect_args(ft, c, 1, is_math ? 2 : 1);
-  if (c.args.size() == 1) return ft.float_math(op_id::log, real_arg(ft, c, 0), c);
+  if (c.args.size() == 1) return ft.float_math(op_id::log, c.args[0], c);  // which checks it
   const value &x = real_arg(ft, c, 0), &base = real_arg(ft, c, 1);
   const type* t = real_float(ft.tc_, promote(ft.tc_, x.ty, base.ty));
   const location loc = c.loc;

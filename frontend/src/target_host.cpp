@@ -259,6 +259,20 @@ extern "C" std::uint16_t cuforge_small_float_from_u64(std::uint64_t v, int mode,
   return small_float_from_uint(v, static_cast<rounding>(mode), small_float_format{fraction});
 }
 
+// float and double to bfloat16, which LLVM calls where a bfloat16 crosses a host call (x86 passes
+// it as a float): to the nearest, a nan keeping its bits (its top half), as a GPU's b16 register
+// passes it unchanged. A bfloat16 comes back where a _Float16 does (xmm0's low 16 bits); this
+// compiler has no __bf16 type to say so.
+extern "C" _Float16 cuforge_truncsfbf2(float f) {
+  std::uint32_t x = 0;
+  std::memcpy(&x, &f, sizeof x);
+  return from_bits(std::isnan(f) ? static_cast<std::uint16_t>(x >> 16)
+                                 : small_float_from_double(f, rounding::rn, bfloat16_format));
+}
+extern "C" _Float16 cuforge_truncdfbf2(double d) {
+  return from_bits(small_float_from_double(d, rounding::rn, bfloat16_format));
+}
+
 }  // namespace
 
 // The addresses the JIT binds first: the scheduler's entry points (libcuforge
@@ -282,6 +296,8 @@ std::vector<host_symbol> host_symbols() {
       {"__extendhfsf2", reinterpret_cast<void*>(&cuforge_extendhfsf2)},
       {"__gnu_h2f_ieee", reinterpret_cast<void*>(&cuforge_extendhfsf2)},
       {"__gnu_f2h_ieee", reinterpret_cast<void*>(&cuforge_truncsfhf2)},
+      {"__truncsfbf2", reinterpret_cast<void*>(&cuforge_truncsfbf2)},
+      {"__truncdfbf2", reinterpret_cast<void*>(&cuforge_truncdfbf2)},
       {"cuforge_small_float_from_f64", reinterpret_cast<void*>(&cuforge_small_float_from_f64)},
       {"cuforge_small_float_from_i64", reinterpret_cast<void*>(&cuforge_small_float_from_i64)},
       {"cuforge_small_float_from_u64", reinterpret_cast<void*>(&cuforge_small_float_from_u64)},

@@ -98,7 +98,8 @@ value function_typer::call_dtype(const type* scalar, call_args& c) {
   if (!c.kwargs.empty() || c.args.size() > 1) no_impl(c, "it takes one number");
   if (c.args.empty()) return int_constant(0, scalar, loc);
   const value& x = c.args[0];
-  if (!x.runtime() || !x.ty->is_scalar()) no_impl(c);
+  if (!x.runtime() || !(x.ty->is_scalar() || x.ty->is_bfloat16())) no_impl(c);
+  if (x.ty->is_bfloat16() && scalar->is_complex()) no_impl(c, "cannot convert a bfloat16 to " + scalar->str());
   if (scalar->kind == type_kind::boolean) {  // a complex number's truth too: nonzero
     value r = truth(x, loc);
     r.weak = false;
@@ -131,6 +132,11 @@ value function_typer::call_method(const std::string& name, const value& self, ca
 // --- math ---------------------------------------------------------------------------
 
 value function_typer::float_math(op_id o, const value& x, call_args& c) {
+  if (x.runtime() && x.ty->is_bfloat16()) {
+    // numba-cuda overloads a few math functions on bfloat16 with cuda.bf16's; the rest take float32.
+    if (const intrinsic* row = bfloat16_math_row(c.name)) return intrinsic_op(*row, tc_.bfloat16(), {x}, c.loc);
+    return float_math(o, cast(x, tc_.float32(), c.loc), c);
+  }
   if (!x.runtime() || !x.ty->is_scalar() || x.ty->is_complex()) no_impl(c);
   if (numba_call_known(c.name)) {
     // math.*: Numba's candidates (float32 stays float32, integers compute

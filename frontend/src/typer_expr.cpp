@@ -393,7 +393,7 @@ value function_typer::truth(const value& v, location loc) {
     no.k = constant_value::kind::boolean;
     return constant(no, tc_.boolean(), loc);
   }
-  if (v.ty->is_scalar()) return cast(v, tc_.boolean(), loc);
+  if (v.ty->is_scalar() || v.ty->is_bfloat16()) return cast(v, tc_.boolean(), loc);
   if (v.ty->is_tuple()) {
     if (!v.pure) hoist(v, loc);
     constant_value cv;
@@ -419,6 +419,7 @@ value function_typer::unary(unop o, const value& a0, location loc) {
     r.weak = a.weak;
     return r;
   }
+  if (a.runtime() && a.ty->is_bfloat16()) return bfloat16_unary(o, a, loc);
   if (!a.runtime() || !a.ty->is_scalar())
     fail(loc, std::string("bad operand type for unary ") + sym + ": " + a.ty->str());
   if (o == unop::invert && a.ty->kind == type_kind::boolean) return unary(unop::not_, a, loc);  // ~True is False
@@ -536,6 +537,7 @@ value function_typer::binary(binop o, const value& a, const value& b, location l
     for (std::int64_t i = 0; i < *k && i < 4096; ++i) es.insert(es.end(), one.begin(), one.end());
     return make_tuple(std::move(es), loc);
   }
+  if (a.runtime() && b.runtime() && (a.ty->is_bfloat16() || b.ty->is_bfloat16())) return bfloat16_binary(o, a, b, loc);
   if (!a.runtime() || !b.runtime() || !a.ty->is_scalar() || !b.ty->is_scalar()) return unsupported();
   if (o == binop::matmul) return unsupported();
   if (o == binop::pow) return pow(a, b, loc);
@@ -649,6 +651,7 @@ value function_typer::compare(cmpop o, const value& a0, const value& b0, locatio
     }
     return o == cmpop::eq ? all : unary(unop::not_, all, loc);
   }
+  if (a.runtime() && b.runtime() && (a.ty->is_bfloat16() || b.ty->is_bfloat16())) return bfloat16_compare(o, a, b, loc);
   if (!a.ty->is_scalar() || !b.ty->is_scalar()) return unsupported();
   const bool weak = a.weak && b.weak;
   resolved_op sig = numba_compare(tc_, o, a.ty, b.ty);
@@ -778,6 +781,17 @@ value function_typer::module_attribute(const std::string& module, const std::str
       v.name = "numpy." + name;
       return v;
     }
+  }
+  if (module == "cuda") {
+    // numba.cuda has numba.cuda.types' names: cuda.int32(x), cuda.float32, cuda.bfloat16(x).
+    for (const scalar_type_info& row : scalar_types)
+      if (row.name == name || alias_listed(row.numba_aliases, name)) {
+        value v;
+        v.ty = tc_.dtype_value(tc_.scalar(row));
+        v.name = "cuda." + name;
+        return v;
+      }
+    if (name == "bfloat16") return module_attribute("cuda.bf16", name, loc);
   }
   const std::string full = module + "." + name;
   if (const intrinsic* e = find_entry(full)) {

@@ -264,6 +264,12 @@ class function_typer {
   value unary(unop o, const value& a, location loc);
   value binary(binop o, const value& a, const value& b, location loc);
   value compare(cmpop o, const value& a, const value& b, location loc);
+  /// An operator with a bfloat16 operand, as numba-cuda types it (intrinsics_bf16.cpp): its cuda.bf16
+  /// function on two bfloat16s (or one and an 8-bit integer, which converts safely), else the
+  /// operator on the bfloat16 widened to float32. `o` is a binop, cmpop or unop.
+  value bfloat16_binary(binop o, const value& a, const value& b, location loc);
+  value bfloat16_compare(cmpop o, const value& a, const value& b, location loc);
+  value bfloat16_unary(unop o, const value& a, location loc);
   value logical(bool is_and, const value& a, const value& b, location loc);
   value attribute(const value& obj, const std::string& name, location loc);
   value call(const value& callee, call_args& c);

@@ -42,6 +42,7 @@ std::string type::str() const {
       const scalar_type_info* s = scalar();
       return s != nullptr ? std::string(s->name) : "?";
     }
+    case type_kind::bfloat16: return "bfloat16";
     case type_kind::array: {
       std::string s = "array(" + dtype->str() + ", " + std::to_string(ndim) + "d, " + static_cast<char>(layout);
       if (readonly) s += ", readonly";
@@ -272,6 +273,13 @@ const type* type_context::dtype_value(const type* scalar) {
   return intern(t);
 }
 
+const type* type_context::bfloat16() {
+  type t;
+  t.kind = type_kind::bfloat16;
+  t.bits = 16;
+  return intern(t);
+}
+
 const type* type_context::device_function(const frontend::function* callee) {
   type t;
   t.kind = type_kind::device_function;
@@ -353,6 +361,7 @@ class spec_parser {
   const type* scalar(const std::string& w) {
     if (w == "none") return tc_.none();
     if (const scalar_type_info* row = find_scalar(w)) return tc_.scalar(row->id);
+    if (w == "bfloat16") return tc_.bfloat16();
     // A vector type: "float32x3".
     if (auto x = w.rfind('x'); x != std::string::npos && x + 2 == w.size() && w[x + 1] >= '1' && w[x + 1] <= '4')
       if (const scalar_type_info* row = find_scalar(w.substr(0, x)); row != nullptr && row->kind != scalar_kind::boolean &&

@@ -649,10 +649,24 @@ class Signature:
         return f"({', '.join(str(a) for a in self._args)}{',' if len(self._args) == 1 else ''}) -> {ret}"
 
 
+class Bfloat16(Type):
+    """numba-cuda's bfloat16 (``numba.cuda.types.bfloat16``, CUDA's ``__nv_bfloat16``): 16 bits, no
+    Number in Numba's typing: its operators and math are ``cuda.bf16``'s, other uses widen it to
+    float32. Made in kernels by ``cuda.bf16.bfloat16(x)``."""
+
+    __slots__ = ()
+    name = spec = "bfloat16"
+    bitwidth = 16
+
+    def __repr__(self):
+        return "bfloat16"
+
+
 # --- the types -------------------------------------------------------------------
 
 none = NoneType()
 void = none
+bfloat16 = Bfloat16()
 
 # One Scalar per row of the scalar-type table (cuforge/runtime/scalar_types.hpp),
 # bound under its name and Numba's other names for it (float32, f4, float_...).
@@ -855,6 +869,8 @@ class _SpecParser:
             return NamedTuple(elements, collections.namedtuple(w, fields))
         if w in _SCALARS:
             return _SCALARS[w]
+        if w == "bfloat16":
+            return bfloat16
         base, x, count = w.rpartition("x")
         if x and base in _SCALARS and count in ("1", "2", "3", "4"):
             return VectorType(_SCALARS[base], int(count))

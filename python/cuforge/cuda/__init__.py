@@ -28,6 +28,8 @@ from cuforge.cuda._api import (
     get_current_device,
     gpus,
     is_available,
+    is_bfloat16_supported,
+    is_float16_supported,
     is_cuda_array,
     legacy_default_stream,
     list_devices,
@@ -58,12 +60,15 @@ from cuforge.cuda.args import In, InOut, Out
 from cuforge.cuda.cudadrv import devicearray, driver
 from cuforge import types
 
+# numba.cuda has numba.cuda.types' names too (`from numba.cuda import float32, void`).
+globals().update({_n: getattr(types, _n) for _n in types.__all__ if _n not in globals()})
 # The kernel-side names (cuda.grid, cuda.atomic...): one per cuda.* row of the
 # intrinsic registry, made by _stubs from _core.intrinsics().
 globals().update(_KERNEL_NAMES)
+bfloat16 = _KERNEL_NAMES["bf16"].bfloat16  # numba.cuda.bfloat16 (and cuda.bf16.bfloat16)
 # Those that are submodules of numba.cuda import as modules too:
 # `from cuforge.cuda.fp16 import hadd`, as from numba.cuda.fp16.
-_sys.modules.update({f"{__name__}.{n}": _KERNEL_NAMES[n] for n in ("fp16", "libdevice")})
+_sys.modules.update({f"{__name__}.{n}": _KERNEL_NAMES[n] for n in ("fp16", "bf16", "libdevice")})
 
 #: The host API: arrays, transfers, streams, events, devices, the compiler.
 HOST_NAMES = (
@@ -104,6 +109,8 @@ HOST_NAMES = (
     "get_current_device",
     "gpus",
     "is_available",
+    "is_bfloat16_supported",
+    "is_float16_supported",
     "is_cuda_array",
     "jit",
     "legacy_default_stream",

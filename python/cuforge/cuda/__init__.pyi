@@ -173,6 +173,8 @@ def event_elapsed_time(evtstart: Event, evtend: Event) -> float: ...
 def backend() -> str: ...
 def backend_reason() -> str: ...
 def is_available() -> bool: ...
+def is_bfloat16_supported() -> bool: ...
+def is_float16_supported() -> bool: ...
 def detect() -> bool: ...
 def list_devices() -> list: ...
 def select_device(device_id: int) -> Any: ...
@@ -232,6 +234,355 @@ class _atomic:
     def xor(self, ary: Any, idx: Any, val: Any) -> Any:
         """ary[idx] ^= val (integers)."""
 atomic: _atomic
+class _bf16:
+    """numba-cuda's bfloat16 (cuda_bf16.h's functions on __nv_bfloat16)."""
+    def bfloat16(self, x: Any) -> Any:
+        """A bfloat16 from a number, rounded to the nearest (numba-cuda's bfloat16 type)."""
+    def bfloat162char_rz(self, a: Any) -> Any:
+        """A bfloat16 as an int8, toward zero (saturating; nan 0)."""
+    def bfloat162float(self, a: Any) -> Any:
+        """A bfloat16 as a float32 (exact)."""
+    def bfloat162int_rd(self, a: Any) -> Any:
+        """A bfloat16 as an int32 (saturating), rounded down."""
+    def bfloat162int_rn(self, a: Any) -> Any:
+        """A bfloat16 as an int32 (saturating), rounded to the nearest (ties to even)."""
+    def bfloat162int_ru(self, a: Any) -> Any:
+        """A bfloat16 as an int32 (saturating), rounded up."""
+    def bfloat162int_rz(self, a: Any) -> Any:
+        """A bfloat16 as an int32 (saturating), rounded toward zero."""
+    def bfloat162ll_rd(self, a: Any) -> Any:
+        """A bfloat16 as an int64 (saturating), rounded down."""
+    def bfloat162ll_rn(self, a: Any) -> Any:
+        """A bfloat16 as an int64 (saturating), rounded to the nearest (ties to even)."""
+    def bfloat162ll_ru(self, a: Any) -> Any:
+        """A bfloat16 as an int64 (saturating), rounded up."""
+    def bfloat162ll_rz(self, a: Any) -> Any:
+        """A bfloat16 as an int64 (saturating), rounded toward zero."""
+    def bfloat162short_rd(self, a: Any) -> Any:
+        """A bfloat16 as an int16 (saturating), rounded down."""
+    def bfloat162short_rn(self, a: Any) -> Any:
+        """A bfloat16 as an int16 (saturating), rounded to the nearest (ties to even)."""
+    def bfloat162short_ru(self, a: Any) -> Any:
+        """A bfloat16 as an int16 (saturating), rounded up."""
+    def bfloat162short_rz(self, a: Any) -> Any:
+        """A bfloat16 as an int16 (saturating), rounded toward zero."""
+    def bfloat162uchar_rz(self, a: Any) -> Any:
+        """A bfloat16 as a uint8, toward zero (saturating; nan 0)."""
+    def bfloat162uint_rd(self, a: Any) -> Any:
+        """A bfloat16 as a uint32 (saturating), rounded down."""
+    def bfloat162uint_rn(self, a: Any) -> Any:
+        """A bfloat16 as a uint32 (saturating), rounded to the nearest (ties to even)."""
+    def bfloat162uint_ru(self, a: Any) -> Any:
+        """A bfloat16 as a uint32 (saturating), rounded up."""
+    def bfloat162uint_rz(self, a: Any) -> Any:
+        """A bfloat16 as a uint32 (saturating), rounded toward zero."""
+    def bfloat162ull_rd(self, a: Any) -> Any:
+        """A bfloat16 as a uint64 (saturating), rounded down."""
+    def bfloat162ull_rn(self, a: Any) -> Any:
+        """A bfloat16 as a uint64 (saturating), rounded to the nearest (ties to even)."""
+    def bfloat162ull_ru(self, a: Any) -> Any:
+        """A bfloat16 as a uint64 (saturating), rounded up."""
+    def bfloat162ull_rz(self, a: Any) -> Any:
+        """A bfloat16 as a uint64 (saturating), rounded toward zero."""
+    def bfloat162ushort_rd(self, a: Any) -> Any:
+        """A bfloat16 as a uint16 (saturating), rounded down."""
+    def bfloat162ushort_rn(self, a: Any) -> Any:
+        """A bfloat16 as a uint16 (saturating), rounded to the nearest (ties to even)."""
+    def bfloat162ushort_ru(self, a: Any) -> Any:
+        """A bfloat16 as a uint16 (saturating), rounded up."""
+    def bfloat162ushort_rz(self, a: Any) -> Any:
+        """A bfloat16 as a uint16 (saturating), rounded toward zero."""
+    def bfloat16_as_int16(self, a: Any) -> Any:
+        """The bfloat16's bits as an int16."""
+    def bfloat16_as_short(self, a: Any) -> Any:
+        """The bfloat16's bits as an int16."""
+    def bfloat16_as_uint16(self, a: Any) -> Any:
+        """The bfloat16's bits as a uint16."""
+    def bfloat16_as_ushort(self, a: Any) -> Any:
+        """The bfloat16's bits as a uint16."""
+    def bfloat16_to_float32(self, a: Any) -> Any:
+        """A bfloat16 as a float32 (exact)."""
+    def bfloat16_to_int16_rd(self, a: Any) -> Any:
+        """A bfloat16 as an int16 (saturating), rounded down."""
+    def bfloat16_to_int16_rn(self, a: Any) -> Any:
+        """A bfloat16 as an int16 (saturating), rounded to the nearest (ties to even)."""
+    def bfloat16_to_int16_ru(self, a: Any) -> Any:
+        """A bfloat16 as an int16 (saturating), rounded up."""
+    def bfloat16_to_int16_rz(self, a: Any) -> Any:
+        """A bfloat16 as an int16 (saturating), rounded toward zero."""
+    def bfloat16_to_int32_rd(self, a: Any) -> Any:
+        """A bfloat16 as an int32 (saturating), rounded down."""
+    def bfloat16_to_int32_rn(self, a: Any) -> Any:
+        """A bfloat16 as an int32 (saturating), rounded to the nearest (ties to even)."""
+    def bfloat16_to_int32_ru(self, a: Any) -> Any:
+        """A bfloat16 as an int32 (saturating), rounded up."""
+    def bfloat16_to_int32_rz(self, a: Any) -> Any:
+        """A bfloat16 as an int32 (saturating), rounded toward zero."""
+    def bfloat16_to_int64_rd(self, a: Any) -> Any:
+        """A bfloat16 as an int64 (saturating), rounded down."""
+    def bfloat16_to_int64_rn(self, a: Any) -> Any:
+        """A bfloat16 as an int64 (saturating), rounded to the nearest (ties to even)."""
+    def bfloat16_to_int64_ru(self, a: Any) -> Any:
+        """A bfloat16 as an int64 (saturating), rounded up."""
+    def bfloat16_to_int64_rz(self, a: Any) -> Any:
+        """A bfloat16 as an int64 (saturating), rounded toward zero."""
+    def bfloat16_to_int8_rz(self, a: Any) -> Any:
+        """A bfloat16 as an int8, toward zero (saturating; nan 0)."""
+    def bfloat16_to_uint16_rd(self, a: Any) -> Any:
+        """A bfloat16 as a uint16 (saturating), rounded down."""
+    def bfloat16_to_uint16_rn(self, a: Any) -> Any:
+        """A bfloat16 as a uint16 (saturating), rounded to the nearest (ties to even)."""
+    def bfloat16_to_uint16_ru(self, a: Any) -> Any:
+        """A bfloat16 as a uint16 (saturating), rounded up."""
+    def bfloat16_to_uint16_rz(self, a: Any) -> Any:
+        """A bfloat16 as a uint16 (saturating), rounded toward zero."""
+    def bfloat16_to_uint32_rd(self, a: Any) -> Any:
+        """A bfloat16 as a uint32 (saturating), rounded down."""
+    def bfloat16_to_uint32_rn(self, a: Any) -> Any:
+        """A bfloat16 as a uint32 (saturating), rounded to the nearest (ties to even)."""
+    def bfloat16_to_uint32_ru(self, a: Any) -> Any:
+        """A bfloat16 as a uint32 (saturating), rounded up."""
+    def bfloat16_to_uint32_rz(self, a: Any) -> Any:
+        """A bfloat16 as a uint32 (saturating), rounded toward zero."""
+    def bfloat16_to_uint64_rd(self, a: Any) -> Any:
+        """A bfloat16 as a uint64 (saturating), rounded down."""
+    def bfloat16_to_uint64_rn(self, a: Any) -> Any:
+        """A bfloat16 as a uint64 (saturating), rounded to the nearest (ties to even)."""
+    def bfloat16_to_uint64_ru(self, a: Any) -> Any:
+        """A bfloat16 as a uint64 (saturating), rounded up."""
+    def bfloat16_to_uint64_rz(self, a: Any) -> Any:
+        """A bfloat16 as a uint64 (saturating), rounded toward zero."""
+    def bfloat16_to_uint8_rz(self, a: Any) -> Any:
+        """A bfloat16 as a uint8, toward zero (saturating; nan 0)."""
+    def double2bfloat16(self, a: Any) -> Any:
+        """A float64 as a bfloat16, to the nearest."""
+    def float2bfloat16(self, a: Any) -> Any:
+        """A float32 as a bfloat16, to the nearest."""
+    def float2bfloat16_rd(self, a: Any) -> Any:
+        """A float32 as a bfloat16, rounded down."""
+    def float2bfloat16_rn(self, a: Any) -> Any:
+        """A float32 as a bfloat16, rounded to the nearest (ties to even)."""
+    def float2bfloat16_ru(self, a: Any) -> Any:
+        """A float32 as a bfloat16, rounded up."""
+    def float2bfloat16_rz(self, a: Any) -> Any:
+        """A float32 as a bfloat16, rounded toward zero."""
+    def float32_to_bfloat16(self, a: Any) -> Any:
+        """A float32 as a bfloat16, to the nearest."""
+    def float32_to_bfloat16_rd(self, a: Any) -> Any:
+        """A float32 as a bfloat16, rounded down."""
+    def float32_to_bfloat16_rn(self, a: Any) -> Any:
+        """A float32 as a bfloat16, rounded to the nearest (ties to even)."""
+    def float32_to_bfloat16_ru(self, a: Any) -> Any:
+        """A float32 as a bfloat16, rounded up."""
+    def float32_to_bfloat16_rz(self, a: Any) -> Any:
+        """A float32 as a bfloat16, rounded toward zero."""
+    def float64_to_bfloat16(self, a: Any) -> Any:
+        """A float64 as a bfloat16, to the nearest."""
+    def habs(self, a: Any) -> Any:
+        """|a| (the sign bit cleared)."""
+    def hadd(self, a: Any, b: Any) -> Any:
+        """a + b in bfloat16."""
+    def hadd_rn(self, a: Any, b: Any) -> Any:
+        """a + b, never contracted into an fma."""
+    def hadd_sat(self, a: Any, b: Any) -> Any:
+        """a + b clamped to [0, 1] (nan gives 0)."""
+    def hceil(self, a: Any) -> Any:
+        """The smallest integer >= a, as a bfloat16."""
+    def hcos(self, a: Any) -> Any:
+        """The cosine (float32's, rounded)."""
+    def hdiv(self, a: Any, b: Any) -> Any:
+        """a / b in bfloat16, correctly rounded."""
+    def heq(self, a: Any, b: Any) -> Any:
+        """a == b (false when either is nan)."""
+    def hequ(self, a: Any, b: Any) -> Any:
+        """a == b, or either is nan."""
+    def hexp(self, a: Any) -> Any:
+        """e ** a."""
+    def hexp10(self, a: Any) -> Any:
+        """10 ** a."""
+    def hexp2(self, a: Any) -> Any:
+        """2 ** a."""
+    def hfloor(self, a: Any) -> Any:
+        """The largest integer <= a, as a bfloat16."""
+    def hfma(self, a: Any, b: Any, c: Any) -> Any:
+        """a * b + c, rounded once."""
+    def hfma_relu(self, a: Any, b: Any, c: Any) -> Any:
+        """a * b + c rounded once; negative gives 0, nan stays nan."""
+    def hfma_sat(self, a: Any, b: Any, c: Any) -> Any:
+        """a * b + c rounded once, clamped to [0, 1] (nan gives 0)."""
+    def hge(self, a: Any, b: Any) -> Any:
+        """a >= b (false when either is nan)."""
+    def hgeu(self, a: Any, b: Any) -> Any:
+        """a >= b, or either is nan."""
+    def hgt(self, a: Any, b: Any) -> Any:
+        """a > b (false when either is nan)."""
+    def hgtu(self, a: Any, b: Any) -> Any:
+        """a > b, or either is nan."""
+    def hisinf(self, a: Any) -> Any:
+        """-1 when a is -inf, 1 when it is inf, else 0 (an int32)."""
+    def hisnan(self, a: Any) -> Any:
+        """Whether a is nan."""
+    def hle(self, a: Any, b: Any) -> Any:
+        """a <= b (false when either is nan)."""
+    def hleu(self, a: Any, b: Any) -> Any:
+        """a <= b, or either is nan."""
+    def hlog(self, a: Any) -> Any:
+        """The natural logarithm."""
+    def hlog10(self, a: Any) -> Any:
+        """The base-10 logarithm."""
+    def hlog2(self, a: Any) -> Any:
+        """The base-2 logarithm."""
+    def hlt(self, a: Any, b: Any) -> Any:
+        """a < b (false when either is nan)."""
+    def hltu(self, a: Any, b: Any) -> Any:
+        """a < b, or either is nan."""
+    def hmax(self, a: Any, b: Any) -> Any:
+        """The larger of a and b; a nan gives the other."""
+    def hmax_nan(self, a: Any, b: Any) -> Any:
+        """The larger of a and b; a nan operand gives nan."""
+    def hmin(self, a: Any, b: Any) -> Any:
+        """The smaller of a and b; a nan gives the other."""
+    def hmin_nan(self, a: Any, b: Any) -> Any:
+        """The smaller of a and b; a nan operand gives nan."""
+    def hmul(self, a: Any, b: Any) -> Any:
+        """a * b in bfloat16."""
+    def hmul_rn(self, a: Any, b: Any) -> Any:
+        """a * b, never contracted into an fma."""
+    def hmul_sat(self, a: Any, b: Any) -> Any:
+        """a * b clamped to [0, 1] (nan gives 0)."""
+    def hne(self, a: Any, b: Any) -> Any:
+        """a != b (false when either is nan, unlike the operator)."""
+    def hneg(self, a: Any) -> Any:
+        """-a (the sign bit flipped)."""
+    def hneu(self, a: Any, b: Any) -> Any:
+        """a != b, or either is nan."""
+    def hrcp(self, a: Any) -> Any:
+        """1 / a."""
+    def hrint(self, a: Any) -> Any:
+        """a rounded to the nearest integer (halves to even)."""
+    def hrsqrt(self, a: Any) -> Any:
+        """1 / sqrt(a)."""
+    def hsin(self, a: Any) -> Any:
+        """The sine (float32's, rounded)."""
+    def hsqrt(self, a: Any) -> Any:
+        """The square root."""
+    def hsub(self, a: Any, b: Any) -> Any:
+        """a - b in bfloat16."""
+    def hsub_rn(self, a: Any, b: Any) -> Any:
+        """a - b, never contracted into an fma."""
+    def hsub_sat(self, a: Any, b: Any) -> Any:
+        """a - b clamped to [0, 1] (nan gives 0)."""
+    def htanh(self, a: Any) -> Any:
+        """The hyperbolic tangent (float32's, rounded)."""
+    def htanh_approx(self, a: Any) -> Any:
+        """The hyperbolic tangent by the GPU's approximate instruction (sm_90; elsewhere htanh's)."""
+    def htrunc(self, a: Any) -> Any:
+        """a rounded toward zero, as a bfloat16."""
+    def int16_as_bfloat16(self, a: Any) -> Any:
+        """The bfloat16 whose bits are the int16's."""
+    def int16_to_bfloat16_rd(self, a: Any) -> Any:
+        """An int16 as a bfloat16, rounded down."""
+    def int16_to_bfloat16_rn(self, a: Any) -> Any:
+        """An int16 as a bfloat16, rounded to the nearest (ties to even)."""
+    def int16_to_bfloat16_ru(self, a: Any) -> Any:
+        """An int16 as a bfloat16, rounded up."""
+    def int16_to_bfloat16_rz(self, a: Any) -> Any:
+        """An int16 as a bfloat16, rounded toward zero."""
+    def int2bfloat16_rd(self, a: Any) -> Any:
+        """An int32 as a bfloat16, rounded down."""
+    def int2bfloat16_rn(self, a: Any) -> Any:
+        """An int32 as a bfloat16, rounded to the nearest (ties to even)."""
+    def int2bfloat16_ru(self, a: Any) -> Any:
+        """An int32 as a bfloat16, rounded up."""
+    def int2bfloat16_rz(self, a: Any) -> Any:
+        """An int32 as a bfloat16, rounded toward zero."""
+    def int32_to_bfloat16_rd(self, a: Any) -> Any:
+        """An int32 as a bfloat16, rounded down."""
+    def int32_to_bfloat16_rn(self, a: Any) -> Any:
+        """An int32 as a bfloat16, rounded to the nearest (ties to even)."""
+    def int32_to_bfloat16_ru(self, a: Any) -> Any:
+        """An int32 as a bfloat16, rounded up."""
+    def int32_to_bfloat16_rz(self, a: Any) -> Any:
+        """An int32 as a bfloat16, rounded toward zero."""
+    def int64_to_bfloat16_rd(self, a: Any) -> Any:
+        """An int64 as a bfloat16, rounded down."""
+    def int64_to_bfloat16_rn(self, a: Any) -> Any:
+        """An int64 as a bfloat16, rounded to the nearest (ties to even)."""
+    def int64_to_bfloat16_ru(self, a: Any) -> Any:
+        """An int64 as a bfloat16, rounded up."""
+    def int64_to_bfloat16_rz(self, a: Any) -> Any:
+        """An int64 as a bfloat16, rounded toward zero."""
+    def ll2bfloat16_rd(self, a: Any) -> Any:
+        """An int64 as a bfloat16, rounded down."""
+    def ll2bfloat16_rn(self, a: Any) -> Any:
+        """An int64 as a bfloat16, rounded to the nearest (ties to even)."""
+    def ll2bfloat16_ru(self, a: Any) -> Any:
+        """An int64 as a bfloat16, rounded up."""
+    def ll2bfloat16_rz(self, a: Any) -> Any:
+        """An int64 as a bfloat16, rounded toward zero."""
+    def short2bfloat16_rd(self, a: Any) -> Any:
+        """An int16 as a bfloat16, rounded down."""
+    def short2bfloat16_rn(self, a: Any) -> Any:
+        """An int16 as a bfloat16, rounded to the nearest (ties to even)."""
+    def short2bfloat16_ru(self, a: Any) -> Any:
+        """An int16 as a bfloat16, rounded up."""
+    def short2bfloat16_rz(self, a: Any) -> Any:
+        """An int16 as a bfloat16, rounded toward zero."""
+    def short_as_bfloat16(self, a: Any) -> Any:
+        """The bfloat16 whose bits are the int16's."""
+    def uint16_as_bfloat16(self, a: Any) -> Any:
+        """The bfloat16 whose bits are the uint16's."""
+    def uint16_to_bfloat16_rd(self, a: Any) -> Any:
+        """A uint16 as a bfloat16, rounded down."""
+    def uint16_to_bfloat16_rn(self, a: Any) -> Any:
+        """A uint16 as a bfloat16, rounded to the nearest (ties to even)."""
+    def uint16_to_bfloat16_ru(self, a: Any) -> Any:
+        """A uint16 as a bfloat16, rounded up."""
+    def uint16_to_bfloat16_rz(self, a: Any) -> Any:
+        """A uint16 as a bfloat16, rounded toward zero."""
+    def uint2bfloat16_rd(self, a: Any) -> Any:
+        """A uint32 as a bfloat16, rounded down."""
+    def uint2bfloat16_rn(self, a: Any) -> Any:
+        """A uint32 as a bfloat16, rounded to the nearest (ties to even)."""
+    def uint2bfloat16_ru(self, a: Any) -> Any:
+        """A uint32 as a bfloat16, rounded up."""
+    def uint2bfloat16_rz(self, a: Any) -> Any:
+        """A uint32 as a bfloat16, rounded toward zero."""
+    def uint32_to_bfloat16_rd(self, a: Any) -> Any:
+        """A uint32 as a bfloat16, rounded down."""
+    def uint32_to_bfloat16_rn(self, a: Any) -> Any:
+        """A uint32 as a bfloat16, rounded to the nearest (ties to even)."""
+    def uint32_to_bfloat16_ru(self, a: Any) -> Any:
+        """A uint32 as a bfloat16, rounded up."""
+    def uint32_to_bfloat16_rz(self, a: Any) -> Any:
+        """A uint32 as a bfloat16, rounded toward zero."""
+    def uint64_to_bfloat16_rd(self, a: Any) -> Any:
+        """A uint64 as a bfloat16, rounded down."""
+    def uint64_to_bfloat16_rn(self, a: Any) -> Any:
+        """A uint64 as a bfloat16, rounded to the nearest (ties to even)."""
+    def uint64_to_bfloat16_ru(self, a: Any) -> Any:
+        """A uint64 as a bfloat16, rounded up."""
+    def uint64_to_bfloat16_rz(self, a: Any) -> Any:
+        """A uint64 as a bfloat16, rounded toward zero."""
+    def ull2bfloat16_rd(self, a: Any) -> Any:
+        """A uint64 as a bfloat16, rounded down."""
+    def ull2bfloat16_rn(self, a: Any) -> Any:
+        """A uint64 as a bfloat16, rounded to the nearest (ties to even)."""
+    def ull2bfloat16_ru(self, a: Any) -> Any:
+        """A uint64 as a bfloat16, rounded up."""
+    def ull2bfloat16_rz(self, a: Any) -> Any:
+        """A uint64 as a bfloat16, rounded toward zero."""
+    def ushort2bfloat16_rd(self, a: Any) -> Any:
+        """A uint16 as a bfloat16, rounded down."""
+    def ushort2bfloat16_rn(self, a: Any) -> Any:
+        """A uint16 as a bfloat16, rounded to the nearest (ties to even)."""
+    def ushort2bfloat16_ru(self, a: Any) -> Any:
+        """A uint16 as a bfloat16, rounded up."""
+    def ushort2bfloat16_rz(self, a: Any) -> Any:
+        """A uint16 as a bfloat16, rounded toward zero."""
+    def ushort_as_bfloat16(self, a: Any) -> Any:
+        """The bfloat16 whose bits are the uint16's."""
+bf16: _bf16
 class _blockDim:
     """The block's shape in threads, per dimension (int32)."""
     x: Any

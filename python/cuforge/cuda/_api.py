@@ -323,6 +323,18 @@ def is_available():
         return False
 
 
+def is_float16_supported():
+    """Whether the current device computes float16 (compute capability 5.3 or newer; the cpu
+    backend always does)."""
+    return get_current_device().supports_float16
+
+
+def is_bfloat16_supported():
+    """Whether the current device computes bfloat16 (cuda.bf16; compute capability 8.0 or newer,
+    as numba-cuda requires; the cpu backend always does)."""
+    return get_current_device().supports_bfloat16
+
+
 def detect():
     """Prints the devices found and whether they are supported; returns
     True when there is at least one."""

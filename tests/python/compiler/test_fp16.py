@@ -23,6 +23,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from compiler_support import load_module
 from cuforge import cuda
 from cuforge import types as cftypes
 from cuforge.cuda import fp16
@@ -371,21 +372,10 @@ def test_native_half_instructions_in_the_ptx():
      ("fp16.hadd(x=1.0, y=2.0)", r"keyword")],
 )
 def test_bad_arguments_are_typing_errors(tmp_path, src, match):
-    mod = tmp_path / "bad_fp16.py"
-    mod.write_text(
-        "from cuforge import cuda\nfrom cuforge.cuda import fp16\n\n"
-        "@cuda.jit\ndef k(a):\n    a[0] = " + src + "\n"
-    )
-    sys.path.insert(0, str(tmp_path))
-    try:
-        import importlib
-
-        m = importlib.import_module("bad_fp16")
-        with pytest.raises(cuda.TypingError, match=match):
-            m.k[1, 1](np.zeros(1, np.float16))
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("bad_fp16", None)
+    m = load_module("from cuforge import cuda\nfrom cuforge.cuda import fp16\n\n@cuda.jit\ndef k(a):\n    a[0] = " + src + "\n",
+                    tmp_path, "bad_fp16")
+    with pytest.raises(cuda.TypingError, match=match):
+        m.k[1, 1](np.zeros(1, np.float16))
 
 
 def test_fp16_functions_are_kernel_side_only():
@@ -458,23 +448,13 @@ def conversion_inputs(dtype):
                            rng.standard_normal(600).astype(dtype) * 1000])
 
 
-def convert_kernel(fn):
-    @cuda.jit
-    def k(x, out):
-        i = cuda.grid(1)
-        if i < x.size:
-            out[i] = fn(x[i])
-
-    return k
-
-
 @pytest.mark.parametrize("source", ["float", "short", "ushort", "int", "uint", "ll", "ull"])
 @pytest.mark.parametrize("mode", MODES)
 def test_conversions_to_half_round_in_their_mode(source, mode):
     dtype = np.float32 if source == "float" else INT_TYPES[source]
     x = conversion_inputs(dtype)
     fn = getattr(fp16, f"__{source}2half_{mode}")
-    got = run(convert_kernel(fn), x)
+    got = run(unary_kernel(fn), x)
     want = np.array([v if dtype == np.float32 and np.isinf(v)  # an infinity stays one in every mode
                      else round_to_half(Fraction(float(v)) if dtype == np.float32 else Fraction(int(v)), mode,
                                         negative_zero=dtype == np.float32 and v == 0 and np.signbit(v)) for v in x],
@@ -485,15 +465,15 @@ def test_conversions_to_half_round_in_their_mode(source, mode):
 def test_float_and_double_to_half_round_to_nearest_and_nan_is_the_gpus():
     x64 = np.array([1 + 2.0**-11, 1 + 3 * 2.0**-11, 65519.99, 65520, 1e300, -1e-300, 2.0**-25 * 1.0000001, np.nan],
                    np.float64)
-    got = run(convert_kernel(fp16.__double2half), x64)
+    got = run(unary_kernel(fp16.__double2half), x64)
     want = [round_to_half(Fraction(float(v)), "rn", negative_zero=v < 0) for v in x64[:-1]]
     assert_same_halves(got[:-1], want, "__double2half")
     assert int(bits(got[-1])) == 0x7FFF  # cvt's canonical nan
     x32 = conversion_inputs(np.float32)
-    got = run(convert_kernel(fp16.__float2half), x32)
-    assert_same_halves(got, run(convert_kernel(fp16.__float2half_rn), x32), "__float2half")
+    got = run(unary_kernel(fp16.__float2half), x32)
+    assert_same_halves(got, run(unary_kernel(fp16.__float2half_rn), x32), "__float2half")
     for mode in MODES:  # nan in every mode
-        assert int(bits(run(convert_kernel(getattr(fp16, f"__float2half_{mode}")), np.array([np.nan], np.float32))[0])) == 0x7FFF
+        assert int(bits(run(unary_kernel(getattr(fp16, f"__float2half_{mode}")), np.array([np.nan], np.float32))[0])) == 0x7FFF
 
 
 def half_to_int_reference(h, mode, dtype):
@@ -512,7 +492,7 @@ def half_to_int_reference(h, mode, dtype):
 @pytest.mark.parametrize("mode", MODES)
 def test_conversions_from_half_round_in_their_mode_and_saturate(target, mode):
     dtype = INT_TYPES[target]
-    got = run(convert_kernel(getattr(fp16, f"__half2{target}_{mode}")), ALL, dtype=dtype)
+    got = run(unary_kernel(getattr(fp16, f"__half2{target}_{mode}")), ALL, dtype=dtype)
     want = np.array([half_to_int_reference(h, mode, dtype) % 2**64 for h in ALL], np.uint64).astype(dtype)
     bad = np.flatnonzero(got != want)
     assert bad.size == 0, f"__half2{target}_{mode}: {bad.size} differ, e.g. {ALL[bad[:3]]} -> {got[bad[:3]]}, want {want[bad[:3]]}"
@@ -520,20 +500,20 @@ def test_conversions_from_half_round_in_their_mode_and_saturate(target, mode):
 
 @pytest.mark.parametrize("name,dtype", [("__half2char_rz", np.int8), ("__half2uchar_rz", np.uint8)])
 def test_conversions_to_eight_bits_saturate_at_eight_bits(name, dtype):
-    got = run(convert_kernel(getattr(fp16, name)), ALL, dtype=dtype)
+    got = run(unary_kernel(getattr(fp16, name)), ALL, dtype=dtype)
     want = np.array([half_to_int_reference(h, "rz", dtype) for h in ALL], np.int64).astype(dtype)
     assert np.array_equal(got, want), name
-    assert run(convert_kernel(getattr(fp16, name)), np.array([300, -300, np.nan], np.float16), dtype=dtype).tolist() == (
+    assert run(unary_kernel(getattr(fp16, name)), np.array([300, -300, np.nan], np.float16), dtype=dtype).tolist() == (
         [127, -128, 0] if dtype == np.int8 else [255, 0, 0])
 
 
 def test_bit_reinterpretations_and_half2float():
     every = np.arange(65536, dtype=np.uint32).astype(np.uint16)
-    assert np.array_equal(run(convert_kernel(fp16.__ushort_as_half), every).view(np.uint16), every)
-    assert np.array_equal(run(convert_kernel(fp16.__short_as_half), every.view(np.int16)).view(np.uint16), every)
-    assert np.array_equal(run(convert_kernel(fp16.__half_as_ushort), ALL, dtype=np.uint16), every)
-    assert np.array_equal(run(convert_kernel(fp16.__half_as_short), ALL, dtype=np.int16), every.view(np.int16))
-    f = run(convert_kernel(fp16.__half2float), ALL, dtype=np.float32)
+    assert np.array_equal(run(unary_kernel(fp16.__ushort_as_half), every).view(np.uint16), every)
+    assert np.array_equal(run(unary_kernel(fp16.__short_as_half), every.view(np.int16)).view(np.uint16), every)
+    assert np.array_equal(run(unary_kernel(fp16.__half_as_ushort), ALL, dtype=np.uint16), every)
+    assert np.array_equal(run(unary_kernel(fp16.__half_as_short), ALL, dtype=np.int16), every.view(np.int16))
+    f = run(unary_kernel(fp16.__half2float), ALL, dtype=np.float32)
     assert np.array_equal(f[~np.isnan(f)], ALL.astype(np.float32)[~np.isnan(f)])
     assert np.array_equal(np.isnan(f), np.isnan(ALL))
 
@@ -606,9 +586,9 @@ def test_unordered_comparisons_are_true_at_nan(pairs, name, ref):
 
 
 def test_classification():
-    assert np.array_equal(run(convert_kernel(fp16.__hisnan), ALL, dtype=np.bool_), np.isnan(ALL))
+    assert np.array_equal(run(unary_kernel(fp16.__hisnan), ALL, dtype=np.bool_), np.isnan(ALL))
     want = np.where(np.isinf(ALL), np.where(ALL > 0, 1, -1), 0)
-    assert np.array_equal(run(convert_kernel(fp16.__hisinf), ALL, dtype=np.int32), want)
+    assert np.array_equal(run(unary_kernel(fp16.__hisinf), ALL, dtype=np.int32), want)
 
 
 @pytest.mark.parametrize("name", ["htanh", "htanh_approx"])
@@ -654,24 +634,13 @@ def test_the_rest_is_one_instruction_each_on_the_gpu():
 
 
 def test_the_rest_refuses_bad_arguments(tmp_path):
-    mod = tmp_path / "bad_fp16_rest.py"
-    mod.write_text(
-        "from cuforge import cuda\nfrom cuforge.cuda import fp16\n\n"
-        "@cuda.jit\ndef k(a):\n    a[0] = fp16.__int2half_rn(1j)\n\n"
-        "@cuda.jit\ndef k2(a):\n    a[0] = fp16.__hadd_sat(a[0])\n"
-    )
-    sys.path.insert(0, str(tmp_path))
-    try:
-        import importlib
-
-        m = importlib.import_module("bad_fp16_rest")
-        with pytest.raises(cuda.TypingError, match=r"__int2half_rn.*complex128, not a real number for its int32"):
-            m.k[1, 1](np.zeros(1, np.float16))
-        with pytest.raises(cuda.TypingError, match=r"__hadd_sat.*takes \(a, b\), 2 arguments"):
-            m.k2[1, 1](np.zeros(1, np.float16))
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("bad_fp16_rest", None)
+    m = load_module("from cuforge import cuda\nfrom cuforge.cuda import fp16\n\n"
+                    "@cuda.jit\ndef k(a):\n    a[0] = fp16.__int2half_rn(1j)\n\n"
+                    "@cuda.jit\ndef k2(a):\n    a[0] = fp16.__hadd_sat(a[0])\n", tmp_path, "bad_fp16_rest")
+    with pytest.raises(cuda.TypingError, match=r"__int2half_rn.*complex128, not a real number for its int32"):
+        m.k[1, 1](np.zeros(1, np.float16))
+    with pytest.raises(cuda.TypingError, match=r"__hadd_sat.*takes \(a, b\), 2 arguments"):
+        m.k2[1, 1](np.zeros(1, np.float16))
 
 
 # --- on a GPU: the same bits as numba-cuda ---------------------------------------------------------

@@ -35,6 +35,9 @@ enum class type_kind : std::uint8_t {
               ///< ("float32x3"); read-only members .x .y .z .w
   optional,   ///< a value or None (Numba's OptionalType): `dtype` is the value's type, a run-time type other
               ///< than none or optional. What a device function returns when some paths return None.
+  bfloat16,   ///< numba-cuda's cuda.bf16.bfloat16 (CUDA's __nv_bfloat16): 16 bits, not a Number in Numba's
+              ///< typing: its operators and functions are cuda.bf16's rows (intrinsics_fp16.cpp), other
+              ///< uses convert it to float32, which holds it exactly
   record,     ///< a structured dtype's element: `fields`, `size`, `align`, `aligned`, and the `space` its
               ///< bytes are in. Its value is a reference to them (their address), as in Numba: `a[i]` of
               ///< an array of records, written through, writes the array.
@@ -96,6 +99,7 @@ class CUFORGE_API type {
   bool is_record() const noexcept { return kind == type_kind::record; }
   bool is_vector() const noexcept { return kind == type_kind::vector; }
   bool is_optional() const noexcept { return kind == type_kind::optional; }
+  bool is_bfloat16() const noexcept { return kind == type_kind::bfloat16; }
   /// A record's field named `n`, or null.
   const field_info* field(const std::string& n) const noexcept {
     for (const auto& f : fields)
@@ -105,6 +109,7 @@ class CUFORGE_API type {
   /// A value that exists at run time (and so can be a variable or argument).
   bool is_runtime() const noexcept {
     return kind == type_kind::none || is_scalar() || is_array() || is_record() || is_vector() || is_optional() ||
+           is_bfloat16() ||
            (is_tuple() && [this] {
              for (auto* e : elements)
                if (!e->is_runtime()) return false;
@@ -113,7 +118,9 @@ class CUFORGE_API type {
   }
   /// Size in bytes of a scalar (bool is 1) or a record.
   int itemsize() const noexcept {
-    return kind == type_kind::record ? static_cast<int>(size) : kind == type_kind::boolean ? 1 : bits / 8;
+    return kind == type_kind::record ? static_cast<int>(size) : kind == type_kind::boolean ? 1
+           : kind == type_kind::bfloat16                       ? 2
+                                                               : bits / 8;
   }
   /// The alignment a scalar or record needs in memory (a complex number its parts').
   int natural_align() const noexcept {
@@ -167,6 +174,7 @@ class CUFORGE_API type_context {
   const type* module(const std::string& name);
   const type* function(const std::string& name);
   const type* dtype_value(const type* scalar);
+  const type* bfloat16();
   const type* device_function(const frontend::function* callee);
 
   /// The scalar type of a row of the scalar-type table.

@@ -227,6 +227,8 @@ def resolve(name: str, value, device_ir: Callable) -> Resolution:
     text of its fingerprint, or None when it is being built further up
     (recursion)."""
     path = _stubs.cuda_path(value)
+    if path is None and value is cftypes.bfloat16:  # the type, called in a kernel, is cuda.bf16.bfloat16
+        path = ("bf16", "bfloat16")
     if path is not None:
         return Resolution(None, "cuda." + ".".join(path), cuda_path=path)
 
