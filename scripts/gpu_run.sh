@@ -114,6 +114,7 @@ if want bench; then
   run bench-launch 90 "$PYTHON" bench/launch/bench_launch.py --launches "$launches" ${rawl:+--raw "$rawl"}
   run bench-transfers 90 "$PYTHON" bench/transfers/bench_transfers.py ${raw:+--raw "$raw"}
   run bench-stream 45 "$PYTHON" bench/stream/bench_stream.py --repeats "$reps"
+  run bench-random 45 "$PYTHON" bench/random/bench_random.py --repeats "$reps"
   run bench-hidden-layer 75 "$PYTHON" bench/hidden_layer/bench_hidden_layer.py --repeats "$runs"
   run bench-interop 45 "$PYTHON" bench/interop/bench_interop.py
   run bench-compile 75 "$PYTHON" bench/compile/bench_compile.py --runs "$runs"

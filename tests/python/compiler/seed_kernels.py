@@ -34,13 +34,8 @@ from kernel_device_functions import hypot, polar_distance, polar_to_cartesian  #
 # a block-wide sum reduction in shared memory (its TPB is the shared array's size)
 from kernel_reduce_histogram import TPB as REDUCE_TPB, block_sum  # noqa: E402
 
-try:  # the RNG utilities arrive with cuforge.cuda.random
-    from cuforge.cuda.random import xoroshiro128p_uniform_float32
-except ImportError:
-
-    def xoroshiro128p_uniform_float32(states, index):
-        """A stand-in until cuforge.cuda.random exists: not jitted."""
-        return 0.5
+# 001: the generator compute_pi draws from
+from cuforge.cuda.random import xoroshiro128p_uniform_float32  # noqa: E402
 
 
 NBINS = 32

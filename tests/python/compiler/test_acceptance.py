@@ -109,8 +109,7 @@ def test_hidden_layer_at_100m_on_a_gpu():
 #   001 add(x, y, out) on another library's arrays: below.
 #   000 @cuda.jit(device=True, fast_math=True) (a misspelt option) and @cuda.jit(link=[...], extensions=[...]):
 #     refused with clear errors in test_jit.py::test_options_refused.
-#   Not runnable yet (see the report): compute_pi's xoroshiro128p generator (cuforge.cuda.random), the
-#   cooperative-groups sumReduction (001), @vectorize/@cuda.reduce users (003, 001, 004), PyOptiX (000), the
+#   Not runnable yet (see the report): the cooperative-groups sumReduction (001), @vectorize/@cuda.reduce users (003, 001, 004), PyOptiX (000), the
 #   simulator's pudb sample (000/001).
 
 

@@ -14,7 +14,7 @@ ALL = [name for name, obj in vars(seeds).items() if isinstance(obj, cuda.Dispatc
 
 
 def test_the_seed_module_has_every_kernel():
-    assert len(ALL) == 18
+    assert len(ALL) == 19  # the kernels and device functions, cuda.random's generator among them
     assert {"vector_add", "matmul", "compute_pi", "histogram", "polar_to_cartesian"} <= set(ALL)
 
 
@@ -151,11 +151,8 @@ def test_fast_matmul_keeps_keyword_arguments_and_syncthreads():
 def test_compute_pi_resolves_the_generator(record):
     rec = record(seeds.compute_pi)
     (entry,) = [g for (g,) in rec.of("global_") if "xoroshiro128p_uniform_float32" in g["name"]]
-    if entry["kind"] == "device_function":  # once cuforge.cuda.random exists
-        assert entry["callee"].name == "xoroshiro128p_uniform_float32"
-    else:
-        assert entry["kind"] == "unsupported"
-        assert "not jitted" in entry["name"]
+    assert entry["kind"] == "device_function"  # cuforge.cuda.random's
+    assert entry["callee"].name == "xoroshiro128p_uniform_float32"
     text = rec.ir.dump()
     assert "if (((x ** 2) + (y ** 2)) <= 1.0):" in text
     assert "out[tid] = ((4.0 * inside) / iterations)" in text
@@ -285,9 +282,12 @@ def test_seed_kernels_run(run):
     run()
 
 
-@needs_typer
-def test_compute_pi_names_the_generator_when_it_is_not_jitted():
-    if not isinstance(seeds.xoroshiro128p_uniform_float32, cuda.Dispatcher):
-        with pytest.raises(cuda.TypingError, match="xoroshiro128p_uniform_float32") as info:
-            seeds.compute_pi.compile("void(float64[::1], int64, float64[::1])")
-        assert "x = xoroshiro128p_uniform_float32(rng_states, tid)" in str(info.value)
+@needs_codegen
+def test_compute_pi_runs_with_cuda_random():
+    from cuforge.cuda.random import create_xoroshiro128p_states
+
+    out = np.zeros(128)
+    seeds.compute_pi[2, 64](create_xoroshiro128p_states(128, seed=1), 2000, out)
+    assert abs(out.mean() - np.pi) < 0.02
+
+
