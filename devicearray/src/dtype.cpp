@@ -49,7 +49,21 @@ dtype dtype::from_typestr(std::string_view s) {
     case 'S': return bad("strings are not supported in device arrays");
     case 'V': return bad("void dtypes without fields (raw bytes) are not supported in device arrays; a structured dtype names its fields");
     case 'M':
-    case 'm': return bad("datetime and timedelta dtypes are not supported in device arrays");
+    case 'm': {
+      // "<M8[D]", "<m8" (generic): int64 counts of a unit.
+      std::string_view rest = s.substr(2);
+      if (rest.substr(0, 1) != "8") return bad("datetime64 and timedelta64 are 8 bytes");
+      rest.remove_prefix(1);
+      std::string_view unit;
+      if (!rest.empty()) {
+        if (rest.front() != '[' || rest.back() != ']') return bad("expected a unit in brackets, as in '<M8[D]'");
+        unit = rest.substr(1, rest.size() - 2);
+      }
+      const int code = datetime_unit_code(unit);
+      if (code < 0) return bad("unknown or unsupported datetime unit '" + std::string(unit) + "' (multiples such as 10s are not supported)");
+      if (order == '>') return bad("big-endian data is not supported on devices");
+      return of_time(s[1], code);
+    }
     default: break;
   }
   if (s.size() < 3) return bad("expected a type string such as '<f4'");
@@ -80,8 +94,21 @@ const scalar_type_info& dtype::scalar() const {
   return *row;
 }
 
+dtype dtype::of_time(char kind, int unit) {
+  if ((kind != 'M' && kind != 'm') || unit < 0 || unit > generic_datetime_unit || unit == 3)
+    throw logic_error("a datetime dtype of kind '" + std::string(1, kind) + "' and unit " + std::to_string(unit));
+  dtype d(scalar_id::int64);
+  d.time = kind;
+  d.unit = static_cast<std::uint8_t>(unit);
+  return d;
+}
+
 std::string dtype::typestr() const {
   if (record != nullptr) return "|V" + std::to_string(itemsize);
+  if (time != 0) {
+    const std::string_view u = datetime_units[unit];
+    return std::string("<") + time + "8" + (u.empty() ? "" : "[" + std::string(u) + "]");
+  }
   if (const scalar_type_info* row = find_scalar(k, itemsize)) return std::string(row->typestr());
   std::string s(1, itemsize == 1 ? '|' : '<');
   s += static_cast<char>(k);
@@ -91,6 +118,10 @@ std::string dtype::typestr() const {
 
 std::string dtype::name() const {
   if (record != nullptr) return "void" + std::to_string(itemsize * 8);
+  if (time != 0) {
+    const std::string_view u = datetime_units[unit];
+    return std::string(time == 'M' ? "datetime64" : "timedelta64") + (u.empty() ? "" : "[" + std::string(u) + "]");
+  }
   if (const scalar_type_info* row = find_scalar(k, itemsize)) return std::string(row->name);
   return "?";
 }

@@ -14,7 +14,7 @@ std::size_t slot_count(const type* t) {
       for (auto* e : t->elements) n += slot_count(e);
       return n;
     }
-    default: return t->is_scalar() ? 1 : 0;
+    default: return t->is_scalar() || t->is_time() ? 1 : 0;  // a datetime: its int64
   }
 }
 

@@ -245,6 +245,12 @@ llvm::Value* function_lowering::cast(llvm::Value* v, const type* from, const typ
   if (from == nullptr || to == nullptr) fail("conversion of an untyped value in " + f.name);
   if (to->kind == type_kind::none) return ms.none_value();
   if (from->is_scalar() && to->is_scalar()) return scalar_cast(v, scalar_of(from), scalar_of(to));
+  // datetime64/timedelta64 and int64: the same bits (the typer converts units with arithmetic).
+  if (from->is_time() || to->is_time()) {
+    auto int64_or_time = [](const type* t) { return t->is_time() || (t->is_int() && t->bits == 64); };
+    if (int64_or_time(from) && int64_or_time(to) && !(from->is_time() && to->is_time())) return v;
+    fail("cannot convert " + from->str() + " to " + to->str() + " in " + f.name);
+  }
   // bfloat16 (cuda.bf16): from a number rounded once to the nearest (numba-cuda's constructors and
   // casts are cuda_bf16.h's _rn conversions); to one through float32, which holds it exactly.
   if (to->is_bfloat16() && from->is_scalar() && !from->is_complex()) return to_small_float(v, from, rounding::rn, true);
@@ -302,6 +308,8 @@ llvm::Value* function_lowering::from_slots(const type* t, const std::vector<llvm
       llvm::Value* s = next();
       return t->bits == 64 ? s : low(s, static_cast<unsigned>(t->bits));
     }
+    case type_kind::datetime:
+    case type_kind::timedelta: return next();  // its int64
     case type_kind::floating: {
       llvm::Value* s = next();
       llvm::Type* ft = ms.float_type(t->bits);

@@ -60,6 +60,8 @@ llvm::Type* module_state::value_type(const type* t) {
       return llvm::IntegerType::get(ctx, static_cast<unsigned>(t->bits));
     case type_kind::floating: return float_type(t->bits);
     case type_kind::bfloat16: return llvm::Type::getBFloatTy(ctx);
+    case type_kind::datetime:
+    case type_kind::timedelta: return llvm::Type::getInt64Ty(ctx);  // a count of the unit; NaT is INT64_MIN
     case type_kind::complex: {
       if (t->bits != 64 && t->bits != 128) fail("complex of " + std::to_string(t->bits) + " bits");
       llvm::Type* f = float_type(t->bits / 2);
@@ -99,7 +101,7 @@ llvm::Type* module_state::return_type(const type* t) {
 }
 
 llvm::StructType* module_state::array_struct(const type* t) {
-  if (t->ndim < 0 || t->dtype == nullptr || !(t->dtype->is_scalar() || t->dtype->is_record()))
+  if (t->ndim < 0 || t->dtype == nullptr || !(t->dtype->is_scalar() || t->dtype->is_record() || t->dtype->is_time()))
     fail("malformed array type " + t->str());
   auto* i64 = llvm::Type::getInt64Ty(ctx);
   auto* dims = llvm::ArrayType::get(i64, static_cast<std::uint64_t>(t->ndim));

@@ -200,6 +200,7 @@ value type_pow(function_typer& ft, const intrinsic&, call_args& c) {
 value type_abs(function_typer& ft, const intrinsic&, call_args& c) {
   expect_args(ft, c, 1, 1);
   const location loc = c.loc;
+  if (c.args[0].runtime() && c.args[0].ty->kind == type_kind::timedelta) return ft.time_abs(c.args[0], loc);
   const value& x = scalar_arg(ft, c, 0);
   if (x.ty->is_complex()) {
     value r = ft.op(op_id::abs, ft.tc_.floating(x.ty->bits / 2), {x}, loc);

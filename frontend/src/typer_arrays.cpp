@@ -446,7 +446,8 @@ void function_typer::store(const value& a, expr_id index, const value& v, locati
                     (v.ty->is_record() ? ": the records' layouts differ" : ""));
     stored = v;
   } else {
-    if (!v.runtime() || !(v.ty->is_scalar() || (v.ty->is_bfloat16() && !a.ty->dtype->is_complex())))
+    if (!v.runtime() || !(v.ty->is_scalar() || (v.ty->is_bfloat16() && !a.ty->dtype->is_complex()) ||
+                          (v.ty->is_time() && a.ty->dtype->kind == v.ty->kind)))
       fail(loc, "cannot store " + v.ty->str() + " in an element of " + a.ty->str());
     stored = cast(v, a.ty->dtype, loc);
   }

@@ -228,7 +228,17 @@ value function_typer::call_device(const function& callee, call_args& c) {
     barrier = ft.uses_barrier_;
     roots = &ft.ret_.roots;
   } else {
-    sid = m_.specialize(callee, types, src_, c.loc);
+    try {
+      sid = m_.specialize(callee, types, src_, c.loc);
+    } catch (const typing_error& e) {
+      // A device function of cuforge's own (cuda.random's generators) refusing what it was given:
+      // the user's call is the place to show, with where inside the library it failed.
+      if (e.filename().find("cuforge/cuda/") == std::string::npos || e.filename() == src_.filename) throw;
+      std::string inner = e.source_line();
+      inner.erase(0, inner.find_first_not_of(' '));
+      fail(c.loc, "cannot call " + fname + " with " + types_text(c) + ": " + e.message() + " (" + e.filename() +
+                      ", line " + std::to_string(e.line()) + ": " + inner + ")");
+    }
     const specialization& sp = m_.at(sid);
     rt = sp.tf.return_type;
     writes = &sp.tf.writes_arg;

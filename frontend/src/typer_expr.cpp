@@ -420,6 +420,7 @@ value function_typer::unary(unop o, const value& a0, location loc) {
     return r;
   }
   if (a.runtime() && a.ty->is_bfloat16()) return bfloat16_unary(o, a, loc);
+  if (a.runtime() && a.ty->is_time()) return time_unary(o, a, loc);
   if (!a.runtime() || !a.ty->is_scalar())
     fail(loc, std::string("bad operand type for unary ") + sym + ": " + a.ty->str());
   if (o == unop::invert && a.ty->kind == type_kind::boolean) return unary(unop::not_, a, loc);  // ~True is False
@@ -537,6 +538,7 @@ value function_typer::binary(binop o, const value& a, const value& b, location l
     for (std::int64_t i = 0; i < *k && i < 4096; ++i) es.insert(es.end(), one.begin(), one.end());
     return make_tuple(std::move(es), loc);
   }
+  if (a.runtime() && b.runtime() && (a.ty->is_time() || b.ty->is_time())) return time_binary(o, a, b, loc);
   if (a.runtime() && b.runtime() && (a.ty->is_bfloat16() || b.ty->is_bfloat16())) return bfloat16_binary(o, a, b, loc);
   if (!a.runtime() || !b.runtime() || !a.ty->is_scalar() || !b.ty->is_scalar()) return unsupported();
   if (o == binop::matmul) return unsupported();
@@ -651,6 +653,7 @@ value function_typer::compare(cmpop o, const value& a0, const value& b0, locatio
     }
     return o == cmpop::eq ? all : unary(unop::not_, all, loc);
   }
+  if (a.runtime() && b.runtime() && (a.ty->is_time() || b.ty->is_time())) return time_compare(o, a, b, loc);
   if (a.runtime() && b.runtime() && (a.ty->is_bfloat16() || b.ty->is_bfloat16())) return bfloat16_compare(o, a, b, loc);
   if (!a.ty->is_scalar() || !b.ty->is_scalar()) return unsupported();
   const bool weak = a.weak && b.weak;

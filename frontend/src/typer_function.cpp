@@ -279,6 +279,7 @@ value function_typer::unwrap(const value& v, location loc) {
 value function_typer::cast(const value& v, const type* t, location loc) {
   if (v.ty == t) return v;
   if (v.ty->is_optional()) return cast(unwrap(v, loc), t, loc);
+  if (v.ty->is_time() || t->is_time()) return time_cast(v, t, loc);
   if (v.ty->is_bfloat16() || t->is_bfloat16()) {  // to and from a real number, at run time (codegen's cast)
     const type* other = v.ty->is_bfloat16() ? t : v.ty;
     if (!other->is_bfloat16() && (!other->is_scalar() || other->is_complex()))
@@ -336,6 +337,7 @@ value function_typer::convert(const value& v, const type* t, location loc, const
   }
   if (v.ty->is_optional()) return convert(unwrap(v, loc), t, loc, what);
   if ((v.ty->is_scalar() || v.ty->is_bfloat16()) && (t->is_scalar() || t->is_bfloat16())) return cast(v, t, loc);
+  if (v.ty->is_time() && t->is_time()) return cast(v, t, loc);
   if (v.ty->is_tuple() && t->is_tuple() && v.ty->elements.size() == t->elements.size()) {
     std::vector<value> es = tuple_elements(v, loc);
     for (std::size_t i = 0; i < es.size(); ++i) es[i] = convert(es[i], t->elements[i], loc, what);

@@ -270,6 +270,13 @@ class function_typer {
   value bfloat16_binary(binop o, const value& a, const value& b, location loc);
   value bfloat16_compare(cmpop o, const value& a, const value& b, location loc);
   value bfloat16_unary(unop o, const value& a, location loc);
+  /// datetime64/timedelta64 operands, as Numba types and computes them (typer_datetime.cpp).
+  value time_binary(binop o, const value& a, const value& b, location loc);
+  value time_compare(cmpop o, const value& a, const value& b, location loc);
+  value time_unary(unop o, const value& a, location loc);
+  value time_abs(const value& a, location loc);
+  /// A datetime or timedelta to another unit (exactly), or to or from its int64 count.
+  value time_cast(const value& v, const type* t, location loc);
   value logical(bool is_and, const value& a, const value& b, location loc);
   value attribute(const value& obj, const std::string& name, location loc);
   value call(const value& callee, call_args& c);

@@ -43,6 +43,10 @@ std::string type::str() const {
       return s != nullptr ? std::string(s->name) : "?";
     }
     case type_kind::bfloat16: return "bfloat16";
+    case type_kind::datetime:
+    case type_kind::timedelta:
+      return std::string(kind == type_kind::datetime ? "datetime64" : "timedelta64") +
+             (name.empty() ? "" : "[" + name + "]");
     case type_kind::array: {
       std::string s = "array(" + dtype->str() + ", " + std::to_string(ndim) + "d, " + static_cast<char>(layout);
       if (readonly) s += ", readonly";
@@ -280,6 +284,22 @@ const type* type_context::bfloat16() {
   return intern(t);
 }
 
+namespace {
+type time_type(type_kind k, int unit) {
+  if (unit < 0 || unit > generic_datetime_unit || unit == 3)
+    throw logic_error("a datetime type of unit code " + std::to_string(unit));
+  type t;
+  t.kind = k;
+  t.bits = 64;
+  t.is_signed = true;
+  t.name = std::string(datetime_units[unit]);
+  return t;
+}
+}  // namespace
+
+const type* type_context::datetime(int unit) { return intern(time_type(type_kind::datetime, unit)); }
+const type* type_context::timedelta(int unit) { return intern(time_type(type_kind::timedelta, unit)); }
+
 const type* type_context::device_function(const frontend::function* callee) {
   type t;
   t.kind = type_kind::device_function;
@@ -300,6 +320,17 @@ const type* type_context::scalar(scalar_id id) {
 }
 
 const type* type_context::from_typestr(const std::string& s) {
+  // "<M8[D]", "<m8": datetime64 / timedelta64 of a unit (generic without one).
+  if (s.size() >= 3 && (s[1] == 'M' || s[1] == 'm') && s[2] == '8' && (s[0] == '<' || s[0] == '=')) {
+    std::string unit;
+    if (s.size() > 3) {
+      if (s[3] != '[' || s.back() != ']') return nullptr;
+      unit = s.substr(4, s.size() - 5);
+    }
+    const int code = datetime_unit_code(unit);
+    if (code < 0) return nullptr;
+    return s[1] == 'M' ? datetime(code) : timedelta(code);
+  }
   const scalar_type_info* row = find_scalar_typestr(s);
   return row != nullptr ? scalar(row->id) : nullptr;
 }
@@ -362,6 +393,16 @@ class spec_parser {
     if (w == "none") return tc_.none();
     if (const scalar_type_info* row = find_scalar(w)) return tc_.scalar(row->id);
     if (w == "bfloat16") return tc_.bfloat16();
+    if (w == "datetime64" || w == "timedelta64") {  // "datetime64[D]", "timedelta64" (generic)
+      std::string unit;
+      if (eat('[')) {
+        unit = peek_unit();
+        expect(']');
+      }
+      const int code = datetime_unit_code(unit);
+      if (code < 0) fail("unknown datetime unit '" + unit + "'");
+      return w == "datetime64" ? tc_.datetime(code) : tc_.timedelta(code);
+    }
     // A vector type: "float32x3".
     if (auto x = w.rfind('x'); x != std::string::npos && x + 2 == w.size() && w[x + 1] >= '1' && w[x + 1] <= '4')
       if (const scalar_type_info* row = find_scalar(w.substr(0, x)); row != nullptr && row->kind != scalar_kind::boolean &&
@@ -369,6 +410,13 @@ class spec_parser {
                                                                      row->id != scalar_id::float16)
         return tc_.vector(tc_.scalar(row->id), w[x + 1] - '0');
     fail("unknown type name '" + w + "'");
+  }
+
+  std::string peek_unit() {  // the letters of a datetime unit, up to ']'
+    skip();
+    std::size_t b = pos_;
+    while (pos_ < s_.size() && std::isalpha(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+    return s_.substr(b, pos_ - b);
   }
 
   std::int64_t number64() {
@@ -466,7 +514,7 @@ class spec_parser {
         readonly = true;
       }
       expect(')');
-      if (!dtype->is_scalar() && !(dtype->is_record() && dtype->space == address_space::global))
+      if (!dtype->is_scalar() && !dtype->is_time() && !(dtype->is_record() && dtype->space == address_space::global))
         fail("an array's dtype must be a scalar type or a record");
       return tc_.array(dtype, ndim, static_cast<array_layout>(lay[0]), readonly);
     }

@@ -178,6 +178,9 @@ static_assert(info(scalar_id::bool_).dlpack_code == kDLBool && info(scalar_id::i
               info(scalar_id::complex64).dlpack_code == kDLComplex);
 
 DLDataType to_dlpack_dtype(dtype t) {
+  if (t.is_time())  // DLPack has no datetime: exporting the int64 counts would lose the type silently
+    throw type_error("a " + t.name() + " array has no DLPack type (DLPack has no datetime64/timedelta64): "
+                     "export a view of it as int64");
   const scalar_type_info& s = t.scalar();  // the table has each type's DLPack code
   return {static_cast<std::uint8_t>(s.dlpack_code), static_cast<std::uint8_t>(s.bits()), 1};
 }

@@ -41,6 +41,7 @@ std::uint16_t half_bits(double d) noexcept {
 }
 
 const type* element_type(frontend::type_context& tc, const dtype& d) {
+  if (d.is_time()) return d.time == 'M' ? tc.datetime(d.unit) : tc.timedelta(d.unit);
   if (!d.is_record()) return tc.scalar(d.scalar());
   std::vector<frontend::field_info> fields;
   for (const record_field& f : d.record->fields)
@@ -60,6 +61,8 @@ void put_scalar(const scalar_value& v, std::uint64_t* out) {
   };
   switch (t->kind) {
     case type_kind::boolean: put(0, static_cast<std::uint8_t>(v.i != 0)); return;
+    case type_kind::datetime:
+    case type_kind::timedelta: put(0, v.i); return;  // the int64 count; NaT is INT64_MIN
     case type_kind::integer:
       switch (t->bits) {
         case 8: put(0, static_cast<std::int8_t>(v.i)); return;
@@ -87,7 +90,8 @@ void put_scalar(const scalar_value& v, std::uint64_t* out) {
 }
 
 void check_scalar(const scalar_value& v) {
-  if (v.ty == nullptr || !v.ty->is_scalar()) throw type_error("a scalar argument without a scalar type");
+  if (v.ty == nullptr || !(v.ty->is_scalar() || v.ty->is_time()))
+    throw type_error("a scalar argument without a scalar type");
 }
 
 }  // namespace

@@ -272,6 +272,14 @@ class _NPTime(Type):
     def dtype(self) -> np.dtype:
         return np.dtype(f"{self._letter}8[{self.unit}]" if self.unit else f"{self._letter}8")
 
+    @property
+    def typestr(self) -> str:
+        return self.dtype.str
+
+    def __getitem__(self, index):  # NPDatetime("D")[:] is an array type, as with the scalars
+        ndim, layout = _array_spec(self, index)
+        return Array(self, ndim, layout)
+
 
 class NPDatetime(_NPTime):
     """numpy.datetime64 in a unit: ``NPDatetime("ns")`` is datetime64[ns]."""
@@ -826,7 +834,7 @@ class _SpecParser:
                     self.fail("expected 'readonly'")
                 readonly = True
             self.expect(")")
-            if not isinstance(dtype, (Scalar, Record)):
+            if not isinstance(dtype, (Scalar, Record, _NPTime)):
                 self.fail("an array's dtype must be a scalar type or a record")
             return Array(dtype, int(dims[:-1]), layout, readonly)
         if w == "Record":
@@ -871,6 +879,15 @@ class _SpecParser:
             return _SCALARS[w]
         if w == "bfloat16":
             return bfloat16
+        if w in ("datetime64", "timedelta64"):  # "datetime64[D]", "timedelta64" (generic)
+            unit = ""
+            if self.eat("["):
+                unit = self.word() if not self.eat("]") else None
+                if unit is None:
+                    unit = ""
+                else:
+                    self.expect("]")
+            return (NPDatetime if w == "datetime64" else NPTimedelta)(unit)
         base, x, count = w.rpartition("x")
         if x and base in _SCALARS and count in ("1", "2", "3", "4"):
             return VectorType(_SCALARS[base], int(count))

@@ -201,7 +201,9 @@ const type* array_type_of(const device_ndarray& d) {
     std::lock_guard lock(jit::compile_lock());
     return jit::types().array(r, nd, layout, d.read_only());
   }
-  std::uint64_t key = static_cast<std::uint64_t>(static_cast<unsigned char>(d.type().k)) << 40 |
+  std::uint64_t key = static_cast<std::uint64_t>(static_cast<unsigned char>(d.type().time)) << 56 |
+                      static_cast<std::uint64_t>(d.type().unit) << 48 |
+                      static_cast<std::uint64_t>(static_cast<unsigned char>(d.type().k)) << 40 |
                       static_cast<std::uint64_t>(d.type().itemsize) << 32 |
                       static_cast<std::uint64_t>(static_cast<unsigned char>(layout)) << 24 |
                       static_cast<std::uint64_t>(d.read_only()) << 16 | static_cast<std::uint64_t>(nd);
@@ -209,7 +211,7 @@ const type* array_type_of(const device_ndarray& d) {
   if (auto it = cache->find(key); it != cache->end()) return it->second;
   std::lock_guard lock(jit::compile_lock());
   auto& tc = jit::types();
-  const type* t = tc.array(tc.scalar(d.type().scalar()), nd, layout, d.read_only());
+  const type* t = tc.array(jit::element_type(tc, d.type()), nd, layout, d.read_only());
   cache->emplace(key, t);
   return t;
 }
@@ -282,7 +284,8 @@ void classify_into(kernel_argument& a, py::handle v, std::size_t index, std::vec
     const type* record = a.host.type.is_record() ? record_type_of(a.host.type) : nullptr;
     std::lock_guard lock(jit::compile_lock());
     auto& tc = jit::types();
-    a.ty = tc.array(record != nullptr ? record : tc.scalar(a.host.type.scalar()), nd, layout_of(c, f, nd), !arr.writeable());
+    a.ty = tc.array(record != nullptr ? record : jit::element_type(tc, a.host.type), nd, layout_of(c, f, nd),
+                    !arr.writeable());
     a.k = kernel_argument::kind::host_array;
     return;
   }
@@ -393,6 +396,21 @@ jit::scalar_value to_scalar(py::handle v, const type* t) {
       auto z = py::cast<std::complex<double>>(py::module_::import("builtins").attr("complex")(v));
       s.re = z.real();
       s.im = z.imag();
+      return s;
+    }
+    case type_kind::datetime:
+    case type_kind::timedelta: {  // np.datetime64 / np.timedelta64 of the parameter's unit: its int64 count
+      static py::object numpy = py::module_::import("numpy");
+      bool same = false;
+      if (py::isinstance(v, numpy.attr("generic"))) {
+        std::lock_guard lock(jit::compile_lock());
+        same = jit::types().from_typestr(py::str(v.attr("dtype").attr("str"))) == t;
+      }
+      if (!same)
+        throw py::type_error(std::string(py::repr(v)) + " cannot be passed as " + t->str() +
+                             ": pass a NumPy " + t->str() + " scalar");
+      static py::object int64 = numpy.attr("int64");
+      s.i = py::cast<std::int64_t>(v.attr("view")(int64));
       return s;
     }
     default: throw py::type_error("cannot pass a " + t->str() + " as a scalar");

@@ -52,7 +52,8 @@ TEST(Dtype, FromTypestrAcceptsEveryNumericKind) {
 
 TEST(Dtype, RejectsWhatCannotLiveInDeviceArrays) {
   for (const char* bad : {"|O", "|O8", "<U4", "|S8", "|V8", ">f4", ">i8", "<f3", "<i3", "<u16", "|b2", "<c4",
-                          "<c32", "<M8", "<m8", "", "<", "f", "<f", "xf4", "<f4x", "<x4", "<f999"}) {
+                          "<c32", "<M4", "<m8[10s]", "<M8[xyz]", "<M8[D", ">M8[D]", "", "<", "f", "<f", "xf4",
+                          "<f4x", "<x4", "<f999"}) {
     SCOPED_TRACE(bad);
     try {
       (void)dtype::from_typestr(bad);
@@ -141,3 +142,18 @@ TEST(Dtype, RecordLayoutsAreInternedAndChecked) {
 }
 
 }  // namespace
+
+TEST(Dtype, DatetimesAreInt64CountsOfAUnit) {
+  const dtype d = dtype::from_typestr("<M8[D]");
+  EXPECT_TRUE(d.is_time());
+  EXPECT_EQ(d.itemsize, 8u);
+  EXPECT_EQ(d.typestr(), "<M8[D]");
+  EXPECT_EQ(d.name(), "datetime64[D]");
+  EXPECT_EQ(&d.scalar(), &info(scalar_id::int64));  // its storage
+  EXPECT_EQ(dtype::from_typestr("<m8[ms]").name(), "timedelta64[ms]");
+  EXPECT_EQ(dtype::from_typestr("<m8").typestr(), "<m8");  // generic
+  EXPECT_EQ(dtype::from_typestr("=M8[ns]"), dtype::of_time('M', datetime_unit_code("ns")));
+  EXPECT_NE(dtype::from_typestr("<M8[s]"), dtype::from_typestr("<M8[ms]"));
+  EXPECT_NE(dtype::from_typestr("<M8[s]"), dtype::from_typestr("<m8[s]"));
+  EXPECT_NE(dtype::from_typestr("<m8[s]"), dtypes::int64);
+}

@@ -188,7 +188,7 @@ TEST_F(CaiImport, MasksAreRefused) {
 }
 
 TEST_F(CaiImport, BadTypestrsAreTypeErrorsNamingThem) {
-  for (const char* t : {">i4", ">f8", "<U8", "|S4", "|O", "|V16", "<M8", "<m8", "<f3", "<i3", "|b2", "<c4", "i4",
+  for (const char* t : {">i4", ">f8", "<U8", "|S4", "|O", "|V16", "<M4", "<m8[7s]", "<f3", "<i3", "|b2", "<c4", "i4",
                         "", "<q8", "<i99", "~i4"})
     expect_throw_exact<type_error>([&] {
       auto ai = base();

@@ -158,3 +158,16 @@ def test_states_live_on_the_stream_given():
 def test_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+@cuda.jit
+def draws_from_floats(states, out):
+    out[0] = xoroshiro128p_uniform_float32(states, 0)
+
+
+def test_wrong_states_are_refused_at_the_users_call():
+    with pytest.raises(cuda.TypingError, match=r"cannot call xoroshiro128p_uniform_float32 with "
+                                               r"\(array\(float64, 1d, C\), int64\).*random\.py, line") as info:
+        draws_from_floats[1, 1](np.zeros(2), np.zeros(1))
+    assert info.value.filename == __file__
+    assert "out[0] = xoroshiro128p_uniform_float32(states, 0)" in info.value.source_line

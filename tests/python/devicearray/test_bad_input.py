@@ -14,9 +14,9 @@ import pytest
 
 from cuforge import cuda
 
-UNSUPPORTED_DTYPES = ["U3", "S4", "M8[s]", "m8[ms]", "V8", np.longdouble,
+UNSUPPORTED_DTYPES = ["U3", "S4", "M8[10s]", "m8[25ms]", "V8", np.longdouble,
                       np.clongdouble, ">f4", ">i8"]
-UNSUPPORTED_IDS = ["unicode", "bytes", "datetime", "timedelta", "void", "longdouble",
+UNSUPPORTED_IDS = ["unicode", "bytes", "datetime-multiple", "timedelta-multiple", "void", "longdouble",
                    "clongdouble", "big-endian-float", "big-endian-int"]
 
 

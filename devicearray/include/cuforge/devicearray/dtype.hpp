@@ -27,6 +27,10 @@ struct CUFORGE_API dtype {
   std::uint32_t itemsize = 8;
   /// A structured dtype's fields (interned: records compare by pointer); null for a scalar type.
   const record_layout* record = nullptr;
+  /// datetime64 ('M') or timedelta64 ('m'), stored as int64 (k and itemsize say so), with `unit`
+  /// (a datetime_units code); 0 for the other types.
+  char time = 0;
+  std::uint8_t unit = 0;
 
   constexpr dtype() = default;
   constexpr dtype(kind k_, std::uint32_t size) : k(k_), itemsize(size) {}
@@ -35,15 +39,20 @@ struct CUFORGE_API dtype {
   static dtype of_record(const record_layout* r);
 
   bool is_record() const noexcept { return record != nullptr; }
+  /// datetime64[unit] ('M') or timedelta64[unit] ('m') of a datetime_units code.
+  static dtype of_time(char kind, int unit);
+  bool is_time() const noexcept { return time != 0; }
 
   /// @throws type_error naming the string for anything but a little-endian
   ///         (or byte-sized) type of the scalar-type table.
   static dtype from_typestr(std::string_view typestr);
-  /// "<f4", "|b1", "|u1", ...; a record's is "|V" and its size ("|V16"), as NumPy's.
+  /// "<f4", "|b1", "|u1", ...; a record's is "|V" and its size ("|V16"), as NumPy's; "<M8[D]".
   std::string typestr() const;
-  /// NumPy's name: "float32", "bool", "complex128", ...; a record's is "void" and its bits ("void128").
+  /// NumPy's name: "float32", "bool", "complex128", ...; a record's is "void" and its bits ("void128");
+  /// "datetime64[D]", "timedelta64[s]".
   std::string name() const;
-  /// Its row of the scalar-type table. @throws type_error when it has none (a record).
+  /// Its row of the scalar-type table (int64, a datetime's storage). @throws type_error when it has
+  /// none (a record).
   const scalar_type_info& scalar() const;
 
   friend bool operator==(dtype, dtype) = default;

@@ -38,6 +38,9 @@ enum class type_kind : std::uint8_t {
   bfloat16,   ///< numba-cuda's cuda.bf16.bfloat16 (CUDA's __nv_bfloat16): 16 bits, not a Number in Numba's
               ///< typing: its operators and functions are cuda.bf16's rows (intrinsics_fp16.cpp), other
               ///< uses convert it to float32, which holds it exactly
+  datetime,   ///< NumPy's datetime64 (Numba's NPDatetime): an int64 count of `name`'s unit ("D", "ms";
+              ///< "" generic), INT64_MIN being NaT
+  timedelta,  ///< NumPy's timedelta64 (Numba's NPTimedelta), the same
   record,     ///< a structured dtype's element: `fields`, `size`, `align`, `aligned`, and the `space` its
               ///< bytes are in. Its value is a reference to them (their address), as in Numba: `a[i]` of
               ///< an array of records, written through, writes the array.
@@ -100,6 +103,8 @@ class CUFORGE_API type {
   bool is_vector() const noexcept { return kind == type_kind::vector; }
   bool is_optional() const noexcept { return kind == type_kind::optional; }
   bool is_bfloat16() const noexcept { return kind == type_kind::bfloat16; }
+  /// datetime64 or timedelta64 (of unit `name`).
+  bool is_time() const noexcept { return kind == type_kind::datetime || kind == type_kind::timedelta; }
   /// A record's field named `n`, or null.
   const field_info* field(const std::string& n) const noexcept {
     for (const auto& f : fields)
@@ -109,7 +114,7 @@ class CUFORGE_API type {
   /// A value that exists at run time (and so can be a variable or argument).
   bool is_runtime() const noexcept {
     return kind == type_kind::none || is_scalar() || is_array() || is_record() || is_vector() || is_optional() ||
-           is_bfloat16() ||
+           is_bfloat16() || is_time() ||
            (is_tuple() && [this] {
              for (auto* e : elements)
                if (!e->is_runtime()) return false;
@@ -175,6 +180,9 @@ class CUFORGE_API type_context {
   const type* function(const std::string& name);
   const type* dtype_value(const type* scalar);
   const type* bfloat16();
+  /// datetime64 / timedelta64 of a unit code (cuforge::datetime_units: 4 is "D", 14 generic).
+  const type* datetime(int unit);
+  const type* timedelta(int unit);
   const type* device_function(const frontend::function* callee);
 
   /// The scalar type of a row of the scalar-type table.

@@ -149,6 +149,20 @@ constexpr bool alias_listed(std::string_view aliases, std::string_view name) noe
   return false;
 }
 
+/// NumPy's datetime64/timedelta64 units, by Numba's unit code (the index: Y 0, M 1, W 2, D 4, ...,
+/// as 13; 3 is unused; 14 is the generic unit, written ""). Values of both kinds are int64
+/// counts of their unit, INT64_MIN being NaT.
+inline constexpr std::string_view datetime_units[] = {"Y",  "M",  "W",  "?",  "D",  "h",  "m", "s",
+                                                       "ms", "us", "ns", "ps", "fs", "as", ""};
+inline constexpr int generic_datetime_unit = 14;
+
+/// The code of the unit NumPy spells `name` ("D", "ms", "" for generic), or -1.
+constexpr int datetime_unit_code(std::string_view name) noexcept {
+  for (int i = 0; i < 15; ++i)
+    if (i != 3 && datetime_units[i] == name) return i;
+  return -1;
+}
+
 /// The row the numpy module's attribute `name` names (np.float32, np.single,
 /// np.intc, np.bool_), or null.
 constexpr const scalar_type_info* find_numpy_scalar(std::string_view name) noexcept {
