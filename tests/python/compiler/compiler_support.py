@@ -170,6 +170,15 @@ def numba_side_table(version, side, cases, tmp_path, what):
 NUMBA_GPU_SIDE = pathlib.Path(__file__).resolve().with_name("numba_gpu_side.py")
 
 
+def run_gpu_comparison(script):
+    """Runs a GPU comparison script (fp16_numba_side.py, ...) in a child process: the test passes
+    when it exits 0, skips (with its reason) on 77, and fails with its output otherwise."""
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
+    if r.returncode == 77:
+        pytest.skip(r.stdout.strip())
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def load_module(source, folder, name):
     """The module `source` written to folder/name.py and imported (kernels compile from a file)."""
     import importlib.util

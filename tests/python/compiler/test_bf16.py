@@ -14,14 +14,12 @@ kernel here also goes through ptxas (conftest.py).
 
 import math
 import os
-import subprocess
-import sys
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from compiler_support import load_module
+from compiler_support import load_module, run_gpu_comparison
 from cuforge import cuda
 from cuforge import types as cftypes
 from cuforge.cuda import bf16
@@ -581,12 +579,6 @@ def test_bad_arguments_are_typing_errors(tmp_path, src, match):
 
 # --- on a GPU: the same bits as numba-cuda ---------------------------------------------------------
 
-GPU_CHECK = os.path.join(os.path.dirname(__file__), "bf16_numba_side.py")
-
-
 @pytest.mark.skipif(cuda.backend() != "cuda", reason="needs a GPU (and numba-cuda) to compare with numba-cuda")
 def test_matches_numba_cuda_on_a_gpu():
-    r = subprocess.run([sys.executable, GPU_CHECK], capture_output=True, text=True, timeout=600)
-    if r.returncode == 77:
-        pytest.skip(r.stdout.strip())
-    assert r.returncode == 0, r.stdout + r.stderr
+    run_gpu_comparison(os.path.join(os.path.dirname(__file__), "bf16_numba_side.py"))

@@ -16,14 +16,12 @@ through ptxas (conftest.py).
 import math
 import os
 import re
-import subprocess
-import sys
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from compiler_support import load_module
+from compiler_support import load_module, run_gpu_comparison
 from cuforge import cuda
 from cuforge import types as cftypes
 from cuforge.cuda import fp16
@@ -645,12 +643,6 @@ def test_the_rest_refuses_bad_arguments(tmp_path):
 
 # --- on a GPU: the same bits as numba-cuda ---------------------------------------------------------
 
-GPU_CHECK = os.path.join(os.path.dirname(__file__), "fp16_numba_side.py")
-
-
 @pytest.mark.skipif(cuda.backend() != "cuda", reason="needs a GPU (and numba-cuda) to compare with numba-cuda")
 def test_matches_numba_cuda_on_a_gpu():
-    r = subprocess.run([sys.executable, GPU_CHECK], capture_output=True, text=True, timeout=600)
-    if r.returncode == 77:
-        pytest.skip(r.stdout.strip())
-    assert r.returncode == 0, r.stdout + r.stderr
+    run_gpu_comparison(os.path.join(os.path.dirname(__file__), "fp16_numba_side.py"))

@@ -5,11 +5,10 @@ numba-cuda makes them on the host, one jump after the other. The test
 compares both: the states and the numbers drawn from them against numba-cuda's
 own host-side functions (random_numba_side.py, run under numba-cuda's
 Python; no GPU needed), uniforms bit for bit, normals within an ulp or two
-(the math library's log and cos differ between targets). The seed's
-compute_pi runs unchanged, and bad arguments are clear errors.
+(the math library's log and cos differ between targets). Bad arguments are
+clear errors. (The seed's compute_pi runs in test_seed_kernels.py.)
 """
 
-import math
 import pathlib
 
 import numpy as np
@@ -109,31 +108,6 @@ def test_uniforms_are_uniform_and_normals_normal():
     assert 0.0 <= u.min() and u.max() < 1.0 and abs(u.mean() - 0.5) < 0.01
     z = out64[:, 8:10].ravel()
     assert abs(z.mean()) < 0.05 and abs(z.std() - 1.0) < 0.05
-
-
-def test_the_seeds_compute_pi_runs_unchanged():
-    @cuda.jit
-    def compute_pi(rng_states, iterations, out):
-        """Find the maximum value in values and store in result[0]"""
-        tid = cuda.grid(1)
-
-        # Compute pi by drawing random (x, y) points and finding what
-        # fraction lie inside a unit circle
-        inside = 0
-        for i in range(iterations):
-            x = xoroshiro128p_uniform_float32(rng_states, tid)
-            y = xoroshiro128p_uniform_float32(rng_states, tid)
-            if x**2 + y**2 <= 1.0:
-                inside += 1
-
-        out[tid] = 4.0 * inside / iterations
-
-    nblocks, nthreads = 4, 64
-    out = np.zeros(nblocks * nthreads, dtype=np.float64)
-    state_size = nblocks * nthreads
-    rng_states = create_xoroshiro128p_states(state_size, seed=1)
-    compute_pi[nblocks, nthreads](rng_states, 10000, out)
-    assert abs(out.mean() - math.pi) < 0.01
 
 
 def test_states_live_on_the_stream_given():
