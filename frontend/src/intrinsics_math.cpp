@@ -101,6 +101,14 @@ value type_log(function_typer& ft, const intrinsic& self, call_args& c) {
 
 // isnan / isinf / isfinite: integers are never nan or inf; a complex number
 // (numpy, cmath: arg 1) is nan or inf when a part is, finite when both are.
+// np.isnat(x): a datetime64 or timedelta64 only, as NumPy's and Numba's.
+value type_isnat(function_typer& ft, const intrinsic&, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  if (!c.args[0].runtime() || !c.args[0].ty->is_time())
+    ft.no_impl(c, "it takes a datetime64 or timedelta64, not " + c.args[0].ty->str());
+  return ft.time_isnat(c.args[0], c.loc);
+}
+
 value type_classify(function_typer& ft, const intrinsic& self, call_args& c) {
   expect_args(ft, c, 1, 1);
   const location loc = c.loc;
@@ -456,6 +464,7 @@ const intrinsic table[] = {
     binary("numpy.fmin", op_id::fmin, "The smaller of x1 and x2, ignoring a nan."),
     binary("numpy.fmax", op_id::fmax, "The larger of x1 and x2, ignoring a nan."),
     binary("numpy.nextafter", op_id::nextafter, "The next float after x1 toward x2."),
+    function_entry("numpy.isnat", "(x)", "Whether a datetime64 or timedelta64 is NaT.", type_isnat),
     function_entry("numpy.isnan", "(x)", "Whether x (a part of complex x) is nan.", type_classify, op_id::isnan, 1),
     function_entry("numpy.isinf", "(x)", "Whether x (a part of complex x) is an infinity.", type_classify,
                    op_id::isinf, 1),

@@ -314,6 +314,11 @@ value function_typer::time_abs(const value& a, location loc) {
   return t.as(t.pick(neg, op(op_id::neg, t.i64(), {x}, loc), x, t.i64()), a.ty);
 }
 
+value function_typer::time_isnat(const value& a, location loc) {
+  time_ops t{*this, loc};
+  return t.is_nat(t.count(a));
+}
+
 value function_typer::time_cast(const value& v, const type* to, location loc) {
   time_ops t{*this, loc};
   if ((to->is_int() && to->bits == 64) || (v.ty->is_int() && v.ty->bits == 64 && to->is_time()))

@@ -275,6 +275,8 @@ class function_typer {
   value time_compare(cmpop o, const value& a, const value& b, location loc);
   value time_unary(unop o, const value& a, location loc);
   value time_abs(const value& a, location loc);
+  /// np.isnat: whether a datetime or timedelta is NaT.
+  value time_isnat(const value& a, location loc);
   /// A datetime or timedelta to another unit (exactly), or to or from its int64 count.
   value time_cast(const value& v, const type* t, location loc);
   value logical(bool is_and, const value& a, const value& b, location loc);

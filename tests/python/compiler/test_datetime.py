@@ -91,7 +91,7 @@ def kernel_for(src):
     import tempfile
 
     folder = tempfile.mkdtemp()
-    mod = load_module("from cuforge import cuda\n\n@cuda.jit\ndef k(x, y, out):\n    i = cuda.grid(1)\n"
+    mod = load_module("import numpy as np\nfrom cuforge import cuda\n\n@cuda.jit\ndef k(x, y, out):\n    i = cuda.grid(1)\n"
                       "    if i < out.size:\n        out[i] = " + src + "\n", folder, "dt_kernel_" + str(abs(hash(src))))
     return mod.k
 
@@ -218,6 +218,14 @@ def test_stores_convert_units():
         run("x[i]", x, x, np.int64)
     d = (values("M8[M]", seed=17).view(np.int64) % 3000).view("M8[M]")
     assert same(run("x[i]", d, d, "M8[D]"), d.astype("M8[D]"))  # months to days by the calendar
+
+
+def test_isnat():
+    for dtype in ["M8[D]", "m8[s]"]:
+        x = values(dtype, seed=18)
+        assert np.array_equal(run("np.isnat(x[i])", x, x, np.bool_), np.isnat(x))
+    with pytest.raises(cuda.TypingError, match=r"numpy\.isnat.*takes a datetime64 or timedelta64, not float64"):
+        run("np.isnat(x[i])", np.zeros(2), np.zeros(2), np.bool_)
 
 
 @pytest.mark.parametrize(
