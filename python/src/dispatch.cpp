@@ -741,6 +741,25 @@ void bind_dispatch(py::module_& m) {
           return (*cb)().cast<std::shared_ptr<compiled_kernel>>();
         });
       }, "The callable remaking a cached specialisation's typed IR (for .ptx and .llvm).")
+      .def("attributes", [](compiled_kernel& k) {
+        if (k.is_device()) throw py::type_error("a device function has no kernel attributes: it is not a kernel");
+        const kernel_attributes a = k.load(device::current().ordinal()).k->attributes();
+        py::dict d;
+        d["max_threads_per_block"] = a.max_threads_per_block;
+        d["num_registers"] = a.num_registers;
+        d["static_shared_bytes"] = a.static_shared_bytes;
+        d["local_bytes"] = a.local_bytes;
+        d["const_bytes"] = a.const_bytes;
+        return d;
+      }, "Its kernel's attributes on the current device (loading it there): registers per thread, static "
+         "shared, local and constant bytes, the most threads a block may have.")
+      .def("max_cooperative_grid_blocks", [](compiled_kernel& k, py::handle blockdim, std::size_t dynsmemsize) {
+        if (k.is_device()) throw py::type_error("a device function cannot be launched");
+        const dim3 b = to_dim3(blockdim, "blockdim");
+        return max_cooperative_blocks(*k.load(device::current().ordinal()).k, b, dynsmemsize);
+      }, py::arg("blockdim"), py::arg("dynsmemsize") = 0,
+         "The most blocks of `blockdim` threads (with `dynsmemsize` bytes of dynamic shared memory) a "
+         "cooperative launch may have on the current device (numba-cuda's).")
       .def("load", [](compiled_kernel& k) { k.load(device::current().ordinal()); },
            "Compiles and loads the kernel for the active backend on the current device.");
 

@@ -66,6 +66,11 @@ void check(const kernel& k, const launch_config& c, int dev) {
 
 }  // namespace
 
+unsigned long long max_cooperative_blocks(const kernel& k, dim3 block, std::size_t shared_bytes) {
+  check_generation(k.generation(), "kernel");
+  return detail::active().max_cooperative_blocks(k.handle(), block, shared_bytes, k.device());
+}
+
 void launch(const kernel& k, const launch_config& cfg, void** params) {
   int dev = k.device();
   check_generation(k.generation(), "kernel");

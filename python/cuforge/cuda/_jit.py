@@ -255,6 +255,38 @@ class Dispatcher:
             print(text, file=file)
             print("=" * 80, file=file)
 
+    # --- resources, as numba-cuda's dispatcher reports them (the kernel loaded on the current device) ---
+
+    def _resource(self, signature, key):
+        if self.device:
+            raise TypeError(f"{self.py_func.__qualname__} is a device function: it has no kernel resources")
+        if signature is None and self._specialized:
+            (cf,) = self._definitions_by_spec().values()
+            return cf.attributes()[key]
+        return self._select(signature, lambda cf: cf.attributes()[key])
+
+    def get_regs_per_thread(self, signature=None):
+        """Registers per thread of ``signature``'s specialisation on the current device (a dict of
+        every specialisation's without one, unless this dispatcher is specialised)."""
+        return self._resource(signature, "num_registers")
+
+    def get_shared_mem_per_block(self, signature=None):
+        """Bytes of static shared memory per block (as get_regs_per_thread answers)."""
+        return self._resource(signature, "static_shared_bytes")
+
+    def get_local_mem_per_thread(self, signature=None):
+        """Bytes of local memory per thread (as get_regs_per_thread answers)."""
+        return self._resource(signature, "local_bytes")
+
+    def get_const_mem_size(self, signature=None):
+        """Bytes of constant memory (as get_regs_per_thread answers)."""
+        return self._resource(signature, "const_bytes")
+
+    def get_max_threads_per_block(self, signature=None):
+        """The most threads a block of the kernel may have on the current device (as
+        get_regs_per_thread answers)."""
+        return self._resource(signature, "max_threads_per_block")
+
     def inspect_llvm(self, signature=None):
         """The LLVM IR of ``signature``'s specialisation, or a dict of all."""
         return self._select(signature, lambda cf: cf.llvm)

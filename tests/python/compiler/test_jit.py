@@ -381,3 +381,39 @@ def test_stub_calls_on_the_host_raise():
     with pytest.raises(AttributeError):
         cuda.threadIdx.w
     assert {"x", "y", "z"} <= set(dir(cuda.threadIdx))
+
+
+# --- resources, as numba-cuda's dispatcher reports them ----------------------------------------------
+
+
+@cuda.jit
+def uses_shared(a):
+    s = cuda.shared.array(64, np.float32)
+    s[cuda.threadIdx.x % 64] = 1.0
+    cuda.syncthreads()
+    a[cuda.grid(1)] = s[0]
+
+
+@cuda.jit(device=True)
+def a_device_function(x):
+    return x + 1
+
+
+def test_resource_queries_answer_per_signature_as_numba_cuda():
+    uses_shared[1, 64](np.zeros(64, np.float32))
+    sig = "void(float32[::1])"
+    assert uses_shared.get_shared_mem_per_block(sig) == 256  # the 64 float32s
+    per_sig = uses_shared.get_shared_mem_per_block()
+    assert list(per_sig.values()) == [256] and list(per_sig) == list(uses_shared.overloads)
+    assert 0 < uses_shared.get_max_threads_per_block(sig) <= 1024
+    for query in (uses_shared.get_regs_per_thread, uses_shared.get_local_mem_per_thread, uses_shared.get_const_mem_size):
+        assert isinstance(query(sig), int) and query(sig) >= 0
+    one = uses_shared.specialize(np.zeros(64, np.float32))
+    assert one.get_shared_mem_per_block() == 256  # a specialised dispatcher answers with the value itself
+    (cf,) = uses_shared.overloads.values()
+    assert cf.max_cooperative_grid_blocks(64) >= 1
+    assert cf.max_cooperative_grid_blocks((8, 8)) == cf.max_cooperative_grid_blocks(64)
+    with pytest.raises(KeyError, match="no definition for"):
+        uses_shared.get_regs_per_thread("void(float64[::1])")
+    with pytest.raises(TypeError, match="device function"):
+        a_device_function.get_regs_per_thread()

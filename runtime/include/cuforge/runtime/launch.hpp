@@ -37,6 +37,10 @@ struct launch_config {
 ///         the launch itself fails.
 CUFORGE_API void launch(const kernel& k, const launch_config& cfg, void** params);
 
+/// @brief The most blocks of `block` threads (with `shared_bytes` of dynamic
+/// shared memory each) a cooperative launch of `k` may have: all co-resident.
+CUFORGE_API unsigned long long max_cooperative_blocks(const kernel& k, dim3 block, std::size_t shared_bytes = 0);
+
 /// @brief Typed convenience: `launch(k, cfg, a, b, n)`.
 template <class... Args>
 void launch(const kernel& k, const launch_config& cfg, const Args&... args) {
