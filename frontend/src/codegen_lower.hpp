@@ -11,7 +11,7 @@
 // is a literal struct of its elements; None is the empty struct.
 
 #include "codegen_target.hpp"
-#include "small_floats.hpp"
+#include <cuforge/runtime/small_floats.hpp>
 
 #include <cuforge/frontend/codegen.hpp>
 #include <cuforge/frontend/ir.hpp>

@@ -7,7 +7,7 @@
 #include "codegen_lower.hpp"
 #include "codegen_target.hpp"
 #include "intrinsic_registry.hpp"
-#include "small_floats.hpp"
+#include <cuforge/runtime/small_floats.hpp>
 
 #include <llvm/IR/Intrinsics.h>
 

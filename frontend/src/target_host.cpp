@@ -4,7 +4,7 @@
 // scheduler; math is libm; the module is compiled by the ORC JIT.
 #include "codegen_lower.hpp"
 #include "codegen_target.hpp"
-#include "small_floats.hpp"
+#include <cuforge/runtime/small_floats.hpp>
 #include "llvm_support.hpp"
 
 #include <cuforge/frontend/diagnostics.hpp>

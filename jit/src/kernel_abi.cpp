@@ -1,6 +1,7 @@
 // The launcher's half of the kernel ABI (frontend/abi.hpp): packing.
 #include <cuforge/jit/kernel_abi.hpp>
 #include <cuforge/runtime/error.hpp>
+#include <cuforge/runtime/small_floats.hpp>
 
 #include <bit>
 #include <cmath>
@@ -12,32 +13,10 @@ using frontend::type;
 using frontend::type_kind;
 
 std::uint16_t half_bits(double d) noexcept {
-  // Straight from the double's bits, rounding once (converting through
-  // float would round twice).
-  const auto x = std::bit_cast<std::uint64_t>(d);
-  const auto sign = static_cast<std::uint16_t>((x >> 48) & 0x8000u);
-  const std::uint64_t exp = (x >> 52) & 0x7ff;
-  std::uint64_t man = x & ((std::uint64_t{1} << 52) - 1);
-  if (exp == 0x7ff) return static_cast<std::uint16_t>(sign | 0x7c00u | (man != 0 ? 0x200u : 0u));  // inf, nan
-  const int e = static_cast<int>(exp) - 1023;  // the unbiased exponent
-  if (e > 15) return static_cast<std::uint16_t>(sign | 0x7c00u);  // beyond half's range: infinity
-  if (exp == 0 || e < -25) return sign;  // zero, a double subnormal, or below half a half subnormal
-  // The value's bits with the implicit one, then shifted to half's precision:
-  // 10 fraction bits for a normal half (e >= -14), fewer for a subnormal.
-  man |= std::uint64_t{1} << 52;
-  const int shift = e >= -14 ? 42 : 42 + (-14 - e);
-  std::uint64_t q = man >> shift;
-  const std::uint64_t rest = man & ((std::uint64_t{1} << shift) - 1);
-  const std::uint64_t half_way = std::uint64_t{1} << (shift - 1);
-  if (rest > half_way || (rest == half_way && (q & 1) != 0)) ++q;  // to nearest, ties to even
-  std::uint64_t bits = 0;
-  if (e >= -14) {
-    // q holds 11 bits with the implicit one (2048 after a carry): the exponent absorbs it.
-    bits = (static_cast<std::uint64_t>(e + 15) << 10) + (q - (std::uint64_t{1} << 10));
-  } else {
-    bits = q;  // a subnormal (1024 after a carry: the smallest normal, as the encoding says)
-  }
-  return static_cast<std::uint16_t>(sign | bits);
+  // Straight from the double's bits, rounding once (converting through float would round twice);
+  // a nan keeps its sign, quiet.
+  if (std::isnan(d)) return static_cast<std::uint16_t>((std::signbit(d) ? 0x8000u : 0u) | 0x7e00u);
+  return small_float_from_double(d, rounding::rn, ieee_half);
 }
 
 const type* element_type(frontend::type_context& tc, const dtype& d) {

@@ -215,7 +215,15 @@ def _jump_table():
     return np.array(rows, dtype=np.uint64)
 
 
-_JUMPS = _jump_table()  # compiled into the kernel below as a constant array
+# Compiled into the kernel below as a constant array; made on the first initialisation, not at import.
+_JUMPS = None
+
+
+def _jumps():
+    global _JUMPS
+    if _JUMPS is None:
+        _JUMPS = _jump_table()
+    return _JUMPS
 
 
 # --- the states: made on the device, every thread its own ---------------------------------------
@@ -266,6 +274,7 @@ def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0):
     if n == 0:
         return
     z = _splitmix64(seed)
+    _jumps()  # before the kernel's first compile reads it
     threads = 256
     _init_states[(n + threads - 1) // threads, threads, stream](states, np.uint64(z), np.uint64(z), np.uint64(start))
 

@@ -2,7 +2,7 @@
 // conversions into half (__int2half_rd, ...) and LLVM's float-to-half/bfloat16 library calls use.
 // Checked against the formats' neighbours: every finite half and bfloat16 is exact in a float, so
 // the two candidates around a value are found by stepping the 16-bit pattern.
-#include "small_floats.hpp"
+#include <cuforge/runtime/small_floats.hpp>
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <random>
 
-using namespace cuforge::frontend::detail;
+using namespace cuforge;
 
 namespace {
 

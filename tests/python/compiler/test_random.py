@@ -66,9 +66,9 @@ def test_states_and_sequences_are_numba_cudas(numba_table):
 
 
 def test_the_jump_table_is_the_reference_jump_squared():
-    # Row 0 is xoroshiro128plus.c's 2**64-step jump; checked at import, and here against the device:
+    # Row 0 is xoroshiro128plus.c's 2**64-step jump; checked when the table is made, and here against the device:
     # jumping a state once by the reference and once by row 0 agree.
-    assert (int(rnd._JUMPS[0, 0]), int(rnd._JUMPS[0, 1])) == rnd._JUMP
+    assert (int(rnd._jumps()[0, 0]), int(rnd._jumps()[0, 1])) == rnd._JUMP
 
     @cuda.jit
     def jump_twice(states):

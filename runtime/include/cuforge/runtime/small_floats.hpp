@@ -1,14 +1,16 @@
 #pragma once
 
-// The 16-bit float formats (IEEE half, bfloat16) and the GPU's conversions into them in each
-// rounding mode (cvt.rn/rz/rm/rp.f16...), computed exactly from the value converted: the host's
-// form of cuda_fp16.h's __float2half_rz, __int2half_rd, __ull2half_ru... (target_host.cpp binds
-// them for the cpu backend; half_bits_of, LLVM's float-to-half there, is their round-to-nearest).
+/// @file
+/// The 16-bit float formats (IEEE half, bfloat16) and the GPU's conversions into them in each
+/// rounding mode (cvt.rn/rz/rm/rp.f16...), computed exactly from the value converted. One home for
+/// every layer that rounds into them: the cpu backend's __float2half_rz, __int2half_rd, ...
+/// (frontend/src/target_host.cpp binds them), LLVM's float-to-half and -bfloat16 library calls there,
+/// and the launcher packing a float16 argument (jit::half_bits).
 
 #include <bit>
 #include <cstdint>
 
-namespace cuforge::frontend::detail {
+namespace cuforge {
 
 /// A binary floating-point format of 16 bits: `fraction` stored significand bits after the leading
 /// one, the rest (less the sign) exponent.
@@ -98,4 +100,4 @@ constexpr std::uint16_t small_float_from_uint(std::uint64_t v, rounding m, small
   return round_to_small_float(false, v, 0, m, f);
 }
 
-}  // namespace cuforge::frontend::detail
+}  // namespace cuforge
