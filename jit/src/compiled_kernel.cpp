@@ -165,6 +165,20 @@ loaded_kernel& compiled_kernel::load(int dev) {
   return made;
 }
 
+const host_kernel& compiled_kernel::host_code() {
+  if (device_) throw logic_error("a device function has no host code of its own");
+  if (config_.target != target_kind::host)
+    throw logic_error("'" + facts_.symbol + "' was compiled for the GPU, not for the host");
+  {
+    std::lock_guard lock(compile_lock());
+    if (host_) return *host_;
+  }
+  if (!host_obj_) ensure_module();
+  std::lock_guard lock(compile_lock());
+  if (!host_) host_ = host_obj_ ? load_host_object(*host_obj_) : compile_host(module_, config_);
+  return *host_;
+}
+
 cache_entry compiled_kernel::to_cache_entry() {
   if (device_) throw type_error("device functions are not stored in the disk cache");
   cache_entry e;

@@ -25,7 +25,10 @@ def backend_reason() -> str:
 from cuforge.types import *  # noqa: E402,F401,F403
 from cuforge.types import __all__ as _type_names  # noqa: E402
 
-__all__ = ["backend", "backend_reason", "cuda", *_type_names]
+# numba's vectorize and guvectorize (`from numba import cuda, vectorize`).
+from cuforge._ufunc import guvectorize, vectorize  # noqa: E402
+
+__all__ = ["backend", "backend_reason", "cuda", "guvectorize", "vectorize", *_type_names]
 
 
 def __getattr__(name):

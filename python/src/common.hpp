@@ -30,6 +30,7 @@ void bind_devicearray(py::module_& m);
 void bind_interop(py::module_& m);
 void bind_compiler(py::module_& m);
 void bind_dispatch(py::module_& m);
+void bind_ufunc(py::module_& m);
 
 /// A Python Stream: an owned stream, or a default or external one.
 struct py_stream {

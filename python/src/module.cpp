@@ -10,4 +10,5 @@ PYBIND11_MODULE(_core, m) {
   cuforge::python::bind_interop(m);
   cuforge::python::bind_compiler(m);
   cuforge::python::bind_dispatch(m);
+  cuforge::python::bind_ufunc(m);
 }

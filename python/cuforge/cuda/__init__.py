@@ -59,6 +59,7 @@ from cuforge.cuda import args, cudadrv
 from cuforge.cuda.args import In, InOut, Out
 from cuforge.cuda.cudadrv import devicearray, driver
 from cuforge import types
+from cuforge._ufunc import cuda_guvectorize as guvectorize, cuda_vectorize as vectorize
 
 # numba.cuda has numba.cuda.types' names too (`from numba.cuda import float32, void`).
 globals().update({_n: getattr(types, _n) for _n in types.__all__ if _n not in globals()})
@@ -107,6 +108,7 @@ HOST_NAMES = (
     "external_stream",
     "from_dlpack",
     "get_current_device",
+    "guvectorize",
     "gpus",
     "is_available",
     "is_bfloat16_supported",
@@ -131,6 +133,7 @@ HOST_NAMES = (
     "synchronize",
     "to_device",
     "types",
+    "vectorize",
 )
 
 __all__ = [*HOST_NAMES, *sorted(_KERNEL_NAMES)]

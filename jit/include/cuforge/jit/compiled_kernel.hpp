@@ -110,6 +110,13 @@ class CUFORGE_API compiled_kernel {
   /// Thread-safe; once loaded, without taking a lock (the launch path).
   loaded_kernel& load(int dev);
 
+  /// Its host code, compiled on first use, for a specialisation whose
+  /// configuration targets the host: what jit/host_call.hpp runs on the host
+  /// itself, whatever the active backend (the CPU targets of vectorize and
+  /// guvectorize). Thread-safe. @throws logic_error for another target or a
+  /// device function.
+  const frontend::host_kernel& host_code();
+
   /// What the disk cache stores for the active backend's target: PTX on a
   /// GPU, an object file on the cpu backend (which this process then runs
   /// too: linking it is cheaper than a second codegen).
