@@ -1,8 +1,10 @@
 // The registry's math.*, cmath.* and numpy.* rows: scalar functions and
 // constants. They type into the math library's ops (ops.hpp: sin, atan2,
-// csqrt...), which codegen lowers, so none needs a lowering of its own.
+// csqrt...), which codegen lowers, so none needs a lowering of its own; and
+// random.random/random.seed, which call host_random.cpp (host code only).
 // numpy's dtypes (np.float32, np.intc...) are the scalar-type table's, not
 // rows here.
+#include "codegen_lower.hpp"
 #include "intrinsic_registry.hpp"
 #include "numba_typing.hpp"
 
@@ -18,6 +20,36 @@ value bool_constant(function_typer& ft, bool b, location loc) {
   cv.k = constant_value::kind::boolean;
   cv.b = b;
   return ft.constant(cv, ft.tc_.boolean(), loc);
+}
+
+// --- random: Python's generator, in host code only (host_random.cpp) ---------------------------
+
+value type_random(function_typer& ft, const intrinsic& self, call_args& c) {
+  if (!c.kwargs.empty()) ft.no_impl(c, "it takes no keyword arguments");
+  if (self.arg == 0) {  // random.random()
+    if (!c.args.empty()) ft.no_impl(c, "it takes no arguments");
+    return ft.intrinsic_op(self, ft.tc_.float64(), {}, c.loc, {}, true);
+  }
+  if (c.args.size() != 1 || !c.args[0].runtime() || !c.args[0].ty->is_int())
+    ft.no_impl(c, "it takes one integer (the seed)");
+  return ft.intrinsic_op(self, ft.tc_.none(), {ft.cast(c.args[0], ft.tc_.int64(), c.loc)}, c.loc, {}, true);
+}
+
+llvm::Value* lower_random_host(function_lowering& fl, const intrinsic& self, const expr& e) {
+  auto& b = fl.b;
+  if (self.arg == 0) {
+    llvm::FunctionCallee f = fl.ms.mod.getOrInsertFunction("cuforge_host_random", b.getDoubleTy());
+    return b.CreateCall(f, {});
+  }
+  llvm::FunctionCallee f = fl.ms.mod.getOrInsertFunction("cuforge_host_seed", b.getVoidTy(), b.getInt64Ty());
+  b.CreateCall(f, {fl.expr(e.operands[0])});
+  return fl.ms.none_value();
+}
+
+llvm::Value* lower_random_nvptx(function_lowering& fl, const intrinsic& self, const expr& e) {
+  fl.fail_at(std::string(self.info.name) + "() runs in host code only (cuforge.jit / njit); in kernels use "
+                 "cuda.random's xoroshiro128p generators",
+             e.loc);
 }
 
 // --- constants ----------------------------------------------------------------------------------
@@ -335,6 +367,14 @@ constexpr intrinsic real(std::string_view name, std::string_view doc, int which)
 }
 
 const intrinsic table[] = {
+    // random (host code)
+    module_entry("random", "Python's random module: random() and seed(n), in host code (cuforge.jit) only."),
+    lowered_by(function_entry("random.random", "()", "A float64 in [0, 1) from this thread's Mersenne Twister "
+                              "(CPython's algorithm and seeding). Host code only.", type_random, op_id::none, 0),
+               lower_random_nvptx, lower_random_host),
+    lowered_by(function_entry("random.seed", "(n)", "Seeds this thread's generator as CPython's random.seed(n) "
+                              "does. Host code only.", type_random, op_id::none, 1),
+               lower_random_nvptx, lower_random_host),
     // math
     module_entry("math", "Python's math module, on scalars (a float32 argument computes in float32)."),
     real("math.pi", "3.14159... (a float64: float32 * math.pi is a float64, as in Numba).", k_pi),

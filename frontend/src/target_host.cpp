@@ -48,6 +48,10 @@ static_assert(sizeof(cpu::uint3) == 12 && sizeof(unsigned) == 4 && sizeof(std::s
 // registered) into the scheduler, which ends the thread there.
 extern "C" [[noreturn]] void cuforge_codegen_exit_thread() { throw cuforge::cpu::thread_exit{}; }
 
+// random.random() and random.seed() for host code (host_random.cpp).
+extern "C" double cuforge_host_random();
+extern "C" void cuforge_host_seed(std::int64_t n);
+
 namespace cuforge::frontend::detail {
 
 namespace {
@@ -288,6 +292,8 @@ std::vector<host_symbol> host_symbols() {
       {"cuforge_cpu_syncthreads", reinterpret_cast<void*>(&cuforge_cpu_syncthreads)},
       {"cuforge_cpu_grid_sync", reinterpret_cast<void*>(&cuforge_cpu_grid_sync)},
       {"cuforge_codegen_exit_thread", reinterpret_cast<void*>(&cuforge_codegen_exit_thread)},
+      {"cuforge_host_random", reinterpret_cast<void*>(&cuforge_host_random)},
+      {"cuforge_host_seed", reinterpret_cast<void*>(&cuforge_host_seed)},
       {"memcpy", reinterpret_cast<void*>(&std::memcpy)},
       {"memmove", reinterpret_cast<void*>(&std::memmove)},
       {"memset", reinterpret_cast<void*>(&std::memset)},

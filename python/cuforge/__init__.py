@@ -27,8 +27,10 @@ from cuforge.types import __all__ as _type_names  # noqa: E402
 
 # numba's vectorize and guvectorize (`from numba import cuda, vectorize`).
 from cuforge._ufunc import guvectorize, vectorize  # noqa: E402
+# numba's jit and njit for the host (`from numba import jit, njit, prange`).
+from cuforge._host_jit import jit, njit, prange  # noqa: E402
 
-__all__ = ["backend", "backend_reason", "cuda", "guvectorize", "vectorize", *_type_names]
+__all__ = ["backend", "backend_reason", "cuda", "guvectorize", "jit", "njit", "prange", "vectorize", *_type_names]
 
 
 def __getattr__(name):

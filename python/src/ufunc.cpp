@@ -196,7 +196,14 @@ void bind_ufunc(py::module_& m) {
   m.def("call_on_host", [](compiled_kernel& k, std::vector<std::uint64_t> slots) {
     py::gil_scoped_release nogil;
     jit::call_on_host(k, slots);
-  }, py::arg("compiled"), py::arg("slots"), "Runs a host-target specialisation once on this thread (tests).");
+  }, py::arg("compiled"), py::arg("slots"),
+     "Runs a host-target specialisation once on this thread, its argument slots given (arrays as host "
+     "addresses, extents and byte strides; scalars as their bits).");
+  m.def("call_on_host_parallel", [](compiled_kernel& k, std::vector<std::vector<std::uint64_t>> calls) {
+    py::gil_scoped_release nogil;
+    jit::host_parallel_for(calls.size(), [&](std::size_t i) { jit::call_on_host(k, calls[i]); });
+  }, py::arg("compiled"), py::arg("calls"),
+     "Runs a host-target specialisation once per slot list, the calls spread over the host workers.");
   m.def("host_workers", &jit::host_workers, "The host threads the 'parallel' target spreads work over.");
 }
 

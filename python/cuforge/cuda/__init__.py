@@ -60,6 +60,7 @@ from cuforge.cuda.args import In, InOut, Out
 from cuforge.cuda.cudadrv import devicearray, driver
 from cuforge import types
 from cuforge._ufunc import cuda_guvectorize as guvectorize, cuda_vectorize as vectorize
+from cuforge.cuda._reduce import Reduce, Scan, reduce, scan
 
 # numba.cuda has numba.cuda.types' names too (`from numba.cuda import float32, void`).
 globals().update({_n: getattr(types, _n) for _n in types.__all__ if _n not in globals()})
@@ -85,6 +86,8 @@ HOST_NAMES = (
     "ManagedNDArray",
     "MappedNDArray",
     "Out",
+    "Reduce",
+    "Scan",
     "Stream",
     "TypingError",
     "args",
@@ -128,6 +131,8 @@ HOST_NAMES = (
     "profile_start",
     "profile_stop",
     "profiling",
+    "reduce",
+    "scan",
     "select_device",
     "stream",
     "synchronize",

@@ -41,6 +41,7 @@ import enum
 import hashlib
 import math
 import operator
+import random
 import types as pytypes
 import uuid
 from dataclasses import dataclass
@@ -58,7 +59,7 @@ __all__ = ["CONST_ARRAY_LIMIT", "Resolution", "foldable", "resolve"]
 #: memory is 64 KiB per module.
 CONST_ARRAY_LIMIT = 64 * 1024
 
-_FUNCTION_MODULES = (("math", math), ("cmath", cmath), ("numpy", np), ("operator", operator))
+_FUNCTION_MODULES = (("math", math), ("cmath", cmath), ("numpy", np), ("operator", operator), ("random", random))
 
 #: Builtins the kernel language knows (docs/compiler.md, "Builtins"); int,
 #: float, bool and complex are dtypes.
@@ -95,9 +96,10 @@ def _cuda_module():
 
 
 def _is_dispatcher(value):
+    from cuforge._host_jit import HostDispatcher
     from cuforge.cuda._jit import Dispatcher
 
-    return isinstance(value, Dispatcher)
+    return isinstance(value, (Dispatcher, HostDispatcher))
 
 
 def _numpy_scalar_typestr(dtype: np.dtype):

@@ -237,6 +237,13 @@ def _first_stores(nodes):
     return dict(sorted(found.items(), key=lambda kv: (kv[1].lineno, kv[1].col_offset)))
 
 
+def _is_prange(value):
+    """Whether ``value`` is ``prange`` (cuforge's, or numba's, which a
+    function written for numba may name)."""
+    return callable(value) and getattr(value, "__name__", None) == "prange" and \
+        getattr(value, "__module__", "").split(".")[0] in ("cuforge", "numba")
+
+
 class _Source:
     """A function's source, parsed, with the map from the parsed text's
     positions to the file's."""
@@ -247,11 +254,14 @@ class _Source:
         self.filename = code.co_filename
         self.file_lines = linecache.getlines(self.filename, pyfunc.__globals__)
         if code.co_name == "<lambda>":
+            if self._from_lambda(pyfunc):
+                return
             line = code.co_firstlineno
             text = self.line(line)
             found = re.search(r"\blambda\b", text or "")
             col = found.start() if found else 0
-            raise TypingError(_TABLE[ast.Lambda].message(), self.filename, line, col, text, self.qualname)
+            raise TypingError(_TABLE[ast.Lambda].message() + " (cuforge could not find this lambda's source on "
+                              "its line)", self.filename, line, col, text, self.qualname)
         try:
             lines, first = inspect.getsourcelines(pyfunc)
         except (OSError, TypeError) as e:
@@ -288,6 +298,51 @@ class _Source:
             line = self.tree.lineno + self.line_offset
             raise TypingError(_TABLE[ast.AsyncFunctionDef].message(), self.filename, line,
                               self.tree.col_offset + self.indent, self.line(line), self.qualname)
+
+    def _from_lambda(self, pyfunc):
+        """A lambda (cuda.reduce(lambda a, b: a + b)): the lambda expression
+        found in the statement holding its first line, walked as ``def
+        <lambda>(params): return body``. False when the source does not
+        single it out (the caller refuses it)."""
+        code = pyfunc.__code__
+        first = code.co_firstlineno
+        if not self.file_lines or first > len(self.file_lines):
+            return False
+        params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+        # (line, end line, column, end column) of each instruction; RESUME and RETURN have no columns
+        pos = [p for p in code.co_positions() if p[0] is not None and p[2] is not None and p[3]]
+        for start in range(first, max(first - 30, 1) - 1, -1):  # the statement may begin lines before
+            for last in range(first, min(first + 40, len(self.file_lines)) + 1):
+                lines = self.file_lines[start - 1:last]
+                indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
+                dedented = "".join(x[indent:] if x.strip() else x.lstrip(" \t") for x in lines)
+                try:
+                    tree = ast.parse(dedented)
+                except SyntaxError:
+                    continue
+                found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno + start - 1 == first
+                         and [a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs] == params]
+                if len(found) > 1 and pos:  # several alike: the one whose body holds the code's first position
+                    line, col = pos[0][0] - start + 1, pos[0][2] - indent
+                    found = [n for n in found if (n.body.lineno, n.body.col_offset) <= (line, col)
+                             <= (n.body.end_lineno, n.body.end_col_offset)]
+                if not found:
+                    continue
+                if len(found) > 1:
+                    return False
+                lam = found[0]
+                fn = ast.FunctionDef(name=code.co_name, args=lam.args, body=[ast.Return(value=lam.body)],
+                                     decorator_list=[], returns=None, type_comment=None, type_params=[])
+                ast.copy_location(fn, lam)
+                ast.copy_location(fn.body[0], lam.body)
+                ast.fix_missing_locations(fn)
+                self.text = "".join(lines)
+                self.indent = indent
+                self.line_offset = start - 1
+                self.parsed_lines = dedented.splitlines()
+                self.tree = fn
+                return True
+        return False
 
     def line(self, lineno):
         if 0 < lineno <= len(self.file_lines):
@@ -428,6 +483,8 @@ class _Walker:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)) or node.func.id in self.locals:
             return False
         found, value = self.lookup(node.func.id)
+        if found and fn is range and value is not range:
+            return _is_prange(value)  # numba's prange (ours or numba's) is a range here
         return found and value is fn
 
     def global_expr(self, path, value, node):

@@ -1,0 +1,350 @@
+"""``cuforge.jit`` and ``cuforge.njit``: functions compiled for the host
+by the same compiler (its host target), called from Python with NumPy
+arrays and scalars (docs/high_level.md).
+
+The function is compiled as a device function of the kernel language; a
+generated entry calls it and stores what it returns into one-element arrays
+(one per element of a returned tuple), and runs as host code on the calling
+thread (jit/host_call.hpp), whatever the active backend. NumPy arrays are
+passed as they are (no copy); scalars by value. Like numba's nopython mode, a
+function the compiler cannot type fails with a TypingError at its first call
+(or at decoration, with signatures).
+
+A host-jitted function is also a device function: kernels (and other
+jitted functions) may call it, as numba allows.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import struct
+import threading
+
+import numpy as np
+
+from cuforge import _core
+from cuforge import types as cftypes
+
+__all__ = ["jit", "njit", "prange", "HostDispatcher"]
+
+_MASK = (1 << 64) - 1
+
+
+def prange(*args):
+    """numba's ``prange``: in a jitted function, a ``range`` (run serially;
+    ``parallel=True`` is accepted); in Python, ``range``."""
+    return range(*args)
+
+
+def _typeof(value, index):
+    """numba's type of a host argument (arrays by dtype, rank, layout and
+    writability; int is int64, float float64, complex complex128)."""
+    if isinstance(value, np.ndarray):
+        try:
+            dt = cftypes.from_dtype(value.dtype)
+        except Exception:
+            raise TypeError(f"argument {index + 1}: arrays of {value.dtype} are not supported") from None
+        layout = "C" if value.flags.c_contiguous else "F" if value.flags.f_contiguous else "A"
+        return cftypes.Array(dt, value.ndim, layout, readonly=not value.flags.writeable)
+    if isinstance(value, (bool, np.bool_)):
+        return cftypes.boolean
+    if isinstance(value, np.generic):
+        return cftypes.from_dtype(value.dtype)
+    if isinstance(value, int):
+        return cftypes.int64
+    if isinstance(value, float):
+        return cftypes.float64
+    if isinstance(value, complex):
+        return cftypes.complex128
+    if isinstance(value, tuple):
+        return cftypes.Tuple([_typeof(v, index) for v in value])
+    if value is None:
+        return cftypes.none
+    raise TypeError(f"argument {index + 1}: cuforge.jit takes NumPy arrays, numbers and tuples of them, not "
+                    f"{type(value).__name__}")
+
+
+_F64 = struct.Struct("<d")
+_F32 = struct.Struct("<f")
+
+
+def _scalar_packer(t):
+    """A function appending a scalar of type ``t``'s slot(s), converting the
+    value as numba converts an argument to a parameter type."""
+    dt = np.dtype(cftypes.as_dtype(t))
+    if dt == np.float64:
+        return lambda v, out: out.append(int.from_bytes(_F64.pack(float(v)), "little"))
+    if dt == np.float32:
+        return lambda v, out: out.append(int.from_bytes(_F32.pack(float(np.float32(v))), "little"))
+    if dt == np.bool_:
+        return lambda v, out: out.append(1 if v else 0)
+    if dt.kind in "iu" and dt.itemsize == 8:
+        return lambda v, out: out.append(int(dt.type(v)) & _MASK)
+
+    def generic(v, out):
+        raw = np.asarray(v).astype(dt).tobytes()
+        if dt.kind == "c" and dt.itemsize == 16:
+            out.append(int.from_bytes(raw[:8], "little"))
+            out.append(int.from_bytes(raw[8:], "little"))
+        else:
+            out.append(int.from_bytes(raw.ljust(8, b"\0"), "little"))
+    return generic
+
+
+def _array_pack(v, out):
+    out.append(v.ctypes.data)
+    out.extend(v.shape)
+    out.extend(s & _MASK for s in v.strides)
+
+
+def _packer(t):
+    """How an argument of parameter type ``t`` becomes slots (frontend/abi.hpp)."""
+    if isinstance(t, cftypes.Array):
+        return _array_pack
+    if isinstance(t, (cftypes.Tuple, cftypes.UniTuple)):
+        parts = [_packer(et) for et in t]
+
+        def tuple_pack(v, out):
+            for p, x in zip(parts, v):
+                p(x, out)
+        return tuple_pack
+    if t == cftypes.none:
+        return lambda v, out: None
+    return _scalar_packer(t)
+
+
+_ENTRY = """
+def __entry_{name}({params}):
+{body}
+"""
+
+
+class _Entry:
+    """One compiled signature: the host code and how to read its result."""
+
+    def __init__(self, key, compiled, ret_types, ret_kind):
+        self.key = key
+        self.types = [cftypes.from_spec(k) for k in key]
+        self.packers = [_packer(t) for t in self.types]
+        self.compiled = compiled
+        self.ret_types = ret_types  # dtypes of the result arrays
+        self.ret_kind = ret_kind  # "none", "scalar", "tuple"
+
+
+class HostDispatcher:
+    """A ``@cuforge.jit`` / ``@njit`` function: compiled per argument types at
+    call time (or for its signatures at decoration), called with NumPy arrays
+    and scalars; also callable from kernels as a device function."""
+
+    def __init__(self, py_func, parallel=False, cache=False, fastmath=False, signatures=()):
+        if not inspect.isfunction(py_func):
+            raise TypeError(f"cuforge.jit compiles Python functions, not {type(py_func).__name__}")
+        functools.update_wrapper(self, py_func)
+        self.py_func = py_func
+        self.parallel = bool(parallel)
+        self.cache = bool(cache)
+        self.fastmath = bool(fastmath)
+        self._sig = inspect.signature(py_func)
+        self._entries = {}
+        self._by_fast_key = {}  # _fast_key of the arguments -> entry (a call's look-up)
+        self._nparams = len(self._sig.parameters)
+        self._lock = threading.RLock()
+        self._core = None
+        self._explicit = False
+        for s in signatures:
+            args, _ = cftypes.normalize_signature(s)
+            self._compile(list(args))
+        self._explicit = bool(signatures)
+
+    def __repr__(self):
+        return f"<cuforge.jit function {self.py_func.__module__}.{self.py_func.__qualname__}>"
+
+    # a kernel calling it: the walker takes it as a device function (py_func)
+    @property
+    def device(self):
+        return True
+
+    @property
+    def signatures(self):
+        return list(self._entries)
+
+    @property
+    def nopython_signatures(self):
+        return [tuple(cftypes.from_spec(s) for s in key) for key in self._entries]
+
+    def _device_function(self):
+        if self._core is None:
+            from cuforge import cuda
+
+            self._core = cuda.jit(device=True, fastmath=self.fastmath)(self.py_func)
+        return self._core
+
+    def _config(self):
+        from cuforge.cuda._jit import CompileOptions
+
+        return CompileOptions(fastmath=self.fastmath).config(target="host")
+
+    def _compile(self, arg_types):
+        from cuforge._ufunc import _generated
+        from cuforge.cuda._compiler import build_ir
+
+        key = tuple(t.spec for t in arg_types)
+        with self._lock:
+            got = self._entries.get(key)
+            if got is not None:
+                return got
+            core = self._device_function()
+            config = self._config()
+            typed = _core.compile(build_ir(self.py_func), list(key), config, True, None)
+            ret = cftypes.from_spec(typed.return_spec)
+            n = len(arg_types)
+            params = [f"a{i}" for i in range(n)]
+            call = f"__core__({', '.join(params)})"
+            if ret == cftypes.none:
+                body, rets, kind = f"    {call}", [], "none"
+            elif isinstance(ret, cftypes.Scalar):
+                body, rets, kind = f"    __r0__[0] = {call}", [ret], "scalar"
+            elif isinstance(ret, (cftypes.Tuple, cftypes.UniTuple)) and all(
+                    isinstance(t, cftypes.Scalar) for t in ret):
+                lines = [f"    __r__ = {call}"] + [f"    __r{i}__[0] = __r__[{i}]" for i in range(len(ret))]
+                body, rets, kind = "\n".join(lines), list(ret), "tuple"
+            else:
+                raise _typing_error(self.py_func, f"cuforge.jit: {self.py_func.__name__} returns {ret}; host-jitted "
+                                    "functions return None, a number or a tuple of numbers (arrays stay in the "
+                                    "arguments)")
+            all_params = params + [f"__r{i}__" for i in range(len(rets))]
+            name = self.py_func.__name__
+            src = _ENTRY.format(name=name, params=", ".join(all_params), body=body)
+            entry_fn = _generated(src, f"__entry_{name}", {"__core__": core})
+            specs = list(key) + [cftypes.Array(t, 1, "C").spec for t in rets]
+            compiled = _core.compile(build_ir(entry_fn), specs, config, False, None)
+            entry = _Entry(key, compiled, [np.dtype(cftypes.as_dtype(t)) for t in rets], kind)
+            self._entries[key] = entry
+            return entry
+
+    def compile(self, sig):
+        """Compiles for a signature now (numba's ``compile``)."""
+        args, _ = cftypes.normalize_signature(sig)
+        self._compile(list(args))
+
+    def __call__(self, *args, **kwargs):
+        if kwargs or len(args) != self._nparams:
+            try:
+                bound = self._sig.bind(*args, **kwargs)
+            except TypeError as e:
+                raise TypeError(f"{self.py_func.__name__}(): {e}") from None
+            bound.apply_defaults()
+            args = bound.args
+        try:
+            fast = tuple(map(_fast_key, args))
+            entry = self._by_fast_key.get(fast)
+        except TypeError:  # an argument that cannot key (a list): typed below, and refused there
+            fast, entry = None, None
+        if entry is None:
+            entry = self._entry_for(args)
+            if fast is not None:
+                self._by_fast_key[fast] = entry
+        slots = []
+        for pack, a in zip(entry.packers, args):  # scalars converted to the signature's types
+            pack(a, slots)
+        results = [np.empty(1, dtype=dt) for dt in entry.ret_types]
+        for r in results:
+            slots += (r.__array_interface__["data"][0], 1, r.itemsize)
+        _core.call_on_host(entry.compiled, slots)
+        if entry.ret_kind == "none":
+            return None
+        if entry.ret_kind == "scalar":
+            return results[0][0].item()
+        return tuple(r[0].item() for r in results)
+
+    def _entry_for(self, args):
+        types = [_typeof(a, i) for i, a in enumerate(args)]
+        key = tuple(t.spec for t in types)
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = self._match(types) if self._explicit else self._compile(types)
+            if entry is None:
+                raise TypeError(f"{self.py_func.__name__}: no matching definition for argument types "
+                                f"({', '.join(str(t) for t in types)}); compiled for: "
+                                f"{'; '.join(', '.join(k) for k in self._entries)}")
+        return entry
+
+    def _match(self, types):
+        """With signatures: the first whose types the arguments convert to safely."""
+        for key, entry in self._entries.items():
+            want = [cftypes.from_spec(s) for s in key]
+            if len(want) != len(types):
+                continue
+            if all(_converts(h, w) for h, w in zip(types, want)):
+                return entry
+        return None
+
+    def inspect_types(self):
+        return {key: e.compiled.types_dump for key, e in self._entries.items()}
+
+    def inspect_llvm(self):
+        return {key: e.compiled.llvm for key, e in self._entries.items()}
+
+
+def _fast_key(a):
+    """What decides an argument's type, cheaply (a call's look-up key)."""
+    t = type(a)
+    if t is np.ndarray:
+        f = a.flags
+        return (a.dtype, a.ndim, f.c_contiguous, f.f_contiguous, f.writeable)
+    if t is tuple:
+        return (tuple, tuple(map(_fast_key, a)))
+    if t in (int, float, bool, complex) or a is None:
+        return t
+    if isinstance(a, np.generic):
+        return a.dtype
+    raise TypeError("no fast key")
+
+
+def _converts(have, want):
+    if have == want:
+        return True
+    if isinstance(have, cftypes.Array) and isinstance(want, cftypes.Array):
+        return (have.dtype == want.dtype and have.ndim == want.ndim and (want.layout == "A" or want.layout == have.layout)
+                and (want.readonly or not have.readonly))
+    if isinstance(have, cftypes.Scalar) and isinstance(want, cftypes.Scalar):
+        return np.can_cast(cftypes.as_dtype(have), cftypes.as_dtype(want), "safe")
+    return False
+
+
+def _typing_error(pyfunc, message):
+    from cuforge.cuda import TypingError
+
+    code = pyfunc.__code__
+    return TypingError(message, code.co_filename, code.co_firstlineno, 0, None, pyfunc.__qualname__)
+
+
+def jit(signature_or_function=None, nopython=True, nogil=False, cache=False, parallel=False, fastmath=False,
+        forceobj=False, boundscheck=None, error_model=None, inline="never", locals=None, **options):
+    """numba's ``jit`` for the host, in nopython mode (cuforge has no object
+    mode: ``forceobj=True`` or ``nopython=False`` is refused)."""
+    del nogil, boundscheck, error_model, inline, locals  # numba's knobs that change nothing here
+    if options:
+        raise TypeError(f"jit: unsupported option(s): {', '.join(sorted(options))}")
+    if forceobj or not nopython:
+        raise TypeError("jit: cuforge compiles in nopython mode only (object mode has no compiler here)")
+
+    def wrap(func, sigs=()):
+        return HostDispatcher(func, parallel=parallel, cache=cache, fastmath=fastmath, signatures=sigs)
+
+    if signature_or_function is None:
+        return wrap
+    if inspect.isfunction(signature_or_function):
+        return wrap(signature_or_function)
+    sigs = signature_or_function
+    if isinstance(sigs, (str, cftypes.Signature)):
+        sigs = [sigs]
+    sigs = list(sigs)
+    return lambda func: wrap(func, sigs)
+
+
+def njit(*args, **kws):
+    """numba's ``njit``: ``jit(nopython=True)``."""
+    kws.pop("nopython", None)
+    return jit(*args, **kws)
