@@ -68,6 +68,7 @@ std::string compile_config::key() const {
   k += " lineinfo=" + std::to_string(lineinfo);
   k += " opt=" + std::to_string(opt);
   k += " maxnreg=" + std::to_string(target == target_kind::nvptx ? max_registers : 0);
+  if (host_only) k += " host_only=1";
   return k;
 }
 
@@ -78,6 +79,7 @@ std::size_t compile_config::hash() const noexcept {
   mix(static_cast<std::size_t>(fastmath) | static_cast<std::size_t>(lineinfo) << 1 | static_cast<std::size_t>(opt) << 2);
   mix(static_cast<std::size_t>(debug_level));
   mix(static_cast<std::size_t>(max_registers));
+  mix(static_cast<std::size_t>(host_only));
   return h;
 }
 

@@ -25,6 +25,9 @@ value bool_constant(function_typer& ft, bool b, location loc) {
 // --- random: Python's generator, in host code only (host_random.cpp) ---------------------------
 
 value type_random(function_typer& ft, const intrinsic& self, call_args& c) {
+  if (!ft.m_.opts.host_only)
+    ft.no_impl(c, "it runs in host code only (cuforge.jit / njit, vectorize's CPU targets); in kernels use "
+                  "cuda.random's xoroshiro128p generators");
   if (!c.kwargs.empty()) ft.no_impl(c, "it takes no keyword arguments");
   if (self.arg == 0) {  // random.random()
     if (!c.args.empty()) ft.no_impl(c, "it takes no arguments");

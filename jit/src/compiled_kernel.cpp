@@ -18,6 +18,7 @@ std::shared_ptr<compiled_kernel> compiled_kernel::compile(std::shared_ptr<const 
   k->arg_types_ = std::move(arg_types);
   typer_options topts;
   topts.debug = config.debug();
+  topts.host_only = config.host_only;
   signature sig;
   sig.args = k->arg_types_;
   sig.ret = return_type;

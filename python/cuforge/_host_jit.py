@@ -37,14 +37,16 @@ def prange(*args):
     return range(*args)
 
 
-def _typeof(value, index):
+def _typeof(value, index, pyfunc=None):
     """numba's type of a host argument (arrays by dtype, rank, layout and
-    writability; int is int64, float float64, complex complex128)."""
+    writability; int is int64, float float64, complex complex128); a
+    TypingError (as nopython mode gives) for what it cannot type."""
     if isinstance(value, np.ndarray):
         try:
             dt = cftypes.from_dtype(value.dtype)
         except Exception:
-            raise TypeError(f"argument {index + 1}: arrays of {value.dtype} are not supported") from None
+            raise _typing_error(pyfunc, f"argument {index + 1}: arrays of {value.dtype} are not supported "
+                                "(non-precise type)") from None
         layout = "C" if value.flags.c_contiguous else "F" if value.flags.f_contiguous else "A"
         return cftypes.Array(dt, value.ndim, layout, readonly=not value.flags.writeable)
     if isinstance(value, (bool, np.bool_)):
@@ -58,11 +60,12 @@ def _typeof(value, index):
     if isinstance(value, complex):
         return cftypes.complex128
     if isinstance(value, tuple):
-        return cftypes.Tuple([_typeof(v, index) for v in value])
+        return cftypes.Tuple([_typeof(v, index, pyfunc) for v in value])
     if value is None:
         return cftypes.none
-    raise TypeError(f"argument {index + 1}: cuforge.jit takes NumPy arrays, numbers and tuples of them, not "
-                    f"{type(value).__name__}")
+    raise _typing_error(pyfunc, f"non-precise type pyobject: cannot type argument {index + 1} "
+                        f"({type(value).__name__}): cuforge.jit takes NumPy arrays, numbers and tuples of them, not "
+                        f"{type(value).__name__}")
 
 
 _F64 = struct.Struct("<d")
@@ -183,7 +186,7 @@ class HostDispatcher:
     def _config(self):
         from cuforge.cuda._jit import CompileOptions
 
-        return CompileOptions(fastmath=self.fastmath).config(target="host")
+        return CompileOptions(fastmath=self.fastmath).host_config()
 
     def _compile(self, arg_types):
         from cuforge._ufunc import _generated
@@ -259,7 +262,7 @@ class HostDispatcher:
         return tuple(r[0].item() for r in results)
 
     def _entry_for(self, args):
-        types = [_typeof(a, i) for i, a in enumerate(args)]
+        types = [_typeof(a, i, self.py_func) for i, a in enumerate(args)]
         key = tuple(t.spec for t in types)
         entry = self._entries.get(key)
         if entry is None:
@@ -280,8 +283,16 @@ class HostDispatcher:
                 return entry
         return None
 
-    def inspect_types(self):
-        return {key: e.compiled.types_dump for key, e in self._entries.items()}
+    def inspect_types(self, file=None):
+        """Prints the typed IR of each compiled signature (as numba's does)."""
+        import sys
+
+        file = sys.stdout if file is None else file
+        for key, e in self._entries.items():
+            print(f"{self.py_func.__name__} ({', '.join(key)})", file=file)
+            print("-" * 80, file=file)
+            print(e.compiled.types_dump, file=file)
+            print("=" * 80, file=file)
 
     def inspect_llvm(self):
         return {key: e.compiled.llvm for key, e in self._entries.items()}
@@ -316,6 +327,8 @@ def _converts(have, want):
 def _typing_error(pyfunc, message):
     from cuforge.cuda import TypingError
 
+    if pyfunc is None:
+        return TypingError(message)
     code = pyfunc.__code__
     return TypingError(message, code.co_filename, code.co_firstlineno, 0, None, pyfunc.__qualname__)
 

@@ -120,7 +120,7 @@ def _cuda():
 def _config(target):
     from cuforge.cuda._jit import CompileOptions
 
-    return CompileOptions().config(target="host") if target in ("cpu", "parallel") else None
+    return CompileOptions().host_config() if target in ("cpu", "parallel") else None
 
 
 def _compile_host(pyfunc, specs):

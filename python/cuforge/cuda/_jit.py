@@ -53,6 +53,12 @@ class CompileOptions:
         d = {f.name: getattr(self, f.name) for f in fields(self)}
         return {k: v for k, v in d.items() if v is not None}
 
+    def host_config(self):
+        """The configuration of host-only code (the host jit, vectorize's
+        CPU loops): the host target, host-only functions allowed."""
+        kw = dict(fastmath=self.fastmath, debug_level=1 if self.debug else 0, lineinfo=self.lineinfo, opt=self.opt)
+        return _core.CompileConfig(target="host", host_only=True, **kw)
+
     def config(self, target=None):
         """The ``_core.CompileConfig`` for these options: for the active
         backend's kernels (its target, and on a GPU the current device's

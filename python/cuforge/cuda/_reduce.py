@@ -30,6 +30,7 @@ from cuforge import types as cftypes
 __all__ = ["Reduce", "reduce", "Scan", "scan"]
 
 _BLOCK = 256
+_HOST_BLOCK = 1024  # elements per block of the host engine's tree
 _CHUNK = 1 << 16  # elements per host chunk at least
 _lock = threading.RLock()
 
@@ -59,7 +60,7 @@ def _element_type(dtype, what):
 def _host_config():
     from cuforge.cuda._jit import CompileOptions
 
-    return CompileOptions().config(target="host")
+    return CompileOptions().host_config()
 
 
 def _compile_host(fn, specs):
@@ -149,6 +150,39 @@ def __reduce_chunk_{name}(arr, out, k):
     out[k] = acc
 """
 
+# Each 1024-element block of `arr` reduced to out[k0 + its index], four interleaved accumulators
+# per block (no one long chain of dependent operations; a tree of 1024-ary levels overall keeps
+# float sums close to NumPy's pairwise ones).
+_HOST_BLOCKS = """
+def __reduce_blocks_{name}(arr, out, k0):
+    n = arr.shape[0]
+    k = k0
+    for start in range(0, n, {host_block}):
+        stop = min(start + {host_block}, n)
+        if stop - start >= 8:
+            a0 = arr[start]
+            a1 = arr[start + 1]
+            a2 = arr[start + 2]
+            a3 = arr[start + 3]
+            i = start + 4
+            while i + 4 <= stop:
+                a0 = __T__(__op__(a0, arr[i]))
+                a1 = __T__(__op__(a1, arr[i + 1]))
+                a2 = __T__(__op__(a2, arr[i + 2]))
+                a3 = __T__(__op__(a3, arr[i + 3]))
+                i += 4
+            while i < stop:
+                a0 = __T__(__op__(a0, arr[i]))
+                i += 1
+            acc = __T__(__op__(__T__(__op__(a0, a1)), __T__(__op__(a2, a3))))
+        else:
+            acc = arr[start]
+            for i in range(start + 1, stop):
+                acc = __T__(__op__(acc, arr[i]))
+        out[k] = acc
+        k += 1
+"""
+
 _HOST_FINISH = """
 def __reduce_finish_{name}(parts, init, out):
     acc = parts[0]
@@ -188,7 +222,8 @@ class _Compiled:
         with _lock:
             got = self._made.get(key)
             if got is None:
-                fn = _gen(src.format(name=self.name, block=_BLOCK, half=_BLOCK // 2), name.format(self.name),
+                fn = _gen(src.format(name=self.name, block=_BLOCK, half=_BLOCK // 2, host_block=_HOST_BLOCK),
+                          name.format(self.name),
                           dict(self.ns))
                 got = _cuda().jit(fn) if specs is None else _compile_host(fn, specs)
                 self._made[key] = got
@@ -205,6 +240,9 @@ class _Compiled:
 
     def host_reduce(self):
         return self._make("host_reduce", _HOST_REDUCE, "__reduce_chunk_{}", [self._arr(), self._arr(), "int64"])
+
+    def host_blocks(self):
+        return self._make("host_blocks", _HOST_BLOCKS, "__reduce_blocks_{}", [self._arr(), self._arr(), "int64"])
 
     def host_finish(self):
         return self._make("host_finish", _HOST_FINISH, "__reduce_finish_{}", [self._arr()] * 3)
@@ -305,17 +343,26 @@ class Reduce:
         _device_wait(arr, stream)
         ptr, stride = _host_pointer(arr)
         n = arr.shape[0]
-        chunks = _chunks(n)
-        parts = np.empty(len(chunks), dtype=c.dtype)
-        k = c.host_reduce()
-        calls = [_arr_slots(ptr + s * stride, m, stride) + _arr_slots(parts.ctypes.data, len(chunks), c.dtype.itemsize)
-                 + [i] for i, (s, m) in enumerate(chunks)]
-        _core.call_on_host_parallel(k, calls)
+        size = c.dtype.itemsize
+        keep = []
+        # levels of a 1024-ary tree: each level's blocks spread over the cores
+        while n > _HOST_BLOCK:
+            blocks = -(-n // _HOST_BLOCK)
+            parts = np.empty(blocks, dtype=c.dtype)
+            keep.append(parts)
+            pieces = max(1, min(4 * _core.host_workers(), blocks // 16))
+            per = -(-blocks // pieces)
+            calls = []
+            for b0 in range(0, blocks, per):
+                first, count = b0 * _HOST_BLOCK, min(per * _HOST_BLOCK, n - b0 * _HOST_BLOCK)
+                calls.append(_arr_slots(ptr + first * stride, count, stride)
+                             + _arr_slots(parts.ctypes.data, blocks, size) + [b0])
+            _core.call_on_host_parallel(c.host_blocks(), calls)
+            ptr, stride, n = parts.ctypes.data, size, blocks
         init_a = np.array([init], dtype=c.dtype)
         out = np.empty(1, dtype=c.dtype)
-        _core.call_on_host(c.host_finish(), _arr_slots(parts.ctypes.data, len(parts), c.dtype.itemsize)
-                           + _arr_slots(init_a.ctypes.data, 1, c.dtype.itemsize)
-                           + _arr_slots(out.ctypes.data, 1, c.dtype.itemsize))
+        _core.call_on_host(c.host_finish(), _arr_slots(ptr, n, stride) + _arr_slots(init_a.ctypes.data, 1, size)
+                           + _arr_slots(out.ctypes.data, 1, size))
         return out[0]
 
     def _on_device(self, c, arr, init, res, stream):

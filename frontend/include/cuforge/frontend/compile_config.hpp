@@ -43,6 +43,11 @@ struct CUFORGE_API compile_config {
   /// The most registers a thread of a kernel may use (`.maxnreg`; nvptx
   /// only); 0 leaves it to ptxas.
   int max_registers = 0;
+  /// Code that runs on the host only, called from Python (the host jit,
+  /// vectorize's CPU loops, the cpu engine of cuda.reduce): host-only
+  /// functions such as random.random type there, and nowhere else (a kernel
+  /// of the cpu backend is GPU code run on the host). Host target only.
+  bool host_only = false;
 
   /// The configuration for `t` with `cc` (nvptx) and default options.
   static compile_config for_target(target_kind t, compute_capability cc = {9, 0});

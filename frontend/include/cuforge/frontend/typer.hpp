@@ -55,6 +55,9 @@ struct typed_module {
 
 struct typer_options {
   bool debug = false;  ///< keep assert statements (checked at run time)
+  /// The code runs on the host only (the host jit, vectorize's CPU loops): host-only functions
+  /// (random.random) type; for GPU code (or code that may run on either) they are refused.
+  bool host_only = false;
 };
 
 /// @throws typing_error pointing at the offending source.

@@ -1,0 +1,89 @@
+"""Host-jitted function cases, as plain functions: test_host_jit.py compiles
+them with cuforge.njit, host_jit_numba_side.py with numba's, and the results
+must be the same bits. Most come from the course's CPU cells."""
+
+import math
+
+import numpy as np
+
+
+def hypot(x, y):
+    x = abs(x)
+    y = abs(y)
+    t = min(x, y)
+    x = max(x, y)
+    t = t / x
+    return x * math.sqrt(1 + t * t)
+
+
+def int_division(a, b):
+    return a // b, a % b, a / b
+
+
+def float_division(a, b):
+    return a // b, a % b
+
+
+def dot(a, b):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i] * b[i]
+    return s
+
+
+def mean_f32(a):
+    s = np.float32(0)
+    for v in a:
+        s += v
+    return s / a.shape[0]
+
+
+def transcendental(x):
+    return math.exp(x) + math.log1p(abs(x)) + math.sin(x) * math.cos(x) + math.atan2(x, 0.5) + x ** 1.5 if x > 0 \
+        else math.exp(x) - math.tanh(x)
+
+
+def wraps(a):
+    return a * 3037000500 + 7
+
+
+def scale_in_place(a, k):
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            a[i, j] = a[i, j] * k + i - j
+
+
+def collatz(n):
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+def _arrays():
+    rng = np.random.default_rng(11)
+    return {"x": rng.standard_normal(10001), "y": rng.standard_normal(10001),
+            "f32": rng.standard_normal(1001).astype(np.float32), "m": rng.standard_normal((7, 9))}
+
+
+# (name, function, arguments: scalars, or names of _arrays())
+CASES = [
+    ("hypot", hypot, [3.0, 4.0]),
+    ("hypot_int", hypot, [-5, 12]),
+    ("int_division", int_division, [-7, 2]),
+    ("int_division2", int_division, [7, -3]),
+    ("float_division", float_division, [-7.5, 2.0]),
+    ("dot", dot, ["x", "y"]),
+    ("mean_f32", mean_f32, ["f32"]),
+    ("transcendental", transcendental, [0.7]),
+    ("transcendental_neg", transcendental, [-1.3]),
+    ("wraps", wraps, [3037000500]),
+    ("scale_in_place", scale_in_place, ["m", 2.5]),
+    ("collatz", collatz, [27]),
+]
+
+
+def arguments(spec):
+    data = _arrays()
+    return [data[a] if isinstance(a, str) else a for a in spec]

@@ -1,0 +1,240 @@
+"""cuforge.jit / njit for the host (cuforge/_host_jit.py): the same results
+as numba's njit, bit for bit (host_jit_numba_side.py under numba-cuda's
+Python), the course's CPU cells, random.random, prange, signatures, calls
+from kernels, and the errors nopython mode gives."""
+
+import math
+import pathlib
+import random
+
+import numpy as np
+import pytest
+
+import host_jit_cases as cases
+from compiler_support import numba_side_table
+from cuforge import cuda, jit, njit, prange
+
+NUMBA_CUDA = "0.30.4"
+SIDE = pathlib.Path(__file__).with_name("host_jit_numba_side.py")
+CASES = pathlib.Path(__file__).with_name("host_jit_cases.py")
+
+
+@pytest.fixture(scope="module")
+def numba_table(tmp_path_factory):
+    return numba_side_table(NUMBA_CUDA, SIDE, CASES, tmp_path_factory.mktemp("host_jit"), "njit's results")
+
+
+def decode(e):
+    return np.frombuffer(bytes.fromhex(e["bits"]), dtype=np.dtype(e["dtype"])).reshape(e["shape"])
+
+
+@pytest.mark.parametrize("case", cases.CASES, ids=[c[0] for c in cases.CASES])
+def test_njit_matches_numba(case, numba_table):
+    name, fn, spec = case
+    args = cases.arguments(spec)
+    r = njit(fn)(*args)
+    results = list(r) if isinstance(r, tuple) else [] if r is None else [r]
+    want = numba_table[name]
+    assert [type(x).__name__ for x in results] == want["types"], name
+    for got, w in zip(results, want["results"]):
+        assert np.asarray(got).tobytes() == decode(w).tobytes(), (name, got, decode(w))
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    for got, w in zip(arrays, want["args"]):  # what it wrote into its arguments
+        assert got.tobytes() == decode(w).tobytes(), name
+
+
+# --- the course's CPU cells ----------------------------------------------------------------------
+
+
+@jit
+def hypot(x, y):
+    # Implementation from https://en.wikipedia.org/wiki/Hypot
+    x = abs(x)
+    y = abs(y)
+    t = min(x, y)
+    x = max(x, y)
+    t = t / x
+    return x * math.sqrt(1 + t * t)
+
+
+@jit(nopython=True)
+def monte_carlo_pi(nsamples):
+    acc = 0
+    for i in range(nsamples):
+        x = random.random()
+        y = random.random()
+        if (x ** 2 + y ** 2) < 1.0:
+            acc += 1
+    return 4.0 * acc / nsamples
+
+
+@jit
+def cannot_compile(x):
+    return x['key']
+
+
+def test_course_cells():
+    assert hypot(3.0, 4.0) == 5.0
+    assert hypot.py_func(3.0, 4.0) == 5.0
+    pi = monte_carlo_pi(1_000_000)
+    assert abs(pi - math.pi) < 0.01
+    with pytest.raises(cuda.TypingError):
+        cannot_compile(dict(key="value"))
+
+
+def test_the_dict_sample_fails_as_nopython_mode_does():
+    @jit
+    def make_dict(x):
+        d = {}
+        d["key"] = x
+        return d["key"]
+
+    with pytest.raises(cuda.TypingError, match="Unsupported: dicts") as info:
+        make_dict(1)
+    assert info.value.lineno == make_dict.py_func.__code__.co_firstlineno + 2
+
+
+def test_random_is_cpythons_generator():
+    @njit
+    def draws(seed, n, out):
+        random.seed(seed)
+        for i in range(n):
+            out[i] = random.random()
+
+    out = np.empty(1000)
+    for seed in (0, 1, 42, 2**40 + 3, -17):
+        draws(seed, 1000, out)
+        rng = random.Random(seed)
+        assert out.tolist() == [rng.random() for _ in range(1000)], seed
+    draws(7, 10, out)
+    first = out[:10].copy()
+    draws(7, 10, out)
+    assert np.array_equal(out[:10], first)
+
+
+def test_random_is_refused_in_gpu_code():
+    def k(out):
+        out[0] = random.random()
+
+    with pytest.raises(cuda.TypingError, match="host code only"):
+        cuda.compile_ptx(k, "void(float64[:])")
+
+
+def test_prange_and_parallel():
+    @njit(parallel=True)
+    def total(a):
+        s = 0.0
+        for i in prange(a.shape[0]):
+            s += a[i]
+        return s
+
+    x = np.arange(10000.0)
+    assert total(x) == x.sum()
+    assert list(prange(3)) == [0, 1, 2]
+
+
+def test_arrays_are_shared_not_copied_and_any_layout_works():
+    @njit
+    def bump(a):
+        for i in range(a.shape[0]):
+            a[i] += 1
+
+    x = np.zeros(10)
+    bump(x[::2])
+    assert x.tolist() == [1, 0] * 5
+    ro = np.zeros(3)
+    ro.setflags(write=False)
+
+    @njit
+    def first(a):
+        return a[0]
+
+    assert first(ro) == 0.0
+
+
+def test_returns_none_scalars_and_tuples():
+    @njit
+    def several(a, b):
+        return a + b, a * b, a > b
+
+    assert several(2, 3) == (5, 6, False)
+    assert type(several(2.0, 3)[0]) is float
+
+    @njit
+    def nothing(a):
+        a[0] = 1
+
+    assert nothing(np.zeros(1)) is None
+
+
+def test_signatures_compile_eagerly_and_convert_arguments():
+    @njit("float64(float64, float64)")
+    def mul(a, b):
+        return a * b
+
+    assert mul.signatures == [("float64", "float64")]
+    assert mul(2, 3) == 6.0
+    with pytest.raises(TypeError, match="no matching definition"):
+        mul(np.zeros(2), 1.0)
+
+
+def test_keyword_arguments():
+    @njit
+    def f(a, b, c):
+        return a * 100 + b * 10 + c
+
+    assert f(1, 2, 3) == 123 and f(1, c=5, b=2) == 125 and f(a=9, b=0, c=3) == 903
+    with pytest.raises(TypeError, match="f\\(\\)"):
+        f(1, 2, 3, 4)
+
+
+def test_callable_from_kernels_and_other_jitted_functions():
+    @njit
+    def helper(x):
+        return x * 2 + 1
+
+    @njit
+    def outer(x):
+        return helper(x) + helper(x + 1)
+
+    assert outer(3) == 7 + 9
+
+    @cuda.jit
+    def k(out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = helper(i)
+
+    out = np.zeros(8, dtype=np.int64)
+    k[1, 8](out)
+    assert out.tolist() == [2 * i + 1 for i in range(8)]
+
+
+@pytest.mark.parametrize("args, error, match", [
+    (([1, 2],), cuda.TypingError, "not list"),
+    (("text",), cuda.TypingError, "not str"),
+    ((np.array(["a"]),), cuda.TypingError, "arrays of <U1"),
+])
+def test_bad_arguments(args, error, match):
+    @njit
+    def f(x):
+        return 1
+
+    with pytest.raises(error, match=match):
+        f(*args)
+
+
+def test_bad_options():
+    with pytest.raises(TypeError, match="nopython mode only"):
+        jit(forceobj=True)(lambda x: x)
+    with pytest.raises(TypeError, match="unsupported option"):
+        jit(bogus=1)
+
+
+def test_returning_an_array_is_a_clear_error():
+    @njit
+    def view(a):
+        return a
+
+    with pytest.raises(cuda.TypingError, match="return None, a number or a tuple of numbers"):
+        view(np.zeros(3))
