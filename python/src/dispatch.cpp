@@ -513,6 +513,12 @@ class py_dispatcher {
     d_.launch(*k, c.args, cfg);
   }
 
+  /// The specialisation a launch with these arguments runs (compiling it if need be), launching nothing.
+  std::shared_ptr<compiled_kernel> find(py::tuple pyargs) {
+    classified c;
+    return prepare(pyargs, default_stream_view(), c);
+  }
+
   double raw_launch_loop(py::tuple pyargs, py::handle grid, py::handle block, std::size_t n) {
     launch_config cfg;
     cfg.grid = to_dim3(grid, "the grid");
@@ -760,6 +766,13 @@ void bind_dispatch(py::module_& m) {
       }, py::arg("blockdim"), py::arg("dynsmemsize") = 0,
          "The most blocks of `blockdim` threads (with `dynsmemsize` bytes of dynamic shared memory) a "
          "cooperative launch may have on the current device (numba-cuda's).")
+      .def("max_potential_block_size", [](compiled_kernel& k, std::size_t dynsmemsize) {
+        if (k.is_device()) throw py::type_error("a device function cannot be launched");
+        return max_potential_block_size(*k.load(device::current().ordinal()).k, dynsmemsize);
+      }, py::arg("dynsmemsize") = 0,
+         "The block size (threads) giving its kernel the most resident threads on the current device, the "
+         "largest such (cuOccupancyMaxPotentialBlockSize's answer), with `dynsmemsize` bytes of dynamic "
+         "shared memory per block.")
       .def("load", [](compiled_kernel& k) { k.load(device::current().ordinal()); },
            "Compiles and loads the kernel for the active backend on the current device.");
 
@@ -789,6 +802,8 @@ void bind_dispatch(py::module_& m) {
       .def(py::init<py::object, std::string>(), py::arg("compile_callback"), py::arg("name"))
       .def("add", &py_dispatcher::add)
       .def("set_lazy", &py_dispatcher::set_lazy)
+      .def("find", &py_dispatcher::find, py::arg("args"),
+           "The specialisation a launch with these arguments runs (compiled if need be); nothing is launched.")
       .def_property_readonly("specializations", &py_dispatcher::specializations)
       .def("launch", &py_dispatcher::launch, py::arg("args"), py::arg("grid"), py::arg("block"), py::arg("stream") = 0,
            py::arg("shared_bytes") = 0)

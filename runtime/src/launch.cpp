@@ -5,6 +5,7 @@
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/launch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,27 @@ void check(const kernel& k, const launch_config& c, int dev) {
 unsigned long long max_cooperative_blocks(const kernel& k, dim3 block, std::size_t shared_bytes) {
   check_generation(k.generation(), "kernel");
   return detail::active().max_cooperative_blocks(k.handle(), block, shared_bytes, k.device());
+}
+
+unsigned max_potential_block_size(const kernel& k, std::size_t shared_bytes) {
+  check_generation(k.generation(), "kernel");
+  const int limit = std::max(k.attributes().max_threads_per_block, 1);
+  if (limit < 32) return static_cast<unsigned>(limit);
+  unsigned best = 0;
+  unsigned long long best_threads = 0;
+  // From the largest down, as the driver's search: a smaller block wins only with strictly more threads.
+  for (int b = limit - limit % 32; b >= 32; b -= 32) {
+    const unsigned long long blocks =
+        detail::active().max_cooperative_blocks(k.handle(), dim3{static_cast<unsigned>(b), 1, 1}, shared_bytes, k.device());
+    const unsigned long long threads = blocks * static_cast<unsigned long long>(b);
+    if (threads > best_threads) {
+      best_threads = threads;
+      best = static_cast<unsigned>(b);
+    }
+  }
+  if (best == 0) throw logic_error("kernel '" + k.name() + "': no block size fits with " +
+                                   std::to_string(shared_bytes) + " bytes of dynamic shared memory");
+  return best;
 }
 
 void launch(const kernel& k, const launch_config& cfg, void** params) {

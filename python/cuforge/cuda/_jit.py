@@ -409,6 +409,13 @@ class _LaunchConfiguration(_core.Launcher):
 
 
 class _ForAll:
+    """``kernel.forall(ntasks, tpb=0, stream=0, sharedmem=0)``: enough blocks
+    of ``tpb`` threads for ``ntasks``. Without ``tpb``, on a GPU the block
+    size that gives the specialisation the most resident threads
+    (cuOccupancyMaxPotentialBlockSize's answer, computed once per
+    specialisation and shared memory size); on the cpu backend
+    FORALL_THREADS_PER_BLOCK, so that blocks spread over the cores."""
+
     def __init__(self, dispatcher, ntasks, tpb, stream, sharedmem):
         if ntasks < 0:
             raise ValueError(f"Can't create ForAll with negative task count: {ntasks}")
@@ -420,16 +427,33 @@ class _ForAll:
 
     @property
     def blockdim(self):
+        """The block size when it does not depend on the arguments: ``tpb``, or the cpu backend's choice."""
         return self.thread_per_block or FORALL_THREADS_PER_BLOCK
 
     @property
     def griddim(self):
         return (self.ntasks + self.blockdim - 1) // self.blockdim
 
+    def _block_size(self, args):
+        if self.thread_per_block:
+            return self.thread_per_block
+        if _core.backend() != "cuda":
+            return FORALL_THREADS_PER_BLOCK
+        d = self.dispatcher
+        native = d._native or d._native_dispatcher()
+        compiled = native.find(tuple(args))
+        key = (compiled.symbol, int(self.sharedmem or 0))
+        sizes = d.__dict__.setdefault("_forall_block_sizes", {})
+        tpb = sizes.get(key)
+        if tpb is None:
+            tpb = sizes[key] = compiled.max_potential_block_size(int(self.sharedmem or 0))
+        return tpb
+
     def __call__(self, *args):
         if self.ntasks == 0:
             return
-        self.dispatcher._launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem)
+        tpb = self._block_size(args)
+        self.dispatcher._launch(args, (self.ntasks + tpb - 1) // tpb, tpb, self.stream, self.sharedmem)
 
 
 # --- the decorator ---------------------------------------------------------------------------

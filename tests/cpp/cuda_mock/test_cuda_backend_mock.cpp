@@ -667,6 +667,16 @@ TEST(launch, cooperative) {
   EXPECT_THROW(launch(k, cfg, static_cast<void**>(nullptr)), logic_error);
 }
 
+TEST(launch, max_potential_block_size_asks_the_occupancy_of_each_candidate) {
+  module m = module::load(module_image::from_ptx(good_ptx));
+  kernel k = m.get_kernel("scale");
+  // The mock fits min(32, 2048 / threads) blocks per multiprocessor: every size from 64 up fills it
+  // with 2048 threads, and the largest of equals wins, as with cuOccupancyMaxPotentialBlockSize.
+  EXPECT_EQ(max_potential_block_size(k), 1024u);
+  // 120000 bytes of dynamic shared memory: one block per multiprocessor, so the largest block.
+  EXPECT_EQ(max_potential_block_size(k, 120000), 1024u);
+}
+
 // ---- close() --------------------------------------------------------------------
 
 TEST(close, releases_everything_and_work_goes_on) {

@@ -417,3 +417,28 @@ def test_resource_queries_answer_per_signature_as_numba_cuda():
         uses_shared.get_regs_per_thread("void(float64[::1])")
     with pytest.raises(TypeError, match="device function"):
         a_device_function.get_regs_per_thread()
+
+
+def test_forall_sizes_blocks_by_occupancy_on_a_gpu(monkeypatch):
+    # On a GPU, forall without tpb asks the specialisation's best block size (cuOccupancyMaxPotentialBlockSize's
+    # answer, once per specialisation); the cpu backend answers the same query (its limit), run here.
+    from cuforge import _core
+    from cuforge.cuda import _jit as jitmod
+
+    @cuda.jit
+    def bump(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] += 1
+
+    a = np.zeros(3000)
+    bump.forall(3000)(a)  # the cpu backend's choice: FORALL_THREADS_PER_BLOCK
+    assert a.sum() == 3000 and bump.forall(3000).blockdim == jitmod.FORALL_THREADS_PER_BLOCK
+    monkeypatch.setattr(_core, "backend", lambda: "cuda")
+    f = bump.forall(3000)
+    f(a)
+    assert a.sum() == 6000
+    (size,) = bump._forall_block_sizes.values()
+    compiled = bump._native.find((a,))
+    assert size == compiled.max_potential_block_size(0) and size % 32 == 0 and 32 <= size <= 1024
+    assert bump.forall(3000, tpb=64)._block_size((a,)) == 64

@@ -41,6 +41,13 @@ CUFORGE_API void launch(const kernel& k, const launch_config& cfg, void** params
 /// shared memory each) a cooperative launch of `k` may have: all co-resident.
 CUFORGE_API unsigned long long max_cooperative_blocks(const kernel& k, dim3 block, std::size_t shared_bytes = 0);
 
+/// @brief The block size (a multiple of the warp size, at most the kernel's
+/// limit) that gives `k` the most resident threads on its device with
+/// `shared_bytes` of dynamic shared memory per block; the largest of equals
+/// (what cuOccupancyMaxPotentialBlockSize answers). From the occupancy the
+/// backend reports for each candidate.
+CUFORGE_API unsigned max_potential_block_size(const kernel& k, std::size_t shared_bytes = 0);
+
 /// @brief Typed convenience: `launch(k, cfg, a, b, n)`.
 template <class... Args>
 void launch(const kernel& k, const launch_config& cfg, const Args&... args) {
