@@ -189,7 +189,7 @@ class HostDispatcher:
         return CompileOptions(fastmath=self.fastmath).host_config()
 
     def _compile(self, arg_types):
-        from cuforge._ufunc import _generated
+        from cuforge._ufunc import _compile_host, _generated
         from cuforge.cuda._compiler import build_ir
 
         key = tuple(t.spec for t in arg_types)
@@ -221,7 +221,7 @@ class HostDispatcher:
             src = _ENTRY.format(name=name, params=", ".join(all_params), body=body)
             entry_fn = _generated(src, f"__entry_{name}", {"__core__": core})
             specs = list(key) + [cftypes.Array(t, 1, "C").spec for t in rets]
-            compiled = _core.compile(build_ir(entry_fn), specs, config, False, None)
+            compiled = _compile_host(entry_fn, specs, self.py_func if self.cache else None, config)
             entry = _Entry(key, compiled, [np.dtype(cftypes.as_dtype(t)) for t in rets], kind)
             self._entries[key] = entry
             return entry

@@ -21,7 +21,6 @@ the compiler reads them as it reads any function).
 from __future__ import annotations
 
 import functools
-import itertools
 import linecache
 import re
 import threading
@@ -35,7 +34,6 @@ from cuforge import types as cftypes
 __all__ = ["vectorize", "guvectorize", "DUFunc", "GUFunc", "CUDAUFunc", "CUDAGUFunc"]
 
 _TARGETS = {"cpu": "cpu", "parallel": "parallel", "cuda": "cuda", "gpu": "cuda"}
-_counter = itertools.count()
 _gen_lock = threading.Lock()
 
 
@@ -51,10 +49,13 @@ def _target_of(target):
 
 def _generated(source, name, namespace):
     """Function ``name`` defined by ``source``, readable by the compiler (its
-    lines are in linecache under a name of their own)."""
+    lines are in linecache under a name made from the text, the same in
+    every process: the disk cache's key holds it)."""
+    import hashlib
+
+    filename = f"<cuforge-generated {name} {hashlib.sha256(source.encode()).hexdigest()[:16]}>"
     with _gen_lock:
-        filename = f"<cuforge-generated-{next(_counter)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, "exec"), namespace)
     return namespace[name]
 
@@ -123,10 +124,25 @@ def _config(target):
     return CompileOptions().host_config() if target in ("cpu", "parallel") else None
 
 
-def _compile_host(pyfunc, specs):
+def _compile_host(pyfunc, specs, cache_for=None, config=None):
+    """``pyfunc`` (a generated loop or entry) compiled as host-only code; with
+    ``cache_for`` (the user's function), through the disk cache, in the
+    folder that function's file gives (as cuda.jit(cache=True) kernels)."""
     from cuforge.cuda._compiler import build_ir
 
-    return _core.compile(build_ir(pyfunc), list(specs), _config("cpu"), False, None)
+    config = config if config is not None else _config("cpu")
+    if cache_for is None:
+        return _core.compile(build_ir(pyfunc), list(specs), config, False, None)
+    from cuforge.cuda import _cache
+
+    cache = _cache.DiskCache(pyfunc)
+    cache._candidates = _cache.cache_dir_candidates(cache_for.__code__.co_filename)
+    cf = cache.load(list(specs), None, config, lambda: _core.compile(build_ir(pyfunc), list(specs), config, False,
+                                                                     None))
+    if cf is None:
+        cf = _core.compile(build_ir(pyfunc), list(specs), config, False, None)
+        cache.save(list(specs), None, config, cf)
+    return cf
 
 
 def _device_function(pyfunc, sig=None):
@@ -158,10 +174,11 @@ def __loop_{name}({args}, __out__):
 class _CPUVectorize:
     """The loops of a CPU ufunc: one per signature, each a host-compiled loop."""
 
-    def __init__(self, pyfunc, identity, parallel):
+    def __init__(self, pyfunc, identity, parallel, cache=False):
         self.pyfunc = pyfunc
         self.identity = _identity(identity)
         self.parallel = parallel
+        self.cache = bool(cache)
         self.loops = []  # (in dtypes, out dtype, CompiledFunction)
         self.nin = pyfunc.__code__.co_argcount
         if self.nin < 1:
@@ -194,7 +211,7 @@ class _CPUVectorize:
         src = _CPU_LOOP.format(name=name, args=", ".join(args), items=", ".join(f"{a}[__i__]" for a in args))
         loop = _generated(src, f"__loop_{name}", {"__core__": core})
         specs = [cftypes.Array(cftypes.from_dtype(d), 1, "A").spec for d in (*in_dtypes, out_dtype)]
-        compiled = _compile_host(loop, specs)
+        compiled = _compile_host(loop, specs, self.pyfunc if self.cache else None)
         self.loops.append((tuple(np.dtype(d) for d in in_dtypes), np.dtype(out_dtype), compiled))
 
     def build(self):
@@ -214,8 +231,8 @@ class DUFunc:
     for the argument types of a call that none of its loops takes, then
     calls the ``numpy.ufunc`` made of all its loops (``.ufunc``)."""
 
-    def __init__(self, pyfunc, identity=None, parallel=False):
-        self._builder = _CPUVectorize(pyfunc, identity, parallel)
+    def __init__(self, pyfunc, identity=None, parallel=False, cache=False):
+        self._builder = _CPUVectorize(pyfunc, identity, parallel, cache)
         self._ufunc = None
         self._frozen = False
         self._lock = threading.RLock()
@@ -664,8 +681,9 @@ def __gufunc_{name}({args}):
 
 
 class _CPUGUVectorize:
-    def __init__(self, pyfunc, layout, identity, parallel):
+    def __init__(self, pyfunc, layout, identity, parallel, cache=False):
         self.pyfunc = pyfunc
+        self.cache = bool(cache)
         self.layout = layout
         self.inputs, self.outputs = _parse_layout(layout)
         self.identity = _identity(identity)
@@ -688,7 +706,7 @@ class _CPUGUVectorize:
         src = _CPU_GULOOP.format(name=self.pyfunc.__name__, args=", ".join(names), first=names[0],
                                  items=", ".join(items))
         loop = _generated(src, f"__guloop_{self.pyfunc.__name__}", {"__core__": core})
-        compiled = _compile_host(loop, [t.spec for t in loop_types])
+        compiled = _compile_host(loop, [t.spec for t in loop_types], self.pyfunc if self.cache else None)
         self.loops.append(([np.dtype(cftypes.as_dtype(t.dtype)).num for t in loop_types], compiled))
 
     def build(self):
@@ -703,8 +721,8 @@ class GUFunc:
     compiles for the types of each call's arguments, which must include the
     outputs (their types cannot be inferred)."""
 
-    def __init__(self, pyfunc, layout, identity=None, parallel=False):
-        self._builder = _CPUGUVectorize(pyfunc, layout, identity, parallel)
+    def __init__(self, pyfunc, layout, identity=None, parallel=False, cache=False):
+        self._builder = _CPUGUVectorize(pyfunc, layout, identity, parallel, cache)
         self._ufunc = None
         self._seen = set()
         self._lock = threading.RLock()
@@ -919,7 +937,8 @@ def vectorize(ftylist_or_function=(), identity=None, target="cpu", cache=False, 
     ``DUFunc`` around it), ``'cuda'`` a GPU ufunc."""
     kind = _target_of(target)
     _check_options(dict(options), "vectorize")
-    del cache  # compiled loops are cheap to remake; the disk cache holds kernels only
+    if cache and kind == "cuda":
+        raise TypeError("caching is not supported")  # numba-cuda's answer for GPU ufuncs
 
     def wrap(func, sigs):
         if kind == "cuda":
@@ -930,8 +949,8 @@ def vectorize(ftylist_or_function=(), identity=None, target="cpu", cache=False, 
                 uf.disable_compile()
             return uf
         if not sigs:
-            return DUFunc(func, identity, kind == "parallel")
-        builder = _CPUVectorize(func, identity, kind == "parallel")
+            return DUFunc(func, identity, kind == "parallel", cache)
+        builder = _CPUVectorize(func, identity, kind == "parallel", cache)
         for s in sigs:
             builder.add(s)
         return builder.build()
@@ -951,7 +970,8 @@ def guvectorize(*args, identity=None, target="cpu", cache=False, **options):
     be passed)."""
     kind = _target_of(target)
     _check_options(dict(options), "guvectorize")
-    del cache
+    if cache and kind == "cuda":
+        raise TypeError("caching is not supported")  # numba-cuda's answer for GPU gufuncs
     if len(args) == 1:
         sigs, layout = [], args[0]
     elif len(args) == 2:
@@ -969,8 +989,8 @@ def guvectorize(*args, identity=None, target="cpu", cache=False, **options):
                 uf.add(s)
             return uf
         if not sigs:
-            return GUFunc(func, layout, identity, kind == "parallel")
-        builder = _CPUGUVectorize(func, layout, identity, kind == "parallel")
+            return GUFunc(func, layout, identity, kind == "parallel", cache)
+        builder = _CPUGUVectorize(func, layout, identity, kind == "parallel", cache)
         for s in sigs:
             builder.add(s)
         return builder.build()

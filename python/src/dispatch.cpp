@@ -773,6 +773,8 @@ void bind_dispatch(py::module_& m) {
          "The block size (threads) giving its kernel the most resident threads on the current device, the "
          "largest such (cuOccupancyMaxPotentialBlockSize's answer), with `dynsmemsize` bytes of dynamic "
          "shared memory per block.")
+      .def("load_host", [](compiled_kernel& k) { k.host_code(); },
+           "Compiles (or links, from the disk cache) its host code: host-only code, called on the host.")
       .def("load", [](compiled_kernel& k) { k.load(device::current().ordinal()); },
            "Compiles and loads the kernel for the active backend on the current device.");
 

@@ -526,7 +526,9 @@ class DiskCache:
                     raise ValueError("a global or a called device function changed")
                 cf = _core.load_compiled(header["kind"], header["facts"], code, list(specs), config, self.device)
                 cf._set_rebuild(rebuild)
-                cf.load()  # links the code now: an entry that will not load is a miss, not a failed launch
+                # links the code now: an entry that will not load is a miss, not a failed launch (host-only
+                # code, the host jit's, is linked into this process whatever the backend)
+                cf.load_host() if config.host_only else cf.load()
         except Exception:  # noqa: BLE001 - stale, corrupted or unloadable: compile instead
             cf = None
         with self._lock:

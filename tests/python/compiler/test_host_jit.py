@@ -238,3 +238,53 @@ def test_returning_an_array_is_a_clear_error():
 
     with pytest.raises(cuda.TypingError, match="return None, a number or a tuple of numbers"):
         view(np.zeros(3))
+
+
+CACHED_MODULE = '''
+import math, sys
+import numpy as np
+from cuforge import guvectorize, njit, vectorize
+
+@njit(cache=True)
+def hyp(x, y):
+    return math.sqrt(x * x + y * y) * SCALE
+
+@vectorize(["float64(float64, float64)"], cache=True)
+def vadd(a, b):
+    return a + b * SCALE
+
+@guvectorize(["void(float64[:], float64[:])"], "(n)->()", cache=True)
+def gsum(x, out):
+    s = 0.0
+    for v in x:
+        s += v
+    out[0] = s * SCALE
+
+if __name__ == "__main__":
+    print(hyp(3.0, 4.0), vadd(np.ones(2), 2.0).tolist(), gsum(np.ones((2, 5))).tolist())
+'''
+
+
+def test_cache_true_stores_host_code_and_reuses_it(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, CUFORGE_CACHE_DIR=str(tmp_path / "cache"))
+
+    def run(scale):
+        (tmp_path / "cached_mod.py").write_text(CACHED_MODULE.replace("SCALE", scale))
+        r = subprocess.run([sys.executable, str(tmp_path / "cached_mod.py")], env=env, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        entries = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "cache").iterdir()}
+        return r.stdout.split("\n")[0], entries
+
+    out, first = run("1")
+    assert out == "5.0 [3.0, 3.0] [5.0, 5.0]"
+    assert len(first) == 3  # the njit entry, the ufunc's loop, the gufunc's loop
+    out, again = run("1")
+    assert out == "5.0 [3.0, 3.0] [5.0, 5.0]" and again == first  # hits: nothing rewritten
+    out, changed = run("2")  # the functions changed: misses (the manifests differ), entries replaced
+    assert out == "10.0 [5.0, 5.0] [10.0, 10.0]"
+    assert changed.keys() == first.keys() and all(changed[k] != first[k] for k in first)
