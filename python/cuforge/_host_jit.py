@@ -135,12 +135,18 @@ class _Entry:
         self.ret_kind = ret_kind  # "none", "scalar", "tuple"
 
 
-class HostDispatcher:
+class HostDispatcher(_core.HostFunction):
     """A ``@cuforge.jit`` / ``@njit`` function: compiled per argument types at
     call time (or for its signatures at decoration), called with NumPy arrays
-    and scalars; also callable from kernels as a device function."""
+    and scalars; also callable from kernels as a device function.
+
+    A call goes through the native base class (``_core.HostFunction``): the
+    arguments typed, the entry for exactly those types found, the slots
+    packed and the result boxed in C++. What it cannot serve comes to
+    ``_fallback`` here, which compiles and tells it the new entry."""
 
     def __init__(self, py_func, parallel=False, cache=False, fastmath=False, signatures=()):
+        _core.HostFunction.__init__(self, self._fallback)
         if not inspect.isfunction(py_func):
             raise TypeError(f"cuforge.jit compiles Python functions, not {type(py_func).__name__}")
         functools.update_wrapper(self, py_func)
@@ -150,7 +156,6 @@ class HostDispatcher:
         self.fastmath = bool(fastmath)
         self._sig = inspect.signature(py_func)
         self._entries = {}
-        self._by_fast_key = {}  # _fast_key of the arguments -> entry (a call's look-up)
         self._nparams = len(self._sig.parameters)
         self._lock = threading.RLock()
         self._core = None
@@ -231,23 +236,29 @@ class HostDispatcher:
         args, _ = cftypes.normalize_signature(sig)
         self._compile(list(args))
 
-    def __call__(self, *args, **kwargs):
-        if kwargs or len(args) != self._nparams:
+    def _fallback(self, args, kwargs):
+        """(result, info) of a call the native path did not serve; info (the
+        entry's compiled code, its result type numbers and kind) when the entry
+        takes exactly these argument types, so the native path serves the next
+        such call."""
+        exact = not kwargs and len(args) == self._nparams
+        if not exact:
             try:
-                bound = self._sig.bind(*args, **kwargs)
+                bound = self._sig.bind(*args, **(kwargs or {}))
             except TypeError as e:
                 raise TypeError(f"{self.py_func.__name__}(): {e}") from None
             bound.apply_defaults()
             args = bound.args
-        try:
-            fast = tuple(map(_fast_key, args))
-            entry = self._by_fast_key.get(fast)
-        except TypeError:  # an argument that cannot key (a list): typed below, and refused there
-            fast, entry = None, None
-        if entry is None:
-            entry = self._entry_for(args)
-            if fast is not None:
-                self._by_fast_key[fast] = entry
+        types = [_typeof(a, i, self.py_func) for i, a in enumerate(args)]
+        entry = self._entry_for(args, types)
+        result = self._run(entry, args)
+        info = None
+        if exact and entry.key == tuple(t.spec for t in types):
+            kind = {"none": 0, "scalar": 1, "tuple": 2}[entry.ret_kind]
+            info = (entry.compiled, [dt.num for dt in entry.ret_types], kind)
+        return result, info
+
+    def _run(self, entry, args):
         slots = []
         for pack, a in zip(entry.packers, args):  # scalars converted to the signature's types
             pack(a, slots)
@@ -261,8 +272,7 @@ class HostDispatcher:
             return results[0][0].item()
         return tuple(r[0].item() for r in results)
 
-    def _entry_for(self, args):
-        types = [_typeof(a, i, self.py_func) for i, a in enumerate(args)]
+    def _entry_for(self, args, types):
         key = tuple(t.spec for t in types)
         entry = self._entries.get(key)
         if entry is None:
@@ -296,21 +306,6 @@ class HostDispatcher:
 
     def inspect_llvm(self):
         return {key: e.compiled.llvm for key, e in self._entries.items()}
-
-
-def _fast_key(a):
-    """What decides an argument's type, cheaply (a call's look-up key)."""
-    t = type(a)
-    if t is np.ndarray:
-        f = a.flags
-        return (a.dtype, a.ndim, f.c_contiguous, f.f_contiguous, f.writeable)
-    if t is tuple:
-        return (tuple, tuple(map(_fast_key, a)))
-    if t in (int, float, bool, complex) or a is None:
-        return t
-    if isinstance(a, np.generic):
-        return a.dtype
-    raise TypeError("no fast key")
 
 
 def _converts(have, want):

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -185,6 +186,319 @@ py::object make_ufunc(const std::string& name, const std::string& doc, int nin, 
   return result;
 }
 
+
+// --- HostFunction: the host jit's call path (cuforge/_host_jit.py) -------------------------------
+//
+// A base type of HostDispatcher whose call types the arguments, finds the
+// entry compiled for exactly those types, packs the slots and boxes the
+// result here, without a Python frame. A call it cannot serve (new types,
+// keyword arguments, an argument it does not type) goes to the Python
+// fallback, which compiles and returns (result, info); info, when the entry
+// takes these argument types exactly, is (compiled, result type numbers,
+// kind: 0 none, 1 a scalar, 2 a tuple), registered for the next calls.
+
+enum : std::int64_t {
+  code_float = 1,    // Python float: float64
+  code_int = 2,      // Python int: int64
+  code_bool = 3,     // Python bool
+  code_complex = 4,  // Python complex: complex128
+};
+constexpr std::int64_t code_scalar = std::int64_t{1} << 40;  // | NumPy type number
+constexpr std::int64_t code_array = std::int64_t{1} << 41;   // | type number << 16 | ndim << 8 | layout << 1 | writeable
+
+struct native_entry {
+  std::vector<std::int64_t> key;
+  std::shared_ptr<compiled_kernel> k;
+  std::vector<int> ret_typenums;
+  int ret_kind = 0;
+};
+
+struct host_function_object {
+  PyObject_HEAD
+  std::vector<native_entry>* entries;
+  PyObject* fallback;
+  std::size_t last;
+};
+
+/// The code of one argument; false when the native path does not type it.
+bool arg_code(PyObject* a, std::int64_t& code) {
+  if (PyFloat_CheckExact(a)) return code = code_float, true;
+  if (PyBool_Check(a)) return code = code_bool, true;
+  if (PyLong_CheckExact(a)) return code = code_int, true;
+  if (PyComplex_CheckExact(a)) return code = code_complex, true;
+  if (PyArray_CheckExact(a)) {
+    auto* arr = reinterpret_cast<PyArrayObject*>(a);
+    const int flags = PyArray_FLAGS(arr);
+    const std::int64_t layout = (flags & NPY_ARRAY_C_CONTIGUOUS) ? 0 : (flags & NPY_ARRAY_F_CONTIGUOUS) ? 1 : 2;
+    if (PyArray_NDIM(arr) > 255) return false;
+    code = code_array | (static_cast<std::int64_t>(PyArray_TYPE(arr)) << 16) |
+           (static_cast<std::int64_t>(PyArray_NDIM(arr)) << 8) | (layout << 1) |
+           ((flags & NPY_ARRAY_WRITEABLE) ? 1 : 0);
+    return true;
+  }
+  if (PyArray_IsScalar(a, Generic)) {
+    PyArray_Descr* d = PyArray_DescrFromScalar(a);
+    if (d == nullptr) return PyErr_Clear(), false;
+    const int tn = d->type_num;
+    Py_DECREF(d);
+    if (tn > NPY_CLONGDOUBLE || tn == NPY_LONGDOUBLE || tn == NPY_CLONGDOUBLE) return false;
+    return code = code_scalar | tn, true;
+  }
+  return false;
+}
+
+/// Appends `a`'s slots; false (no Python error) when its value does not fit (an int past int64).
+bool pack_arg(PyObject* a, std::int64_t code, std::uint64_t* slots, std::size_t& n) {
+  if (code == code_float) {
+    const double v = PyFloat_AS_DOUBLE(a);
+    std::memcpy(&slots[n++], &v, 8);
+    return true;
+  }
+  if (code == code_int) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(a, &overflow);
+    if (overflow != 0 || (v == -1 && PyErr_Occurred())) return PyErr_Clear(), false;
+    slots[n++] = static_cast<std::uint64_t>(v);
+    return true;
+  }
+  if (code == code_bool) return slots[n++] = (a == Py_True) ? 1 : 0, true;
+  if (code == code_complex) {
+    const Py_complex c = PyComplex_AsCComplex(a);
+    std::memcpy(&slots[n++], &c.real, 8);
+    std::memcpy(&slots[n++], &c.imag, 8);
+    return true;
+  }
+  if (code & code_array) {
+    auto* arr = reinterpret_cast<PyArrayObject*>(a);
+    const int nd = PyArray_NDIM(arr);
+    slots[n++] = reinterpret_cast<std::uintptr_t>(PyArray_DATA(arr));
+    for (int i = 0; i < nd; ++i) slots[n++] = static_cast<std::uint64_t>(PyArray_DIMS(arr)[i]);
+    for (int i = 0; i < nd; ++i) slots[n++] = static_cast<std::uint64_t>(PyArray_STRIDES(arr)[i]);
+    return true;
+  }
+  // a NumPy scalar: its bytes, low-order first; complex128 takes two slots
+  alignas(16) unsigned char buf[16] = {};
+  PyArray_ScalarAsCtype(a, buf);
+  const int tn = static_cast<int>(code & 0xffff);
+  std::uint64_t lo = 0, hi = 0;
+  std::memcpy(&lo, buf, 8);
+  slots[n++] = lo;
+  if (tn == NPY_CDOUBLE) {
+    std::memcpy(&hi, buf + 8, 8);
+    slots[n++] = hi;
+  } else {
+    // keep only the scalar's own bytes (the rest of the slot is zero)
+    PyArray_Descr* d = PyArray_DescrFromType(tn);
+    const auto size = static_cast<std::size_t>(PyDataType_ELSIZE(d));
+    Py_DECREF(d);
+    if (size < 8) slots[n - 1] = lo & ((std::uint64_t{1} << (8 * size)) - 1);
+  }
+  return true;
+}
+
+PyObject* box(int typenum, const unsigned char* p) {
+  switch (typenum) {
+    case NPY_BOOL: return PyBool_FromLong(*p != 0);
+    case NPY_BYTE: return PyLong_FromLong(*reinterpret_cast<const std::int8_t*>(p));
+    case NPY_UBYTE: return PyLong_FromLong(*p);
+    case NPY_SHORT: { std::int16_t v; std::memcpy(&v, p, 2); return PyLong_FromLong(v); }
+    case NPY_USHORT: { std::uint16_t v; std::memcpy(&v, p, 2); return PyLong_FromLong(v); }
+    case NPY_INT: { std::int32_t v; std::memcpy(&v, p, 4); return PyLong_FromLong(v); }
+    case NPY_UINT: { std::uint32_t v; std::memcpy(&v, p, 4); return PyLong_FromUnsignedLong(v); }
+    case NPY_LONG: case NPY_LONGLONG: { std::int64_t v; std::memcpy(&v, p, 8); return PyLong_FromLongLong(v); }
+    case NPY_ULONG: case NPY_ULONGLONG: {
+      std::uint64_t v;
+      std::memcpy(&v, p, 8);
+      return PyLong_FromUnsignedLongLong(v);
+    }
+    case NPY_FLOAT: { float v; std::memcpy(&v, p, 4); return PyFloat_FromDouble(v); }
+    case NPY_DOUBLE: { double v; std::memcpy(&v, p, 8); return PyFloat_FromDouble(v); }
+    case NPY_CFLOAT: { float v[2]; std::memcpy(v, p, 8); return PyComplex_FromDoubles(v[0], v[1]); }
+    case NPY_CDOUBLE: { double v[2]; std::memcpy(v, p, 16); return PyComplex_FromDoubles(v[0], v[1]); }
+    default: {  // (float16 and others) through NumPy's scalar
+      PyArray_Descr* d = PyArray_DescrFromType(typenum);
+      PyObject* sc = PyArray_Scalar(const_cast<unsigned char*>(p), d, nullptr);
+      Py_DECREF(d);
+      if (sc == nullptr) return nullptr;
+      PyObject* item = PyObject_CallMethod(sc, "item", nullptr);
+      Py_DECREF(sc);
+      return item;
+    }
+  }
+}
+
+PyObject* call_entry(const native_entry& e, PyObject* args) {
+  const Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+  const std::size_t total = e.k->layout().argument_slots;
+  std::uint64_t local[64];
+  std::vector<std::uint64_t> heap;
+  std::uint64_t* slots = local;
+  if (total > 64) {
+    heap.resize(total);
+    slots = heap.data();
+  }
+  std::size_t n = 0;
+  for (Py_ssize_t i = 0; i < nargs; ++i)
+    if (!pack_arg(PyTuple_GET_ITEM(args, i), e.key[static_cast<std::size_t>(i)], slots, n)) return nullptr;
+  alignas(16) unsigned char results[16 * 16];
+  const std::size_t nret = e.ret_typenums.size();
+  if (nret > 16) return nullptr;
+  for (std::size_t r = 0; r < nret; ++r) {
+    slots[n++] = reinterpret_cast<std::uintptr_t>(results + 16 * r);
+    slots[n++] = 1;
+    slots[n++] = 16;  // (the stride of a one-element array is never used)
+  }
+  if (n != total) {
+    PyErr_SetString(PyExc_RuntimeError, "cuforge.jit: an entry's slots do not match its arguments");
+    return reinterpret_cast<PyObject*>(-1);
+  }
+  try {
+    jit::call_on_host(*e.k, std::span<const std::uint64_t>(slots, n));
+  } catch (...) {
+    set_error_from(std::current_exception());
+    return reinterpret_cast<PyObject*>(-1);
+  }
+  if (e.ret_kind == 0) Py_RETURN_NONE;
+  if (e.ret_kind == 1) {
+    PyObject* v = box(e.ret_typenums[0], results);
+    return v != nullptr ? v : reinterpret_cast<PyObject*>(-1);
+  }
+  PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(nret));
+  if (t == nullptr) return reinterpret_cast<PyObject*>(-1);
+  for (std::size_t r = 0; r < nret; ++r) {
+    PyObject* v = box(e.ret_typenums[r], results + 16 * r);
+    if (v == nullptr) {
+      Py_DECREF(t);
+      return reinterpret_cast<PyObject*>(-1);
+    }
+    PyTuple_SET_ITEM(t, static_cast<Py_ssize_t>(r), v);
+  }
+  return t;
+}
+
+PyObject* host_function_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+  auto* f = reinterpret_cast<host_function_object*>(self);
+  std::int64_t codes[16];
+  const Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+  bool native = f->entries != nullptr && (kwargs == nullptr || PyDict_GET_SIZE(kwargs) == 0) && nargs <= 16;
+  for (Py_ssize_t i = 0; native && i < nargs; ++i) native = arg_code(PyTuple_GET_ITEM(args, i), codes[i]);
+  if (native) {
+    auto matches = [&](const native_entry& e) {
+      return e.key.size() == static_cast<std::size_t>(nargs) && std::equal(e.key.begin(), e.key.end(), codes);
+    };
+    const native_entry* hit = nullptr;
+    if (f->last < f->entries->size() && matches((*f->entries)[f->last])) hit = &(*f->entries)[f->last];
+    for (std::size_t i = 0; hit == nullptr && i < f->entries->size(); ++i)
+      if (matches((*f->entries)[i])) hit = &(*f->entries)[f->last = i];
+    if (hit != nullptr) {
+      PyObject* r = call_entry(*hit, args);
+      if (r == reinterpret_cast<PyObject*>(-1)) return nullptr;
+      if (r != nullptr) return r;
+      // a value that does not fit: the Python path raises what it should
+    }
+  }
+  if (f->fallback == nullptr) {
+    PyErr_SetString(PyExc_TypeError, "HostFunction: no fallback");
+    return nullptr;
+  }
+  PyObject* kw = kwargs != nullptr ? kwargs : Py_None;
+  PyObject* out = PyObject_CallFunctionObjArgs(f->fallback, args, kw, nullptr);
+  if (out == nullptr) return nullptr;
+  if (!PyTuple_Check(out) || PyTuple_GET_SIZE(out) != 2) {
+    Py_DECREF(out);
+    PyErr_SetString(PyExc_RuntimeError, "HostFunction: the fallback must return (result, info)");
+    return nullptr;
+  }
+  PyObject* result = Py_NewRef(PyTuple_GET_ITEM(out, 0));
+  PyObject* info = PyTuple_GET_ITEM(out, 1);
+  if (native && info != Py_None && f->entries != nullptr) {
+    try {
+      auto t = py::reinterpret_borrow<py::tuple>(info);
+      native_entry e;
+      e.key.assign(codes, codes + nargs);
+      e.k = t[0].cast<std::shared_ptr<compiled_kernel>>();
+      e.ret_typenums = t[1].cast<std::vector<int>>();
+      e.ret_kind = t[2].cast<int>();
+      f->entries->push_back(std::move(e));
+      f->last = f->entries->size() - 1;
+    } catch (...) {
+      Py_DECREF(out);
+      Py_DECREF(result);
+      set_error_from(std::current_exception());
+      return nullptr;
+    }
+  }
+  Py_DECREF(out);
+  return result;
+}
+
+int host_function_init(PyObject* self, PyObject* args, PyObject* kwargs) {
+  auto* f = reinterpret_cast<host_function_object*>(self);
+  static const char* names[] = {"fallback", nullptr};
+  PyObject* fallback = nullptr;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:HostFunction", const_cast<char**>(names), &fallback)) return -1;
+  try {
+    ensure_numpy_api();
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return -1;
+  }
+  Py_XSETREF(f->fallback, Py_NewRef(fallback));
+  if (f->entries == nullptr) f->entries = new std::vector<native_entry>();
+  f->last = 0;
+  return 0;
+}
+
+int host_function_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  Py_VISIT(reinterpret_cast<host_function_object*>(self)->fallback);
+  return 0;
+}
+
+int host_function_clear(PyObject* self) {
+  Py_CLEAR(reinterpret_cast<host_function_object*>(self)->fallback);
+  return 0;
+}
+
+void host_function_dealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  host_function_clear(self);
+  auto* f = reinterpret_cast<host_function_object*>(self);
+  delete f->entries;
+  f->entries = nullptr;
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+PyObject* host_function_count(PyObject* self, PyObject*) {
+  auto* f = reinterpret_cast<host_function_object*>(self);
+  return PyLong_FromSize_t(f->entries ? f->entries->size() : 0);
+}
+
+PyMethodDef host_function_methods[] = {
+    {"_native_entries", host_function_count, METH_NOARGS, "How many entries the native call path holds."},
+    {nullptr, nullptr, 0, nullptr}};
+
+py::object make_host_function_type() {
+  static PyType_Slot slots[] = {
+      {Py_tp_doc, const_cast<char*>("HostFunction(fallback): the host jit's native call path (a base class of "
+                                    "cuforge's HostDispatcher).")},
+      {Py_tp_new, reinterpret_cast<void*>(PyType_GenericNew)},
+      {Py_tp_init, reinterpret_cast<void*>(host_function_init)},
+      {Py_tp_call, reinterpret_cast<void*>(host_function_call)},
+      {Py_tp_traverse, reinterpret_cast<void*>(host_function_traverse)},
+      {Py_tp_clear, reinterpret_cast<void*>(host_function_clear)},
+      {Py_tp_dealloc, reinterpret_cast<void*>(host_function_dealloc)},
+      {Py_tp_methods, host_function_methods},
+      {0, nullptr}};
+  static PyType_Spec spec = {"cuforge._core.HostFunction", sizeof(host_function_object), 0,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, slots};
+  PyObject* type = PyType_FromSpec(&spec);
+  if (!type) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(type);
+}
+
 }  // namespace
 
 void bind_ufunc(py::module_& m) {
@@ -205,6 +519,7 @@ void bind_ufunc(py::module_& m) {
   }, py::arg("compiled"), py::arg("calls"),
      "Runs a host-target specialisation once per slot list, the calls spread over the host workers.");
   m.def("host_workers", &jit::host_workers, "The host threads the 'parallel' target spreads work over.");
+  m.attr("HostFunction") = make_host_function_type();
 }
 
 }  // namespace cuforge::python

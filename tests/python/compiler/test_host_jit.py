@@ -288,3 +288,32 @@ def test_cache_true_stores_host_code_and_reuses_it(tmp_path):
     out, changed = run("2")  # the functions changed: misses (the manifests differ), entries replaced
     assert out == "10.0 [5.0, 5.0] [10.0, 10.0]"
     assert changed.keys() == first.keys() and all(changed[k] != first[k] for k in first)
+
+
+def test_the_native_call_path_serves_repeated_calls_and_falls_back_for_the_rest():
+    @njit
+    def f(a, b):
+        return a * b
+
+    assert f._native_entries() == 0
+    assert f(2.0, 3.0) == 6.0 and f._native_entries() == 1  # compiled in Python, then registered
+    assert f(4.0, 0.5) == 2.0 and f._native_entries() == 1  # served natively
+    assert f(2, 3) == 6 and type(f(2, 3)) is int and f._native_entries() == 2
+    assert f(np.float32(1.5), np.float32(2)) == 3.0 and type(f(np.float32(1.5), np.float32(2))) is float
+    assert f(True, 5) == 5
+    assert f(1j, 2j) == -2 + 0j
+    assert f(a=2.0, b=5.0) == 10.0  # keywords: the Python path
+    with pytest.raises(OverflowError):
+        f(2**63, 1)  # past int64: the Python path refuses it as numba's typing does (uint64 has no loop here)
+    x = np.arange(6.0).reshape(2, 3)
+
+    @njit
+    def total(a):
+        s = 0.0
+        for i in range(a.shape[0]):
+            for j in range(a.shape[1]):
+                s += a[i, j]
+        return s
+
+    assert total(x) == 15.0 and total(x.T) == 15.0 and total(x[:, ::2]) == 10.0
+    assert total._native_entries() == 3  # C, F and A layouts: one entry each
