@@ -70,6 +70,7 @@ def compute_pi(rng_states, iterations, out):
 
 
 def main():
+    np.testing.assert_allclose([hypot(3.0, 4.0), hypot(-5, 12)], [math.hypot(3.0, 4.0), 13.0])
     print("hypot(3.0, 4.0) =", hypot(3.0, 4.0), "; py_func:", hypot.py_func(3.0, 4.0))
     nsamples = 1000000
     testing.assert_almost_equal(monte_carlo_pi(nsamples), monte_carlo_pi.py_func(nsamples), decimal=2)
@@ -85,14 +86,14 @@ def main():
     A = (np.arange(1234, dtype=np.float64)) + 1
     # Transfers result to host
     total = sum_reduce(A)
-    assert total == A.sum()
+    np.testing.assert_allclose(total, A.sum())
     # Keep result on device
     r = cuda.device_array(1, dtype=np.float64)
     sum_reduce(A, res=r)
     # Use device array, keep result on device
     A_d = cuda.to_device(A)
     sum_reduce(A_d, res=r)
-    assert r.copy_to_host()[0] == A.sum()
+    np.testing.assert_allclose(r.copy_to_host()[0], A.sum())
     print("sum_reduce(A) =", total)
 
     big = np.random.default_rng(0).random(1 << 24).astype(np.float32)
@@ -103,7 +104,7 @@ def main():
 
     running_max = cuda.Scan(lambda a, b: max(a, b))
     x = np.random.default_rng(1).standard_normal(1 << 20)
-    assert np.array_equal(running_max(x), np.maximum.accumulate(x))
+    np.testing.assert_array_equal(running_max(x), np.maximum.accumulate(x))
     print("running maximum of 2**20 values: equal to np.maximum.accumulate")
 
     nblocks, nthreads = 64, 128
@@ -112,7 +113,7 @@ def main():
     rng_states = create_xoroshiro128p_states(state_size, seed=1)
     compute_pi[nblocks, nthreads](rng_states, 10000, out)
     print(f"compute_pi: {out.mean():.4f} from {state_size} threads")
-    assert abs(out.mean() - math.pi) < 0.01
+    np.testing.assert_allclose(out.mean(), math.pi, atol=0.01)
 
 
 if __name__ == "__main__":
