@@ -19,6 +19,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+import _examples  # noqa: E402
+
 DRIVER = r'''
 import json, math, random, sys, time
 import numpy as np
@@ -28,18 +31,12 @@ MODE = sys.argv[1]
 N = int(sys.argv[2])
 if MODE == "numba":
     from numba import guvectorize, njit, vectorize
+    sys.modules["host_jit_reduce_random"] = __import__("host_jit_reduce_random_numba")
 else:
     from cuforge import guvectorize, njit, vectorize
 
-@njit
-def monte_carlo_pi(nsamples):
-    acc = 0
-    for i in range(nsamples):
-        x = random.random()
-        y = random.random()
-        if (x ** 2 + y ** 2) < 1.0:
-            acc += 1
-    return 4.0 * acc / nsamples
+from host_jit_reduce_random import hypot, monte_carlo_pi  # the course's cells, as the example holds them
+# (under numba: the example with its imports of cuforge made numba's, bench/_examples.py)
 
 @njit
 def dot(a, b):
@@ -47,15 +44,6 @@ def dot(a, b):
     for i in range(a.shape[0]):
         s += a[i] * b[i]
     return s
-
-@njit
-def hypot(x, y):
-    x = abs(x)
-    y = abs(y)
-    t = min(x, y)
-    x = max(x, y)
-    t = t / x
-    return x * math.sqrt(1 + t * t)
 
 SQRT_2PI = np.float32((2 * math.pi) ** 0.5)
 
@@ -116,8 +104,9 @@ def find_numba_python(given):
 
 
 def run(python, mode, n, folder):
-    r = subprocess.run([python, "driver.py", mode, str(n)], cwd=folder, capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)) if mode == "cuforge" else None)
+    env = dict(os.environ, PYTHONPATH=_examples.pythonpath()) if mode == "cuforge" else \
+        dict(os.environ, PYTHONPATH=os.pathsep.join([str(folder), str(_examples.COMPAT)]))
+    r = subprocess.run([python, "driver.py", mode, str(n)], cwd=folder, capture_output=True, text=True, env=env)
     if r.returncode != 0:
         raise RuntimeError(f"{mode}: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -130,6 +119,7 @@ def main():
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         (pathlib.Path(d) / "driver.py").write_text(DRIVER)
+        _examples.stage_numba(d, ["host_jit_reduce_random"])
         ours = run(sys.executable, "cuforge", args.n, d)
         numba_py = find_numba_python(args.numba_python)
         theirs = run(numba_py, "numba", args.n, d) if numba_py else {}

@@ -1,19 +1,18 @@
 """Host-jitted function cases, as plain functions: test_host_jit.py compiles
 them with cuforge.njit, host_jit_numba_side.py with numba's, and the results
-must be the same bits. Most come from the course's CPU cells."""
+must be the same bits. (The course's own CPU cells are the example
+host_jit_reduce_random.py's, which test_host_jit.py imports.)"""
 
 import math
 
 import numpy as np
 
 
-def hypot(x, y):
-    x = abs(x)
-    y = abs(y)
-    t = min(x, y)
-    x = max(x, y)
-    t = t / x
-    return x * math.sqrt(1 + t * t)
+def norm3(x, y, z):
+    big = max(abs(x), abs(y), abs(z))
+    if big == 0:
+        return 0.0
+    return big * math.sqrt((x / big) ** 2 + (y / big) ** 2 + (z / big) ** 2)
 
 
 def int_division(a, b):
@@ -69,8 +68,8 @@ def _arrays():
 
 # (name, function, arguments: scalars, or names of _arrays())
 CASES = [
-    ("hypot", hypot, [3.0, 4.0]),
-    ("hypot_int", hypot, [-5, 12]),
+    ("norm3", norm3, [3.0, 4.0, 12.0]),
+    ("norm3_int", norm3, [-2, 3, 6]),
     ("int_division", int_division, [-7, 2]),
     ("int_division2", int_division, [7, -3]),
     ("float_division", float_division, [-7.5, 2.0]),

@@ -80,21 +80,7 @@ def nan_compact(x, out, count):
 
 
 # 001: compute_pi with the xoroshiro128p generator
-@cuda.jit
-def compute_pi(rng_states, iterations, out):
-    """Find the maximum value in values and store in result[0]"""
-    tid = cuda.grid(1)
-
-    # Compute pi by drawing random (x, y) points and finding what
-    # fraction lie inside a unit circle
-    inside = 0
-    for i in range(iterations):
-        x = xoroshiro128p_uniform_float32(rng_states, tid)
-        y = xoroshiro128p_uniform_float32(rng_states, tid)
-        if x**2 + y**2 <= 1.0:
-            inside += 1
-
-    out[tid] = 4.0 * inside / iterations
+from host_jit_reduce_random import compute_pi  # noqa: E402
 
 
 # 001: forall's example (cuDF)

@@ -6,6 +6,7 @@ from kernels, and the errors nopython mode gives."""
 import math
 import pathlib
 import random
+import sys
 
 import numpy as np
 import pytest
@@ -43,34 +44,12 @@ def test_njit_matches_numba(case, numba_table):
         assert got.tobytes() == decode(w).tobytes(), name
 
 
-# --- the course's CPU cells ----------------------------------------------------------------------
+# --- the course's CPU cells: the example's (examples/python/host_jit_reduce_random.py) ---------------------
 
-
-@jit
-def hypot(x, y):
-    # Implementation from https://en.wikipedia.org/wiki/Hypot
-    x = abs(x)
-    y = abs(y)
-    t = min(x, y)
-    x = max(x, y)
-    t = t / x
-    return x * math.sqrt(1 + t * t)
-
-
-@jit(nopython=True)
-def monte_carlo_pi(nsamples):
-    acc = 0
-    for i in range(nsamples):
-        x = random.random()
-        y = random.random()
-        if (x ** 2 + y ** 2) < 1.0:
-            acc += 1
-    return 4.0 * acc / nsamples
-
-
-@jit
-def cannot_compile(x):
-    return x['key']
+_EXAMPLES = pathlib.Path(__file__).resolve().parents[3] / "examples" / "python"
+if str(_EXAMPLES) not in sys.path:
+    sys.path.insert(0, str(_EXAMPLES))
+from host_jit_reduce_random import cannot_compile, hypot, monte_carlo_pi  # noqa: E402
 
 
 def test_course_cells():

@@ -1,7 +1,7 @@
 """vectorize and guvectorize cases, as plain functions: test_vectorize.py
 decorates them with cuforge's decorators (every target), ufunc_numba_side.py
-with numba's (the CPU target), and the results must agree. Most are the
-course notebook's cells."""
+with numba's (the CPU target), and the results must agree. (The course
+notebook's own cells are examples/python/course_ufuncs.py.)"""
 
 import math
 
@@ -22,11 +22,10 @@ def gaussian_pdf(x, mean, sigma):
     return math.exp(-0.5 * ((x - mean) / sigma) ** 2) / (sigma * SQRT_2PI)
 
 
-def zero_suppress(waveform_value, threshold):
-    if waveform_value < threshold:
+def suppress_below(value, floor):
+    result = value
+    if value < floor:
         result = 0
-    else:
-        result = waveform_value
     return result
 
 
@@ -110,8 +109,8 @@ VECTORIZE = [
     ("rel_diff_sig", rel_diff, ["float32(float32, float32)"], ["a32", "b32"]),
     ("gaussian_pdf", gaussian_pdf, ["float32(float32, float32, float32)"], ["x32", "mean", "sigma"]),
     ("gaussian_pdf_lazy", gaussian_pdf, None, ["x32", "mean", "sigma"]),
-    ("zero_suppress", zero_suppress, None, ["wave", 15.0]),
-    ("zero_suppress_sig", zero_suppress, ["float32(float32, float32)"], ["wave", "mean"]),
+    ("suppress_below", suppress_below, None, ["wave", 15.0]),
+    ("suppress_below_sig", suppress_below, ["float32(float32, float32)"], ["wave", "mean"]),
     ("make_pulses", make_pulses, ["float32(float32, float32, float32)"], ["t", "sigma", "sigma"]),
     ("saxpy", saxpy, ["float32(float32, float32, float32)", "float64(float64, float64, float64)"],
      [2.5, "xs64", "ys64"]),
