@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The high-level APIs against numba, on the host: cuforge.njit against
-numba's @njit (the course's monte_carlo_pi, a dot product, the call of a tiny
-function), vectorize on the 'cpu' and 'parallel' targets against numba's
+numba's @njit (the course's monte_carlo_pi, a dot product, a prange sum with
+parallel=True, the call of a tiny function), vectorize on the 'cpu' and 'parallel' targets against numba's
 (the course's gaussian_pdf over 10M float32), a guvectorize row sum, and
 cuda.reduce against NumPy's sum on the cpu backend. The same driver source
 runs under both (its import of cuforge made numba's); numba comes from
@@ -30,10 +30,10 @@ if not hasattr(np, "row_stack"):
 MODE = sys.argv[1]
 N = int(sys.argv[2])
 if MODE == "numba":
-    from numba import guvectorize, njit, vectorize
+    from numba import guvectorize, njit, prange, vectorize
     sys.modules["host_jit_reduce_random"] = __import__("host_jit_reduce_random_numba")
 else:
-    from cuforge import guvectorize, njit, vectorize
+    from cuforge import guvectorize, njit, prange, vectorize
 
 from host_jit_reduce_random import hypot, monte_carlo_pi  # the course's cells, as the example holds them
 # (under numba: the example with its imports of cuforge made numba's, bench/_examples.py)
@@ -43,6 +43,13 @@ def dot(a, b):
     s = 0.0
     for i in range(a.shape[0]):
         s += a[i] * b[i]
+    return s
+
+@njit(parallel=True)
+def sum_of_squares(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += a[i] * a[i]
     return s
 
 SQRT_2PI = np.float32((2 * math.pi) ** 0.5)
@@ -76,6 +83,7 @@ rows = rng.random((N // 100, 100))
 out = {
     "monte_carlo_pi": best(lambda: monte_carlo_pi(N)),
     "dot": best(lambda: dot(xs, ys)),
+    "prange_sum_of_squares": best(lambda: sum_of_squares(xs)),
     "hypot_call": best(lambda: [hypot(3.0, 4.0) for _ in range(10000)]) / 10000,
     "vectorize_cpu": best(lambda: cpu_pdf(x32, np.float32(0), np.float32(1))),
     "vectorize_parallel": best(lambda: par_pdf(x32, np.float32(0), np.float32(1))),
@@ -127,7 +135,7 @@ def main():
 
     print(f"high-level APIs on the host, n = {args.n:,} ({cuforge.backend()} backend for cuda.reduce)")
     print(f"{'work':24} {'cuforge':>12} {'numba':>12} {'ratio':>7}  goal")
-    goals = {"monte_carlo_pi": 1.5, "dot": 1.5, "hypot_call": 1.5, "vectorize_cpu": 1.5,
+    goals = {"monte_carlo_pi": 1.5, "dot": 1.5, "prange_sum_of_squares": 1.5, "hypot_call": 1.5, "vectorize_cpu": 1.5,
              "vectorize_parallel": 1.5, "guvectorize_row_sum": 1.5}
     for k, v in ours.items():
         if k in ("reduce_f32", "numpy_sum_f32"):

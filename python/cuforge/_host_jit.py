@@ -160,6 +160,8 @@ class HostDispatcher(_core.HostFunction):
         self._lock = threading.RLock()
         self._core = None
         self._explicit = False
+        self._plan = None  # parallel=True: the prange split (_prange.Plan), made on the first call
+        self._plan_made = False
         for s in signatures:
             args, _ = cftypes.normalize_signature(s)
             self._compile(list(args))
@@ -250,6 +252,21 @@ class HostDispatcher(_core.HostFunction):
             bound.apply_defaults()
             args = bound.args
         types = [_typeof(a, i, self.py_func) for i, a in enumerate(args)]
+        if self.parallel:
+            plan = self._parallel_plan()
+            if plan is not None and not self._explicit:
+                from cuforge._prange import NotParallel
+
+                try:
+                    return plan.run(args, types), None  # (each call comes here: the chunks are spread from Python)
+                except NotParallel as e:
+                    self._plan = None
+                    import warnings
+
+                    from cuforge._prange import NumbaPerformanceWarning
+
+                    warnings.warn(f"{self.py_func.__qualname__}: parallel=True runs serially here: {e}",
+                                  NumbaPerformanceWarning, stacklevel=2)
         entry = self._entry_for(args, types)
         result = self._run(entry, args)
         info = None
@@ -257,6 +274,14 @@ class HostDispatcher(_core.HostFunction):
             kind = {"none": 0, "scalar": 1, "tuple": 2}[entry.ret_kind]
             info = (entry.compiled, [dt.num for dt in entry.ret_types], kind)
         return result, info
+
+    def _parallel_plan(self):
+        if not self._plan_made:
+            from cuforge._prange import plan_of
+
+            self._plan = plan_of(self.py_func)
+            self._plan_made = True
+        return self._plan
 
     def _run(self, entry, args):
         slots = []

@@ -107,9 +107,86 @@ def test_prange_and_parallel():
             s += a[i]
         return s
 
-    x = np.arange(10000.0)
+    x = np.arange(100001.0)
     assert total(x) == x.sum()
+    assert total._plan is not None and total._plan._by_types  # split and run in chunks
     assert list(prange(3)) == [0, 1, 2]
+
+
+@njit(parallel=True)
+def _stats(a, scale):
+    n = a.shape[0]
+    lo = a[0]
+    hi = a[0]
+    count = 0
+    prod = 1.0
+    for i in prange(n):
+        v = a[i] * scale  # a private variable
+        lo = min(lo, v)
+        hi = max(v, hi)
+        if v > 0.5:
+            count += 1
+        prod = prod * (1.0 + v * 1e-6)
+    return lo, hi, count, prod
+
+
+def test_prange_reductions_equal_the_serial_loop():
+    x = np.random.default_rng(4).random(200_003)
+    lo, hi, count, prod = _stats(x, 1.0)
+    assert (lo, hi, count) == (x.min(), x.max(), int((x > 0.5).sum()))
+    assert math.isclose(prod, float(np.prod(1.0 + x * 1e-6)), rel_tol=1e-12)
+    assert _stats(x[:1], 2.0) == _stats.py_func(x[:1], 2.0)
+    assert _stats(x[:7], 0.5) == _stats.py_func(x[:7], 0.5)
+
+
+def test_prange_with_steps_and_in_place_writes():
+    @njit(parallel=True)
+    def fill(out, k):
+        for i in prange(1, out.shape[0], 2):
+            out[i] = i * k
+
+    o = np.zeros(100_001)
+    fill(o, 3.0)
+    want = np.zeros(100_001)
+    want[1::2] = np.arange(1, 100_001, 2) * 3.0
+    assert np.array_equal(o, want)
+
+    @njit(parallel=True)
+    def down(out):
+        acc = 0
+        for i in prange(out.shape[0] - 1, -1, -3):
+            out[i] = 1
+            acc -= i
+        return acc
+
+    o = np.zeros(10)
+    assert down(o) == -sum(range(9, -1, -3)) and o.tolist() == [1, 0, 0, 1, 0, 0, 1, 0, 0, 1]
+
+
+def test_what_prange_cannot_split_runs_serially_with_a_warning():
+    from cuforge._prange import NumbaPerformanceWarning
+
+    @njit(parallel=True)
+    def not_a_reduction(a):
+        s = 0.0
+        for i in prange(a.shape[0]):
+            s = a[i] - s
+        return s
+
+    @njit(parallel=True)
+    def breaks(a):
+        s = 0.0
+        for i in prange(a.shape[0]):
+            if a[i] > 3:
+                break
+            s += a[i]
+        return s
+
+    x = np.arange(10.0)
+    with pytest.warns(NumbaPerformanceWarning, match="not a reduction"):
+        assert not_a_reduction(x) == not_a_reduction.py_func(x)
+    with pytest.warns(NumbaPerformanceWarning, match="break"):
+        assert breaks(x) == breaks.py_func(x)
 
 
 def test_arrays_are_shared_not_copied_and_any_layout_works():
