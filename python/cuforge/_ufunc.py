@@ -53,6 +53,8 @@ def _generated(source, name, namespace):
     every process: the disk cache's key holds it)."""
     import hashlib
 
+    clean = re.sub(r"\W", "_", name)  # a lambda's "<lambda>" is no identifier
+    source, name = source.replace(name, clean), clean
     filename = f"<cuforge-generated {name} {hashlib.sha256(source.encode()).hexdigest()[:16]}>"
     with _gen_lock:
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)

@@ -317,3 +317,19 @@ def test_bad_calls(target):
     if target != "cuda":
         with pytest.raises(ValueError, match="no identity"):
             add.reduce(np.ones(0))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_lambdas_and_every_kind_of_dtype(target):
+    cases = [
+        ("float16(float16, float16)", lambda a, b: a + b, np.ones(3, np.float16), np.full(3, 0.5, np.float16)),
+        ("complex128(complex128, float64)", lambda a, b: a * b, np.array([1 + 2j, 3j]), np.array([2.0, 3.0])),
+        ("boolean(float64, float64)", lambda a, b: a > b, np.array([1.0, 3.0]), np.array([2.0, 2.0])),
+        ("uint8(uint8, uint8)", lambda a, b: a + b, np.array([250, 3], np.uint8), np.array([10, 3], np.uint8)),
+    ]
+    for sig, fn, a, b in cases:
+        uf = vectorize([sig], target=target)(fn)
+        got = uf(a, b)
+        with np.errstate(over="ignore"):
+            want = fn(a, b).astype(got.dtype)
+        assert got.dtype == want.dtype and np.array_equal(got, want), (sig, got, want)
