@@ -26,6 +26,11 @@ except ImportError:  # running from the source tree without PYTHONPATH=python
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs the cuda backend (a GPU); skipped on the cpu backend")
+    # The disk cache's secret key: one of the run's own (child processes inherit it), not the user's.
+    if "CUFORGE_CONFIG_DIR" not in os.environ:
+        import tempfile
+
+        os.environ["CUFORGE_CONFIG_DIR"] = os.path.join(tempfile.mkdtemp(prefix="cuforge-test-config-"), "cuforge")
 
 
 def pytest_collection_modifyitems(config, items):

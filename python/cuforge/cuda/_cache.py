@@ -26,10 +26,12 @@ from __future__ import annotations
 import builtins
 import collections
 import hashlib
+import hmac
 import io
 import json
 import linecache
 import os
+import stat
 import struct
 import sys
 import threading
@@ -43,18 +45,86 @@ __all__ = ["CacheStats", "CacheWarning", "DiskCache", "FORMAT_VERSION", "cache_d
 
 #: Bumped whenever the file layout or what a key covers changes (2: the key
 #: holds the compile configuration's key; the facts list raise sites, whose
-#: kernels take the error record's parameter).
-FORMAT_VERSION = 2
+#: kernels take the error record's parameter; 3: entries end with a MAC under
+#: the user's secret key instead of a plain checksum).
+FORMAT_VERSION = 3
 _MAGIC = b"CUFORGE-KERNEL-CACHE\n"
 _SUFFIX = ".cfk"
 _PREFIX = struct.Struct("<II")  # format version, header length
 _CODE_LEN = struct.Struct("<Q")
-_DIGEST = 32  # the checksum of everything before it
+_DIGEST = 32  # the MAC of everything before it
+_MAX_ENTRY = 1 << 30  # bytes: a larger "entry" is not read
+_KEY_BYTES = 32
 
 
 def _hash(data: bytes):
     # BLAKE2 is CPython's own: no OpenSSL set-up on the first call of a process.
     return hashlib.blake2b(data, digest_size=_DIGEST)
+
+
+def _mac(data: bytes, key: bytes):
+    """BLAKE2b keyed by the user's secret: only someone who can read the key
+    (the user) makes an entry that loads."""
+    return hashlib.blake2b(data, digest_size=_DIGEST, key=key).digest()
+
+
+# --- the user's secret key ---------------------------------------------------------------------
+
+_secret = None
+_secret_lock = threading.Lock()
+
+
+def _config_dir():
+    """CUFORGE_CONFIG_DIR, else ``$XDG_CONFIG_HOME/cuforge`` (``~/.config/cuforge``)."""
+    explicit = os.environ.get("CUFORGE_CONFIG_DIR")
+    if explicit:
+        return os.path.abspath(explicit)
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "cuforge")
+
+
+def _private(st):
+    """Whether a stat result is the user's own and writable by nobody else."""
+    return st.st_uid == os.getuid() and not (st.st_mode & 0o022)
+
+
+def secret_key():
+    """The per-user key entries are authenticated with: 32 random bytes in
+    ``cache.key`` of the user's config folder (_config_dir), made on first use
+    (file 0600 in a 0700 folder). Raises OSError when it cannot be made or
+    read safely (the cache is then not used)."""
+    global _secret
+    with _secret_lock:
+        if _secret is not None:
+            return _secret
+        folder = _config_dir()
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        st = os.stat(folder)
+        if not _private(st):
+            raise OSError(f"{folder} is not private to this user (owner {st.st_uid}, mode {st.st_mode & 0o777:o})")
+        path = os.path.join(folder, "cache.key")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except FileExistsError:
+            fd = None
+        if fd is not None:
+            try:
+                os.fchmod(fd, 0o600)
+                os.write(fd, os.urandom(_KEY_BYTES))
+            finally:
+                os.close(fd)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+                raise OSError(f"{path} is not a private file of this user")
+            key = os.read(fd, _KEY_BYTES + 1)
+        finally:
+            os.close(fd)
+        if len(key) != _KEY_BYTES:
+            raise OSError(f"{path} is not a cuforge key ({len(key)} bytes)")
+        _secret = key
+        return key
 
 
 class CacheWarning(RuntimeWarning):
@@ -91,11 +161,31 @@ def cache_dir_candidates(filename):
 
 
 def _usable(folder):
+    """Whether entries may be written to and read from ``folder``: made 0700
+    if missing; one the user owns that others may read is made 0700; one
+    owned by someone else, or writable by group or others, is not used
+    (anyone who could write there could have planted entries, and the folder
+    is not ours to change), and neither is a folder that cannot be made."""
     try:
-        os.makedirs(folder, exist_ok=True)
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        st = os.stat(folder)
+        if not stat.S_ISDIR(st.st_mode) or not _private(st):
+            return False
+        if st.st_mode & 0o077:
+            os.chmod(folder, 0o700)  # ours, readable by others: made private
+        return os.access(folder, os.W_OK | os.X_OK)
     except OSError:
         return False
-    return os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK)
+
+
+def _why_unusable(folder):
+    try:
+        st = os.stat(folder)
+    except OSError as e:
+        return f"{folder} cannot be made ({e.strerror})"
+    if st.st_uid != os.getuid():
+        return f"{folder} belongs to another user (uid {st.st_uid})"
+    return f"{folder} is writable by others (mode {st.st_mode & 0o777:o})"
 
 
 # --- the compiler's stamp -------------------------------------------------------------------------
@@ -363,15 +453,16 @@ def _manifest_holds(pyfunc, manifest, depth=0):
 # --- the files --------------------------------------------------------------------------------------
 
 
-def _encode(header, code):
+def _encode(header, code, key):
     head = _canonical(header).encode()
     body = _MAGIC + _PREFIX.pack(FORMAT_VERSION, len(head)) + head + _CODE_LEN.pack(len(code)) + code
-    return body + _hash(body).digest()
+    return body + _mac(body, key)
 
 
-def _decode(blob):
-    """(header, code) of a file's bytes; ValueError when it is not a whole,
-    intact entry of this format."""
+def _decode(blob, key):
+    """(header, code) of a file's bytes; ValueError when it is not a whole
+    entry of this format made with this user's key (a planted or tampered
+    entry, a truncated one)."""
     n = len(_MAGIC)
     if len(blob) < n + _PREFIX.size + _CODE_LEN.size + _DIGEST or not blob.startswith(_MAGIC):
         raise ValueError("not a cuforge cache entry")
@@ -379,9 +470,11 @@ def _decode(blob):
     version, head_len = _PREFIX.unpack_from(blob, n)
     if version != FORMAT_VERSION:
         raise ValueError(f"format {version}, not {FORMAT_VERSION}")
-    if _hash(body).digest() != digest:
-        raise ValueError("checksum mismatch (truncated or corrupted)")
+    if not hmac.compare_digest(_mac(body, key), digest):
+        raise ValueError("authentication failed (tampered, planted, truncated or corrupted)")
     at = n + _PREFIX.size
+    if at + head_len + _CODE_LEN.size > len(body):
+        raise ValueError("header length past the end")
     header = json.loads(body[at:at + head_len])
     at += head_len
     (code_len,) = _CODE_LEN.unpack_from(body, at)
@@ -401,6 +494,39 @@ def _read_header(f):
     if version != FORMAT_VERSION:
         raise ValueError(f"format {version}, not {FORMAT_VERSION}")
     return json.loads(f.read(head_len))
+
+
+def _open_entry(path):
+    """A read-only descriptor of the regular file ``path`` and its size;
+    OSError for anything else (a symlink, a FIFO, a device: nothing that
+    could hang or lead out of the folder) or for one too large."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if st.st_size > _MAX_ENTRY:
+            raise OSError(f"{path} is too large to be an entry")
+        return fd, st.st_size
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _read_entry(path):
+    """The bytes of the entry file ``path``, read up to its size at opening."""
+    fd, size = _open_entry(path)
+    try:
+        chunks, left = [], size
+        while left > 0:
+            got = os.read(fd, left)
+            if not got:
+                break
+            chunks.append(got)
+            left -= len(got)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _unlink_quietly(path):
@@ -450,7 +576,8 @@ class DiskCache:
         if self._folder is None:
             chosen = next((c for c in self.candidates if _usable(c)), None)
             if chosen is None:
-                self._warn(f"no writable cache folder among {', '.join(self.candidates)}: "
+                why = "; ".join(_why_unusable(c) for c in self.candidates)
+                self._warn(f"no private, writable cache folder ({why}): "
                            f"{self.pyfunc.__qualname__} is compiled without storing it")
             self._folder = chosen or ""
         return self._folder or None
@@ -501,8 +628,10 @@ class DiskCache:
         holding it (no folder is made to look), else None."""
         for folder in self.candidates:
             try:
-                with open(os.path.join(folder, name), "rb") as f:
-                    blob = f.read()
+                st = os.stat(folder)
+                if not stat.S_ISDIR(st.st_mode) or not _private(st):
+                    continue  # a folder others can write to holds nothing we run
+                blob = _read_entry(os.path.join(folder, name))
                 self._found_in = folder
                 return blob
             except OSError:
@@ -519,7 +648,7 @@ class DiskCache:
             key = self.key(specs, ret_spec, config)
             blob = None if key is None else self._read(self.file_name(key))
             if blob is not None:
-                header, code = _decode(blob)
+                header, code = _decode(blob, secret_key())
                 if header["key"] != key:
                     raise ValueError("a different key under the same name")
                 if not _manifest_holds(self.pyfunc, header["manifest"]):
@@ -545,14 +674,21 @@ class DiskCache:
         except Exception as e:  # noqa: BLE001 - an unexpected global: run, but do not store
             self._warn(f"{self.pyfunc.__qualname__} is not stored in the disk cache: {e}")
             return
+        try:
+            secret = secret_key()
+        except OSError as e:
+            self._warn(f"the disk cache's key cannot be used ({e}): {self.pyfunc.__qualname__} is compiled "
+                       "without storing it")
+            return
         kind, facts, code = cf.cache_payload()
-        blob = _encode({"key": key, "manifest": manifest, "kind": kind, "facts": facts}, bytes(code))
+        blob = _encode({"key": key, "manifest": manifest, "kind": kind, "facts": facts}, bytes(code), secret)
         path = os.path.join(self.folder, self.file_name(key))
         # A temporary beside it (the same file system), renamed over it: the
         # rename is atomic, so readers see the old entry or the new one.
         tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.{os.urandom(4).hex()}.tmp"
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            os.fchmod(fd, 0o600)  # whatever the umask
             with os.fdopen(fd, "wb") as f:
                 f.write(blob)
             os.replace(tmp, path)
@@ -580,7 +716,8 @@ class DiskCache:
             return
         for other in siblings:
             try:
-                with open(os.path.join(folder, other), "rb") as f:
+                fd, _ = _open_entry(os.path.join(folder, other))
+                with os.fdopen(fd, "rb") as f:
                     theirs = _read_header(f)["key"]
                 if {k: v for k, v in theirs.items() if k not in ("source", "line")} == same:
                     os.unlink(os.path.join(folder, other))

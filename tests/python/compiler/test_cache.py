@@ -374,7 +374,7 @@ def test_damaged_entries_are_recompiled_and_replaced(cache_dir, tmp_path, damage
     else:  # intact, but written by another version of the format
         body = blob[:-_cache._DIGEST]
         body[len(_cache._MAGIC):len(_cache._MAGIC) + 4] = (_cache.FORMAT_VERSION + 1).to_bytes(4, "little")
-        blob = body + _cache._hash(bytes(body)).digest()
+        blob = body + _cache._mac(bytes(body), _cache.secret_key())
     entry.write_bytes(bytes(blob))
 
     mod = load(path)
@@ -391,8 +391,8 @@ def test_an_entry_whose_code_will_not_load_is_a_miss(cache_dir, tmp_path):
     path = write(tmp_path / "kernels_mod.py", KERNELS)
     run_add_n(load(path))
     [entry] = entries(cache_dir)
-    header, code = _cache._decode(entry.read_bytes())
-    entry.write_bytes(_cache._encode(header, b"\x7fELF not really an object file"))
+    header, code = _cache._decode(entry.read_bytes(), _cache.secret_key())
+    entry.write_bytes(_cache._encode(header, b"\x7fELF not really an object file", _cache.secret_key()))
     mod = load(path)
     np.testing.assert_array_equal(run_add_n(mod), expected_add_n(np.arange(10, dtype=np.float32)))
     assert hits_and_misses(mod.add_n) == (0, 1)
@@ -404,7 +404,7 @@ def test_an_unusable_cache_folder_warns_and_compiles(tmp_path, monkeypatch):
     monkeypatch.setenv("CUFORGE_CACHE_DIR", str(blocker / "cache"))  # cannot be made, even by root
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     mod = load(write(tmp_path / "kernels_mod.py", KERNELS))
-    with pytest.warns(cuda.CacheWarning, match="no writable cache folder"):
+    with pytest.warns(cuda.CacheWarning, match="no private, writable cache folder .*cannot be made"):
         out = run_add_n(mod)
     np.testing.assert_array_equal(out, expected_add_n(np.arange(10, dtype=np.float32)))
     assert hits_and_misses(mod.add_n) == (0, 1)
@@ -447,7 +447,7 @@ def test_concurrent_processes_all_succeed_and_leave_one_valid_entry(tmp_path):
         assert got["out"] == want and got["hits"] + got["misses"] == 1
     stored = entries(tmp_path / "cache")
     assert len(stored) == 1 and stored[0].suffix == ENTRY_SUFFIX, stored  # no temporaries left behind
-    header, _ = _cache._decode(stored[0].read_bytes())  # whole and intact
+    header, _ = _cache._decode(stored[0].read_bytes(), _cache.secret_key())  # whole and intact
     assert header["key"]["function"] == "add_n" and header["key"]["file"].endswith("kernels_mod.py")
     after = run_driver(tmp_path, env)
     assert (after["hits"], after["misses"]) == (1, 0) and after["out"] == want
