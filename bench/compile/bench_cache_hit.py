@@ -72,7 +72,7 @@ def timed(owner, name, label):
 
 timed(_cache.DiskCache, "key", "key")
 timed(_cache.DiskCache, "_read", "read")
-timed(_cache, "_decode", "checksum")
+timed(_cache, "_decode", "MAC")
 timed(_cache, "_manifest_holds", "globals")
 timed(_cache.DiskCache, "load", "load")
 a = cuda.to_device(np.linspace(-1, 1, 64, dtype=np.float32))
