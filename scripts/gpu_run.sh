@@ -115,6 +115,8 @@ if want bench; then
   run bench-transfers 90 "$PYTHON" bench/transfers/bench_transfers.py ${raw:+--raw "$raw"}
   run bench-stream 45 "$PYTHON" bench/stream/bench_stream.py --repeats "$reps"
   run bench-random 45 "$PYTHON" bench/random/bench_random.py --repeats "$reps"
+  cub=$(ls .carry/bench_cub_reduce build/gpu/bench/bench_cub_reduce 2>/dev/null | head -1)
+  run bench-reduce 60 "$PYTHON" bench/reduce/bench_reduce.py --repeats "$reps" ${cub:+--cub "$cub"}
   run bench-hidden-layer 75 "$PYTHON" bench/hidden_layer/bench_hidden_layer.py --repeats "$runs"
   run bench-interop 45 "$PYTHON" bench/interop/bench_interop.py
   run bench-compile 75 "$PYTHON" bench/compile/bench_compile.py --runs "$runs"

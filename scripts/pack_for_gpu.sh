@@ -33,6 +33,7 @@ for f in "$b/tests/mock_driver/test_cuda_mock" "$b/tests/mock_driver/libcuda_moc
   if [ -f "$f" ]; then cp "$f" .carry/; else echo "pack_for_gpu: $f not built (skipped)"; fi
 done
 cp "$b/bench/bench_raw_copy" "$b/bench/bench_raw_launch" .carry/
+[ -x "$b/bench/bench_cub_reduce" ] && cp "$b/bench/bench_cub_reduce" .carry/  # CUB's baseline (nvcc-built)
 # pybind11 is header-only: its pip package (headers + CMake config) works from any folder.
 pb=$("$PYTHON" -c 'import os, pybind11; print(os.path.dirname(pybind11.__file__))')
 mkdir -p .carry/pybind11
