@@ -4,6 +4,8 @@
 // (init_by_array over the 32-bit words of |n|) and its 53-bit doubles, so
 // `random.seed(42); random.random()` in a jitted function gives CPython's
 // number. Unseeded, each thread's generator starts from the OS's entropy.
+#include <time.h>
+
 #include <cstdint>
 #include <random>
 
@@ -103,4 +105,11 @@ extern "C" void cuforge_host_seed(std::int64_t n) {
   std::uint64_t v = n < 0 ? 0 - static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
   std::uint32_t key[2] = {static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(v >> 32)};
   generator().init_by_array(key, key[1] != 0 ? 2 : 1);
+}
+
+/// cuda.nanosleep(ns) in host code: the calling OS thread sleeps about ns nanoseconds.
+extern "C" void cuforge_host_nanosleep(std::uint32_t ns) {
+  timespec t{0, static_cast<long>(ns)};
+  while (ns > 0 && ::nanosleep(&t, &t) != 0) {
+  }
 }

@@ -174,6 +174,26 @@ llvm::Value* lower_syncwarp_host(function_lowering& fl, const intrinsic&, const 
   return fl.ms.none_value();
 }
 
+// cuda.nanosleep(ns): the thread sleeps about ns nanoseconds (at most a millisecond on a GPU).
+value type_nanosleep(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  return ft.intrinsic_op(self, ft.tc_.none(), {ft.cast(int_arg(ft, c, 0), ft.tc_.uint32(), c.loc)}, c.loc, {}, true);
+}
+
+llvm::Value* lower_nanosleep_nvptx(function_lowering& fl, const intrinsic&, const expr& e) {
+  fl.intrinsic(llvm::Intrinsic::nvvm_nanosleep, {}, {i32_operand(fl, e, 0)});
+  return fl.ms.none_value();
+}
+
+// On the cpu backend the OS thread running the kernel thread sleeps (host_random.cpp's neighbour,
+// cuforge_host_nanosleep, bound by the host JIT).
+llvm::Value* lower_nanosleep_host(function_lowering& fl, const intrinsic&, const expr& e) {
+  auto& b = fl.b;
+  llvm::FunctionCallee f = fl.ms.mod.getOrInsertFunction("cuforge_host_nanosleep", b.getVoidTy(), b.getInt32Ty());
+  b.CreateCall(f, {i32_operand(fl, e, 0)});
+  return fl.ms.none_value();
+}
+
 // threadfence_block (arg 0), threadfence (1), threadfence_system (2): typed by type_no_args.
 llvm::Value* lower_fence_nvptx(function_lowering& fl, const intrinsic& self, const expr&) {
   static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_membar_cta, llvm::Intrinsic::nvvm_membar_gl,
@@ -347,6 +367,10 @@ const intrinsic table[] = {
                               "Waits until the warp's threads named in mask have reached it.", type_syncwarp,
                               op_id::none, 0, cpu_needs::warp_sync),
                lower_syncwarp_nvptx, lower_syncwarp_host),
+    lowered_by(function_entry("cuda.nanosleep", "(ns)",
+                              "Suspends the thread for about ns nanoseconds (uint32; a GPU sleeps at most about "
+                              "a millisecond, sm_70 and up).", type_nanosleep),
+               lower_nanosleep_nvptx, lower_nanosleep_host),
     lowered_by(function_entry("cuda.threadfence_block", "()",
                               "Orders this thread's memory accesses as seen by its block.", type_no_args, op_id::none, 0),
                lower_fence_nvptx, lower_fence_host),

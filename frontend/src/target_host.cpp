@@ -51,6 +51,7 @@ extern "C" [[noreturn]] void cuforge_codegen_exit_thread() { throw cuforge::cpu:
 // random.random() and random.seed() for host code (host_random.cpp).
 extern "C" double cuforge_host_random();
 extern "C" void cuforge_host_seed(std::int64_t n);
+extern "C" void cuforge_host_nanosleep(std::uint32_t ns);
 
 namespace cuforge::frontend::detail {
 
@@ -294,6 +295,7 @@ std::vector<host_symbol> host_symbols() {
       {"cuforge_codegen_exit_thread", reinterpret_cast<void*>(&cuforge_codegen_exit_thread)},
       {"cuforge_host_random", reinterpret_cast<void*>(&cuforge_host_random)},
       {"cuforge_host_seed", reinterpret_cast<void*>(&cuforge_host_seed)},
+      {"cuforge_host_nanosleep", reinterpret_cast<void*>(&cuforge_host_nanosleep)},
       {"memcpy", reinterpret_cast<void*>(&std::memcpy)},
       {"memmove", reinterpret_cast<void*>(&std::memmove)},
       {"memset", reinterpret_cast<void*>(&std::memset)},

@@ -1645,6 +1645,8 @@ def longlong3(x: Any, y: Any, z: Any) -> Any:
     """CUDA C's longlong3: another name of cuda.int64x3."""
 def longlong4(x: Any, y: Any, z: Any, w: Any) -> Any:
     """CUDA C's longlong4: another name of cuda.int64x4."""
+def nanosleep(ns: Any) -> Any:
+    """Suspends the thread for about ns nanoseconds (uint32; a GPU sleeps at most about a millisecond, sm_70 and up)."""
 def popc(x: Any) -> Any:
     """The number of bits set in the integer x (x's type)."""
 class _shared:

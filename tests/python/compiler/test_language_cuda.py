@@ -438,3 +438,26 @@ def test_int_bit_count_is_popc(dtype):
     bit_counts[1, 32](x, out)
     bits = np.dtype(dtype).itemsize * 8
     assert out.tolist() == [bin(int(v) & ((1 << bits) - 1)).count("1") for v in x.tolist()]
+
+
+def test_nanosleep_sleeps_on_the_cpu_backend_and_is_the_ptx_instruction():
+    import time
+
+    @cuda.jit
+    def nap(out, ns):
+        i = cuda.grid(1)
+        cuda.nanosleep(ns)
+        if i < out.size:
+            out[i] = i
+
+    out = np.zeros(4)
+    start = time.perf_counter()
+    nap[1, 4](out, 2_000_000)  # 2 ms per thread
+    cuda.synchronize()
+    assert out.tolist() == [0.0, 1.0, 2.0, 3.0]
+    if cuda.backend() == "cpu":
+        assert time.perf_counter() - start >= 0.002
+    ptx, _ = cuda.compile_ptx(nap.py_func, "void(float64[:], uint32)")
+    assert "nanosleep.u32" in ptx
+    with pytest.raises(cuda.TypingError, match="nanosleep for \\(float64,\\): it takes an integer"):
+        cuda.compile_ptx(lambda: cuda.nanosleep(1.5), ())
