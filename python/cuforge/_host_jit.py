@@ -38,34 +38,24 @@ def prange(*args):
 
 
 def _typeof(value, index, pyfunc=None):
-    """numba's type of a host argument (arrays by dtype, rank, layout and
-    writability; int is int64, float float64, complex complex128); a
-    TypingError (as nopython mode gives) for what it cannot type."""
-    if isinstance(value, np.ndarray):
-        try:
-            dt = cftypes.from_dtype(value.dtype)
-        except Exception:
-            raise _typing_error(pyfunc, f"argument {index + 1}: arrays of {value.dtype} are not supported "
-                                "(non-precise type)") from None
-        layout = "C" if value.flags.c_contiguous else "F" if value.flags.f_contiguous else "A"
-        return cftypes.Array(dt, value.ndim, layout, readonly=not value.flags.writeable)
-    if isinstance(value, (bool, np.bool_)):
-        return cftypes.boolean
-    if isinstance(value, np.generic):
-        return cftypes.from_dtype(value.dtype)
-    if isinstance(value, int):
-        return cftypes.int64
-    if isinstance(value, float):
-        return cftypes.float64
-    if isinstance(value, complex):
-        return cftypes.complex128
-    if isinstance(value, tuple):
-        return cftypes.Tuple([_typeof(v, index, pyfunc) for v in value])
-    if value is None:
-        return cftypes.none
-    raise _typing_error(pyfunc, f"non-precise type pyobject: cannot type argument {index + 1} "
-                        f"({type(value).__name__}): cuforge.jit takes NumPy arrays, numbers and tuples of them, not "
-                        f"{type(value).__name__}")
+    """numba's type of a host argument (cuforge.types.typeof: int is int64,
+    or uint64 past it; arrays by dtype, rank, layout and writability); a
+    TypingError (as nopython mode gives) for what it cannot type, and for
+    device arrays (the host jit runs on host memory)."""
+    try:
+        t = None if _is_device_array(value) else cftypes.typeof(value)
+    except (ValueError, TypeError, KeyError):
+        t = None
+    if t is None:
+        what = f"arrays of {value.dtype}" if isinstance(value, np.ndarray) else type(value).__name__
+        raise _typing_error(pyfunc, f"non-precise type pyobject: cannot type argument {index + 1} ({what}): "
+                            f"cuforge.jit takes NumPy arrays, numbers and tuples of them, not {what}")
+    return t
+
+
+def _is_device_array(value):
+    return not isinstance(value, (np.ndarray, np.generic, tuple)) and (
+        hasattr(value, "__cuda_array_interface__") or _core.is_device_array(value))
 
 
 _F64 = struct.Struct("<d")
@@ -190,14 +180,8 @@ class HostDispatcher(_core.HostFunction):
             self._core = cuda.jit(device=True, fastmath=self.fastmath)(self.py_func)
         return self._core
 
-    def _config(self):
-        from cuforge.cuda._jit import CompileOptions
-
-        return CompileOptions(fastmath=self.fastmath).host_config()
-
     def _compile(self, arg_types):
-        from cuforge._ufunc import _compile_host, _generated
-        from cuforge.cuda._compiler import build_ir
+        from cuforge._generate import compile_host, generated, host_config, return_type
 
         key = tuple(t.spec for t in arg_types)
         with self._lock:
@@ -205,9 +189,8 @@ class HostDispatcher(_core.HostFunction):
             if got is not None:
                 return got
             core = self._device_function()
-            config = self._config()
-            typed = _core.compile(build_ir(self.py_func), list(key), config, True, None)
-            ret = cftypes.from_spec(typed.return_spec)
+            config = host_config(self.fastmath)
+            ret = return_type(self.py_func, key, config)
             n = len(arg_types)
             params = [f"a{i}" for i in range(n)]
             call = f"__core__({', '.join(params)})"
@@ -226,9 +209,9 @@ class HostDispatcher(_core.HostFunction):
             all_params = params + [f"__r{i}__" for i in range(len(rets))]
             name = self.py_func.__name__
             src = _ENTRY.format(name=name, params=", ".join(all_params), body=body)
-            entry_fn = _generated(src, f"__entry_{name}", {"__core__": core})
+            entry_fn = generated(src, f"__entry_{name}", {"__core__": core})
             specs = list(key) + [cftypes.Array(t, 1, "C").spec for t in rets]
-            compiled = _compile_host(entry_fn, specs, self.py_func if self.cache else None, config)
+            compiled = compile_host(entry_fn, specs, self.py_func if self.cache else None, config)
             entry = _Entry(key, compiled, [np.dtype(cftypes.as_dtype(t)) for t in rets], kind)
             self._entries[key] = entry
             return entry
@@ -309,12 +292,12 @@ class HostDispatcher(_core.HostFunction):
         return entry
 
     def _match(self, types):
-        """With signatures: the first whose types the arguments convert to safely."""
+        """With signatures: the first the arguments may be passed to (the rule
+        of cuda.jit's eager signatures, jit::compatible: any number converts
+        to a number, as numba's dispatcher allows)."""
+        have = [t.spec for t in types]
         for key, entry in self._entries.items():
-            want = [cftypes.from_spec(s) for s in key]
-            if len(want) != len(types):
-                continue
-            if all(_converts(h, w) for h, w in zip(types, want)):
+            if len(key) == len(have) and all(_core.compatible(h, w) for h, w in zip(have, key)):
                 return entry
         return None
 
@@ -331,17 +314,6 @@ class HostDispatcher(_core.HostFunction):
 
     def inspect_llvm(self):
         return {key: e.compiled.llvm for key, e in self._entries.items()}
-
-
-def _converts(have, want):
-    if have == want:
-        return True
-    if isinstance(have, cftypes.Array) and isinstance(want, cftypes.Array):
-        return (have.dtype == want.dtype and have.ndim == want.ndim and (want.layout == "A" or want.layout == have.layout)
-                and (want.readonly or not have.readonly))
-    if isinstance(have, cftypes.Scalar) and isinstance(want, cftypes.Scalar):
-        return np.can_cast(cftypes.as_dtype(have), cftypes.as_dtype(want), "safe")
-    return False
 
 
 def _typing_error(pyfunc, message):

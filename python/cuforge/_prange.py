@@ -186,28 +186,18 @@ class Plan:
         ns.update(extra)
         return ns
 
-    def _functions(self, red_types):
+    def _dispatcher(self, src, kind, extra=()):
+        from cuforge._generate import generated
         from cuforge._host_jit import HostDispatcher
-        from cuforge._ufunc import _generated
 
-        name = self.pyfunc.__name__
-        pre = HostDispatcher(_generated(self.pre_src, f"__prange_pre_{name}", self._namespace()))
-        extra = {f"__T_{r}__": t for r, t in red_types.items()}
-        body = HostDispatcher(_generated(self.body_src, f"__prange_body_{name}", self._namespace(extra)))
-        post = HostDispatcher(_generated(self.post_src, f"__prange_post_{name}", self._namespace()))
-        return pre, body, post
+        return HostDispatcher(generated(src, f"__prange_{kind}_{self.pyfunc.__name__}", self._namespace(extra)))
 
     def run(self, args, types):
         """The function's result for ``args``, computed in parallel; raises
         NotParallel when these types cannot be (arrays made before the loop)."""
         key = tuple(t.spec for t in types)
         fns = self._by_types.get(key)
-        pre = fns[0] if fns else None
-        if pre is None:
-            from cuforge._host_jit import HostDispatcher
-            from cuforge._ufunc import _generated
-
-            pre = HostDispatcher(_generated(self.pre_src, f"__prange_pre_{self.pyfunc.__name__}", self._namespace()))
+        pre = fns[0] if fns else self._dispatcher(self.pre_src, "pre")
         try:
             entry = pre._entry_for(list(args), list(types))
         except TypeError as e:  # an array made before the loop: the prefix cannot hand it over
@@ -224,7 +214,9 @@ class Plan:
             v = live[r] if r in live else by_name[r]
             red_types[r] = cftypes.from_dtype(np.asarray(v).dtype)
         if fns is None:
-            fns = self._by_types[key] = (pre, *self._functions(red_types)[1:])
+            extra = {f"__T_{r}__": t for r, t in red_types.items()}
+            fns = self._by_types[key] = (pre, self._dispatcher(self.body_src, "body", extra),
+                                         self._dispatcher(self.post_src, "post"))
         _, body, post = fns
         start, stop, step = int(start), int(stop), int(step)
         if step == 0:

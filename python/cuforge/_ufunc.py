@@ -21,7 +21,6 @@ the compiler reads them as it reads any function).
 from __future__ import annotations
 
 import functools
-import linecache
 import re
 import threading
 from collections import OrderedDict
@@ -30,11 +29,11 @@ import numpy as np
 
 from cuforge import _core
 from cuforge import types as cftypes
+from cuforge._generate import compile_host, generated, return_type
 
 __all__ = ["vectorize", "guvectorize", "DUFunc", "GUFunc", "CUDAUFunc", "CUDAGUFunc"]
 
 _TARGETS = {"cpu": "cpu", "parallel": "parallel", "cuda": "cuda", "gpu": "cuda"}
-_gen_lock = threading.Lock()
 
 
 # --- shared pieces ------------------------------------------------------------------
@@ -45,21 +44,6 @@ def _target_of(target):
         return _TARGETS[target]
     except (KeyError, TypeError):
         raise ValueError(f"Unsupported target: {target!r} (vectorize targets: 'cpu', 'parallel', 'cuda')") from None
-
-
-def _generated(source, name, namespace):
-    """Function ``name`` defined by ``source``, readable by the compiler (its
-    lines are in linecache under a name made from the text, the same in
-    every process: the disk cache's key holds it)."""
-    import hashlib
-
-    clean = re.sub(r"\W", "_", name)  # a lambda's "<lambda>" is no identifier
-    source, name = source.replace(name, clean), clean
-    filename = f"<cuforge-generated {name} {hashlib.sha256(source.encode()).hexdigest()[:16]}>"
-    with _gen_lock:
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), namespace)
-    return namespace[name]
 
 
 def _identity(identity):
@@ -120,33 +104,6 @@ def _cuda():
     return cuda
 
 
-def _config(target):
-    from cuforge.cuda._jit import CompileOptions
-
-    return CompileOptions().host_config() if target in ("cpu", "parallel") else None
-
-
-def _compile_host(pyfunc, specs, cache_for=None, config=None):
-    """``pyfunc`` (a generated loop or entry) compiled as host-only code; with
-    ``cache_for`` (the user's function), through the disk cache, in the
-    folder that function's file gives (as cuda.jit(cache=True) kernels)."""
-    from cuforge.cuda._compiler import build_ir
-
-    config = config if config is not None else _config("cpu")
-    if cache_for is None:
-        return _core.compile(build_ir(pyfunc), list(specs), config, False, None)
-    from cuforge.cuda import _cache
-
-    cache = _cache.DiskCache(pyfunc)
-    cache._candidates = _cache.cache_dir_candidates(cache_for.__code__.co_filename)
-    cf = cache.load(list(specs), None, config, lambda: _core.compile(build_ir(pyfunc), list(specs), config, False,
-                                                                     None))
-    if cf is None:
-        cf = _core.compile(build_ir(pyfunc), list(specs), config, False, None)
-        cache.save(list(specs), None, config, cf)
-    return cf
-
-
 def _device_function(pyfunc, sig=None):
     cuda = _cuda()
     return cuda.jit(sig, device=True)(pyfunc) if sig is not None else cuda.jit(device=True)(pyfunc)
@@ -154,10 +111,7 @@ def _device_function(pyfunc, sig=None):
 
 def _return_dtype(core, arg_specs, name):
     """The return type of device function ``core`` for these argument types."""
-    from cuforge.cuda._compiler import build_ir
-
-    compiled = _core.compile(build_ir(core.py_func), list(arg_specs), _config("cpu"), True, None)
-    ret = cftypes.from_spec(compiled.return_spec)
+    ret = return_type(core.py_func, arg_specs)
     if not isinstance(ret, cftypes.Scalar):
         raise TypeError(f"vectorize: {name} returns {ret}; a ufunc's function returns one scalar")
     return np.dtype(cftypes.as_dtype(ret))
@@ -211,9 +165,9 @@ class _CPUVectorize:
         name = self.pyfunc.__name__
         args = [f"a{i}" for i in range(self.nin)]
         src = _CPU_LOOP.format(name=name, args=", ".join(args), items=", ".join(f"{a}[__i__]" for a in args))
-        loop = _generated(src, f"__loop_{name}", {"__core__": core})
+        loop = generated(src, f"__loop_{name}", {"__core__": core})
         specs = [cftypes.Array(cftypes.from_dtype(d), 1, "A").spec for d in (*in_dtypes, out_dtype)]
-        compiled = _compile_host(loop, specs, self.pyfunc if self.cache else None)
+        compiled = compile_host(loop, specs, self.pyfunc if self.cache else None)
         self.loops.append((tuple(np.dtype(d) for d in in_dtypes), np.dtype(out_dtype), compiled))
 
     def build(self):
@@ -468,7 +422,7 @@ class CUDAUFunc:
             src = _CUDA_KERNEL_ND.format(name=self.__name__, args=", ".join(args), unravel="\n".join(lines),
                                          out_index=", ".join(f"__i{d}__" for d in range(ndim)),
                                          items=", ".join(items))
-        fn = _generated(src, f"__vectorized_{self.__name__}", {"__core__": core, "__cuda__": cuda})
+        fn = generated(src, f"__vectorized_{self.__name__}", {"__core__": core, "__cuda__": cuda})
         k = cuda.jit(fn)
         self._kernels[key] = k
         return k
@@ -707,8 +661,8 @@ class _CPUGUVectorize:
         items = [_index_src(n, nd, t, "__tid__") for n, nd, t in zip(names, core_dims, args)]
         src = _CPU_GULOOP.format(name=self.pyfunc.__name__, args=", ".join(names), first=names[0],
                                  items=", ".join(items))
-        loop = _generated(src, f"__guloop_{self.pyfunc.__name__}", {"__core__": core})
-        compiled = _compile_host(loop, [t.spec for t in loop_types], self.pyfunc if self.cache else None)
+        loop = generated(src, f"__guloop_{self.pyfunc.__name__}", {"__core__": core})
+        compiled = compile_host(loop, [t.spec for t in loop_types], self.pyfunc if self.cache else None)
         self.loops.append(([np.dtype(cftypes.as_dtype(t.dtype)).num for t in loop_types], compiled))
 
     def build(self):
@@ -814,7 +768,7 @@ class CUDAGUFunc:
                 items.append(_index_src(n, nd, t, "__tid__"))
         count = f"{names[self.nin]}.shape[0]"
         src = _CUDA_GUKERNEL.format(name=self.__name__, args=", ".join(names), count=count, items=", ".join(items))
-        fn = _generated(src, f"__gufunc_{self.__name__}", {"__core__": core, "__cuda__": cuda})
+        fn = generated(src, f"__gufunc_{self.__name__}", {"__core__": core, "__cuda__": cuda})
         k = cuda.jit(fn)
         self._kernels[key] = k
         return k

@@ -793,6 +793,11 @@ void bind_dispatch(py::module_& m) {
   m.def("host_target_id", [] { return host_target_id(); },
         "The triple, CPU and CPU features host code is compiled for (part of the disk cache's key).");
   m.def("set_typing_error_class", [](py::object cls) { typing_error_class() = std::move(cls); });
+  m.def("compatible", [](const std::string& have, const std::string& want) {
+    return jit::compatible(jit::parse_type(have), jit::parse_type(want));
+  }, py::arg("have"), py::arg("want"),
+     "Whether an argument of type spec `have` may be passed where `want` is declared (the eager "
+     "signatures' rule, jit::compatible).");
   m.def("typeof", [](py::handle v) {
     std::vector<py::object> keep;
     kernel_argument a;

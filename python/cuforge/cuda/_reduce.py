@@ -19,13 +19,13 @@ an empty array gives ``init``.
 
 from __future__ import annotations
 
-import math
 import threading
 
 import numpy as np
 
 from cuforge import _core
 from cuforge import types as cftypes
+from cuforge._generate import compile_host, generated
 
 __all__ = ["Reduce", "reduce", "Scan", "scan"]
 
@@ -41,12 +41,6 @@ def _cuda():
     return cuda
 
 
-def _gen(src, name, namespace):
-    from cuforge._ufunc import _generated
-
-    return _generated(src, name, namespace)
-
-
 def _element_type(dtype, what):
     try:
         t = cftypes.from_dtype(np.dtype(dtype))
@@ -55,18 +49,6 @@ def _element_type(dtype, what):
     if not isinstance(t, cftypes.Scalar):
         raise TypeError(f"{what}: cannot reduce arrays of {dtype} (numbers and booleans only)")
     return t
-
-
-def _host_config():
-    from cuforge.cuda._jit import CompileOptions
-
-    return CompileOptions().host_config()
-
-
-def _compile_host(fn, specs):
-    from cuforge.cuda._compiler import build_ir
-
-    return _core.compile(build_ir(fn), list(specs), _host_config(), False, None)
 
 
 def _arr_slots(ptr, n, stride):
@@ -222,10 +204,10 @@ class _Compiled:
         with _lock:
             got = self._made.get(key)
             if got is None:
-                fn = _gen(src.format(name=self.name, block=_BLOCK, half=_BLOCK // 2, host_block=_HOST_BLOCK),
+                fn = generated(src.format(name=self.name, block=_BLOCK, half=_BLOCK // 2, host_block=_HOST_BLOCK),
                           name.format(self.name),
                           dict(self.ns))
-                got = _cuda().jit(fn) if specs is None else _compile_host(fn, specs)
+                got = _cuda().jit(fn) if specs is None else compile_host(fn, specs)
                 self._made[key] = got
             return got
 

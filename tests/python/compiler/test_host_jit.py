@@ -359,8 +359,7 @@ def test_the_native_call_path_serves_repeated_calls_and_falls_back_for_the_rest(
     assert f(True, 5) == 5
     assert f(1j, 2j) == -2 + 0j
     assert f(a=2.0, b=5.0) == 10.0  # keywords: the Python path
-    with pytest.raises(OverflowError):
-        f(2**63, 1)  # past int64: the Python path refuses it as numba's typing does (uint64 has no loop here)
+    assert f(2**63, 1) == -2**63  # past int64: uint64 (the Python path types it), uint64 * int64 as numba's njit
     x = np.arange(6.0).reshape(2, 3)
 
     @njit

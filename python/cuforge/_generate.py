@@ -1,0 +1,70 @@
+"""What the high-level APIs share (vectorize, guvectorize, cuda.reduce and
+cuda.scan, the host jit and its prange split): generated source the
+compiler reads as any function, and host-only code compiled from it
+(docs/high_level.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import linecache
+import re
+import threading
+
+from cuforge import _core
+from cuforge import types as cftypes
+
+_lock = threading.Lock()
+
+
+def generated(source, name, namespace):
+    """Function ``name`` defined by ``source``, readable by the compiler (its
+    lines are in linecache under a name made from the text, the same in
+    every process: the disk cache's key holds it)."""
+    clean = re.sub(r"\W", "_", name)  # a lambda's "<lambda>" is no identifier
+    source, name = source.replace(name, clean), clean
+    filename = f"<cuforge-generated {name} {hashlib.sha256(source.encode()).hexdigest()[:16]}>"
+    with _lock:
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]
+
+
+def host_config(fastmath=False):
+    """The configuration of host-only code: the host target, host-only
+    functions (random.random) allowed."""
+    from cuforge.cuda._jit import CompileOptions
+
+    return CompileOptions(fastmath=fastmath).host_config()
+
+
+def compile_host(pyfunc, specs, cache_for=None, config=None):
+    """``pyfunc`` (a generated loop or entry) compiled as host-only code; with
+    ``cache_for`` (the user's function), through the disk cache, in the
+    folder that function's file gives (as cuda.jit(cache=True) kernels)."""
+    from cuforge.cuda._compiler import build_ir
+
+    config = config if config is not None else host_config()
+
+    def fresh():
+        return _core.compile(build_ir(pyfunc), list(specs), config, False, None)
+
+    if cache_for is None:
+        return fresh()
+    from cuforge.cuda import _cache
+
+    cache = _cache.DiskCache(pyfunc)
+    cache._candidates = _cache.cache_dir_candidates(cache_for.__code__.co_filename)
+    cf = cache.load(list(specs), None, config, fresh)
+    if cf is None:
+        cf = fresh()
+        cache.save(list(specs), None, config, cf)
+    return cf
+
+
+def return_type(pyfunc, specs, config=None):
+    """The type ``pyfunc`` returns for arguments of these type specs (typed as
+    a device function of host-only code)."""
+    from cuforge.cuda._compiler import build_ir
+
+    compiled = _core.compile(build_ir(pyfunc), list(specs), config or host_config(), True, None)
+    return cftypes.from_spec(compiled.return_spec)
