@@ -114,6 +114,13 @@ if want bench; then
   run bench-launch 90 "$PYTHON" bench/launch/bench_launch.py --launches "$launches" ${rawl:+--raw "$rawl"}
   run bench-transfers 90 "$PYTHON" bench/transfers/bench_transfers.py ${raw:+--raw "$raw"}
   run bench-stream 45 "$PYTHON" bench/stream/bench_stream.py --repeats "$reps"
+  # GPU_RUN_LLVM_VARIANTS="-disable-lsr,-unroll-runtime=false": the stream kernels again under
+  # each set of LLVM options (CUFORGE_LLVM_OPTIONS, docs/compiler.md), to weigh a codegen change.
+  IFS=, read -r -a variants <<< "${GPU_RUN_LLVM_VARIANTS:-}"
+  for v in ${variants[@]+"${variants[@]}"}; do
+    run "bench-stream$(echo "$v" | tr -c 'a-zA-Z0-9\n' _)" 45 env CUFORGE_LLVM_OPTIONS="$v" \
+        "$PYTHON" bench/stream/bench_stream.py --repeats "$reps"
+  done
   run bench-random 45 "$PYTHON" bench/random/bench_random.py --repeats "$reps"
   cub=$(ls .carry/bench_cub_reduce build/gpu/bench/bench_cub_reduce 2>/dev/null | head -1)
   run bench-reduce 60 "$PYTHON" bench/reduce/bench_reduce.py --repeats "$reps" ${cub:+--cub "$cub"}

@@ -7,13 +7,17 @@
 
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/SubtargetFeature.h>
 
+#include <cstdlib>
 #include <mutex>
+#include <sstream>
+#include <vector>
 
 namespace cuforge::frontend::detail {
 
@@ -63,6 +67,20 @@ void initialize_llvm() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::install_fatal_error_handler(on_fatal_error, nullptr);
+    // A developer's hook for experiments with LLVM's own options (docs/compiler.md):
+    // CUFORGE_LLVM_OPTIONS="-disable-lsr -unroll-max-count=4". Global to the process,
+    // every target alike, and outside the compile cache's key: not for users.
+    if (const char* env = std::getenv("CUFORGE_LLVM_OPTIONS"); env != nullptr && *env != '\0') {
+      std::istringstream words(env);
+      std::vector<std::string> args{"cuforge"};
+      for (std::string w; words >> w;) args.push_back(w);
+      std::vector<const char*> argv;
+      for (const auto& a : args) argv.push_back(a.c_str());
+      std::string error;
+      llvm::raw_string_ostream es(error);
+      if (!llvm::cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), "", &es))
+        throw logic_error("CUFORGE_LLVM_OPTIONS: " + es.str());
+    }
   });
 }
 
