@@ -326,6 +326,25 @@ llvm::Value* function_lowering::small_float_to_int(llvm::Value* x, rounding m, c
   return b.CreateTrunc(r, b.getInt8Ty());
 }
 
+namespace {
+
+// A float64's nan as the GPU's cvt from f64 makes it a 16-bit float (an H200: NumPy's nan 0x7e00
+// as a half, 0x7fc0 as a bfloat16, -nan with the sign bit): its sign and the top of its payload,
+// quieted. From narrower sources every nan is the canonical 0x7fff. (target_host.cpp's
+// half_bits_of and cuforge_truncdfbf2: the same rule for LLVM's own fptrunc on the host.)
+llvm::Value* with_f64_nan(llvm::IRBuilder<>& b, llvm::Value* d, llvm::Value* r, bool bf16) {
+  const int fraction = bf16 ? 7 : 10;
+  const std::uint64_t exponent = bf16 ? 0x7f80 : 0x7c00;
+  llvm::Value* bits = b.CreateBitCast(d, b.getInt64Ty());
+  llvm::Value* sign = b.CreateAnd(b.CreateLShr(bits, 48), b.getInt64(0x8000));
+  llvm::Value* payload = b.CreateAnd(b.CreateLShr(bits, 52 - fraction), b.getInt64((1u << fraction) - 1));
+  llvm::Value* nan = b.CreateOr(b.CreateOr(sign, payload), b.getInt64(exponent | (1u << (fraction - 1))));
+  llvm::Value* as = b.CreateBitCast(b.CreateTrunc(nan, b.getInt16Ty()), r->getType());
+  return b.CreateSelect(b.CreateFCmpUNO(d, d), as, r);
+}
+
+}  // namespace
+
 llvm::Value* function_lowering::to_small_float(llvm::Value* v, const type* from, rounding m, bool bf16) {
   static constexpr const char* suffix[] = {"rn", "rz", "rm", "rp"};  // PTX's, by `rounding`
   llvm::Type* to = bf16 ? b.getBFloatTy() : b.getHalfTy();
@@ -340,7 +359,11 @@ llvm::Value* function_lowering::to_small_float(llvm::Value* v, const type* from,
     if (from->bits > 8)
       if (llvm::Value* r = ms.tgt.ptx_instruction(*this, ins, min_sm, to, {v})) return r;
   }
-  if (bf16) return f32_to_bf16(odd_f32(v, from), m);
+  const bool f64 = from->is_float() && from->bits == 64;
+  if (bf16) {
+    llvm::Value* r = f32_to_bf16(odd_f32(v, from), m);
+    return f64 ? with_f64_nan(b, v, r, true) : r;
+  }
   if (from->is_float() && from->bits == 16) return v;
   if (from->kind == type_kind::boolean || from->bits <= 8)  // exact in a half
     return from->is_int() && from->is_signed ? b.CreateSIToFP(v, to) : b.CreateUIToFP(v, to);
@@ -360,7 +383,8 @@ llvm::Value* function_lowering::to_small_float(llvm::Value* v, const type* from,
   llvm::CallInst* bits = b.CreateCall(ms.mod.getOrInsertFunction(helper, fty),
                                       {x, b.getInt32(static_cast<int>(m)), b.getInt32(ieee_half.fraction)});
   bits->setDoesNotAccessMemory();
-  return b.CreateBitCast(bits, to);
+  llvm::Value* r = b.CreateBitCast(bits, to);
+  return f64 ? with_f64_nan(b, v, r, false) : r;
 }
 
 }  // namespace cuforge::frontend::detail

@@ -92,7 +92,8 @@ struct bf16_lowering {
       case op_id::div: return narrow(b.CreateFDiv(fa, fb));
       default: {
         llvm::Type* f64 = b.getDoubleTy();
-        llvm::Value* p = b.CreateFPExt(b.CreateFMul(fa, fb), f64);  // 16 bits: exact
+        // In float64: exact (8-bit significands; a float32 product of two tiny bfloat16s would round).
+        llvm::Value* p = b.CreateFMul(b.CreateFPExt(fa, f64), b.CreateFPExt(fb, f64));
         llvm::Value* s = fl.sum_rounded_to_odd(p, b.CreateFPExt(wide(x[2]), f64));
         return fl.f32_to_bf16(fl.odd_f32_of_f64(s), rounding::rn);
       }

@@ -275,6 +275,10 @@ extern "C" _Float16 cuforge_truncsfbf2(float f) {
                                  : small_float_from_double(f, rounding::rn, bfloat16_format));
 }
 extern "C" _Float16 cuforge_truncdfbf2(double d) {
+  std::uint64_t x = 0;
+  std::memcpy(&x, &d, sizeof x);
+  if (std::isnan(d))  // cvt.rn.bf16.f64's nan: the sign and the top of the payload, quieted (as half_bits_of)
+    return from_bits(static_cast<std::uint16_t>(((x >> 48) & 0x8000) | 0x7fc0 | ((x >> 45) & 0x7f)));
   return from_bits(small_float_from_double(d, rounding::rn, bfloat16_format));
 }
 

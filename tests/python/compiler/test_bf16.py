@@ -287,7 +287,12 @@ def test_floats_to_bfloat16_round_once_in_their_mode(name, dtype, mode):
                      else round_bf16(Fraction(float(v)), mode, negative_zero=bool(np.signbit(v))) for v in x], np.uint16)
     assert_same_bits(got, want, name, [x])
     nan = run(from_values(getattr(bf16, name)), np.array([np.nan, -np.nan], dtype))
-    assert nan.tolist() == [0x7FFF, 0x7FFF]  # cvt's canonical nan
+    if dtype == np.float32:
+        assert nan.tolist() == [0x7FFF, 0x7FFF]  # cvt's canonical nan
+    else:  # cvt.rn.bf16.f64 keeps a float64 nan's sign and the top of its payload, quieted
+        assert [hex(v) for v in nan.tolist()] == ["0x7fc0", "0xffc0"]
+        payload = np.array([0xFFF80C0000000001, 0x7FF9000000000000], np.uint64).view(np.float64)
+        assert [hex(v) for v in run(from_values(getattr(bf16, name)), payload).tolist()] == ["0xffc0", "0x7fc8"]
 
 
 def to_int_reference(bits, mode, dtype):
@@ -404,9 +409,11 @@ def test_fma_variants_round_once():
     a = np.concatenate([a, np.array([0x3F81, 0x3F81], np.uint16)])  # 1 + 2**-7
     b = np.concatenate([b, np.array([0x3FC0, 0x3FC0], np.uint16)])  # 1.5
     c = np.concatenate([c, np.array([0x0001, 0x8001], np.uint16)])  # +-the smallest subnormal
+    # A product beyond float32's range is still finite: plus inf it is inf (1 saturated), not nan.
+    a, b, c = (np.concatenate([v, np.array([w], np.uint16)]) for v, w in ((a, 0x4E78), (b, 0xF97C), (c, 0x7F80)))
     want = np.array([exact_op("fma", *t) for t in zip(a, b, c)], np.uint16)
     assert_same_bits(run(ternary(bf16.hfma), a, b, c), want, "hfma", [a, b, c])
-    assert want[-2] != want[-1]
+    assert want[-3] != want[-2] and want[-1] == 0x7F80
     assert_same_bits(run(ternary(bf16.hfma_sat), a, b, c), saturate(want), "hfma_sat")
     f = as_f32(want)
     relu = np.where(np.isnan(f), 0x7FFF, np.where(f <= 0, 0, want)).astype(np.uint16)
@@ -478,7 +485,9 @@ def test_sin_cos_tanh_are_float32s_rounded(name, ref):
     f32 = ref(as_f32(x).astype(np.float64)).astype(np.float32)
     want = np.array([round_bf16(Fraction(float(v)), "rn", negative_zero=bool(np.signbit(v))) for v in f32], np.int32)
     assert np.max(np.abs(got - want)) <= 1
-    assert np.mean(got == want) > 0.99
+    # tanh.approx.bf16 is the hardware's own approximation: on an H200 6% of the values are one
+    # step from float32's tanh rounded, where the cpu backend computes that rounding itself.
+    assert np.mean(got == want) > (0.9 if name == "htanh_approx" and cuda.backend() == "cuda" else 0.99)
 
 
 def test_math_module_functions_on_bfloat16_are_numba_cudas_overloads():

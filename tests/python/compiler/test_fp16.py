@@ -466,7 +466,11 @@ def test_float_and_double_to_half_round_to_nearest_and_nan_is_the_gpus():
     got = run(unary_kernel(fp16.__double2half), x64)
     want = [round_to_half(Fraction(float(v)), "rn", negative_zero=v < 0) for v in x64[:-1]]
     assert_same_halves(got[:-1], want, "__double2half")
-    assert int(bits(got[-1])) == 0x7FFF  # cvt's canonical nan
+    assert int(bits(got[-1])) == 0x7E00  # cvt.rn.f16.f64 keeps a float64 nan's sign and top payload, quieted
+    nans = np.array([0x7FF8000000000000, 0xFFF8000000000000, 0xFFF80C0000000001, 0x7FFA000000000000],
+                    np.uint64).view(np.float64)
+    got = run(unary_kernel(fp16.__double2half), nans)
+    assert [hex(int(bits(g))) for g in got] == [hex(h) for h in (0x7E00, 0xFE00, 0xFE03, 0x7E80)]
     x32 = conversion_inputs(np.float32)
     got = run(unary_kernel(fp16.__float2half), x32)
     assert_same_halves(got, run(unary_kernel(fp16.__float2half_rn), x32), "__float2half")
@@ -593,6 +597,14 @@ def test_classification():
 def test_tanh_is_float32s_rounded_to_half(name):
     got = run(unary_kernel(getattr(fp16, name)), ALL)
     want = np.tanh(ALL.astype(np.float64)).astype(np.float32).astype(np.float16)  # on the cpu backend
+    if name == "htanh_approx" and cuda.backend() == "cuda":
+        # tanh.approx.f16 is the hardware's own approximation (on an H200 a fifth of the halves
+        # are one step from float32's tanh rounded): within one step, the nans and signs the same.
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        ok = ~np.isnan(want)
+        order = lambda h: np.where(bits(h) & 0x8000, -(bits(h) & 0x7FFF).astype(np.int32), bits(h).astype(np.int32))
+        assert np.max(np.abs(order(got[ok]) - order(want[ok]))) <= 1, name
+        return
     assert_same_halves(got, want, name)
 
 
