@@ -144,20 +144,20 @@ def numba_python(version):
     return str(py), None
 
 
-def numba_side_table(version, side, cases, tmp_path, what):
+def numba_side_table(version, side, cases, tmp_path, what, args=()):
     """The table a differential test's ``side`` script (run as ``python side
-    OUT.json``) writes under numba-cuda ``version``, cached beside that Python
-    by the digest of ``side`` and its ``cases`` module. Skips the test, saying
-    that ``what`` was not checked and why, where numba-cuda is not at hand or
-    the script fails."""
+    OUT.json *args``) writes under numba-cuda ``version``, cached beside that
+    Python by the digest of ``side``, its ``cases`` module and ``args``. Skips
+    the test, saying that ``what`` was not checked and why, where numba-cuda is
+    not at hand or the script fails."""
     python, why = numba_python(version)
     if python is None:
         pytest.skip(f"{what} not checked against numba-cuda itself: {why}")
     side, cases = pathlib.Path(side), pathlib.Path(cases)
-    digest = hashlib.sha256(cases.read_bytes() + side.read_bytes()).hexdigest()[:16]
+    digest = hashlib.sha256(cases.read_bytes() + side.read_bytes() + " ".join(args).encode()).hexdigest()[:16]
     out = pathlib.Path(python).parent.parent / f"{side.stem}_{digest}.json"  # beside the venv, not its base Python
     if not out.exists():
-        r = subprocess.run([python, str(side), str(tmp_path / "t.json")], capture_output=True, text=True,
+        r = subprocess.run([python, str(side), str(tmp_path / "t.json"), *args], capture_output=True, text=True,
                            timeout=1800)
         if r.returncode != 0:
             pytest.skip(f"{what} not checked: {side.name} failed:\n{r.stderr[-2000:]}")

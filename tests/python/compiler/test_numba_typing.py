@@ -208,6 +208,7 @@ def test_types_and_values_match_the_recorded_numba_cuda(cuforge_side):
     _report(*_compare(table, cuforge_side))
 
 
+@pytest.mark.timeout(900)  # numba-cuda compiles every case: over 120 s on a loaded 16-core GPU machine
 def test_types_and_values_match_numba_cuda_itself(cuforge_side, tmp_path):
     ncases = sum(1 for _ in C.cases())
     table = numba_side_table(NUMBA_CUDA_VERSION, HERE / "numba_typing_side.py", HERE / "numba_typing_cases.py",
