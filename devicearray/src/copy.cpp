@@ -172,7 +172,7 @@ void check_same(const extents& shape, dtype type, const host_view& other, const 
 
 }  // namespace
 
-void device_ndarray::copy_to_host(const host_view& dst, stream_view s) const {
+void device_ndarray::copy_to_host(const host_view& dst, stream_view s, bool wait) const {
   if (alloc_) check_generation(alloc_->generation(), "device array");
   check_same(shape_, type_, dst, "copy to host");
   if (size_ == 0) return;
@@ -181,7 +181,8 @@ void device_ndarray::copy_to_host(const host_view& dst, stream_view s) const {
   bool dst_c = contiguous(shape_, dst.strides, itemsize(), 'C');
   bool dst_f = contiguous(shape_, dst.strides, itemsize(), 'F');
   if ((dst_c && is_c_contiguous()) || (dst_f && is_f_contiguous())) {
-    mem::copy(dst.data, data(), n, s);
+    if (wait) mem::copy_host_sync(dst.data, data(), n, s);
+    else mem::copy(dst.data, data(), n, s);
     return;
   }
   char order = dst_f && !dst_c ? 'F' : 'C';
@@ -193,7 +194,8 @@ void device_ndarray::copy_to_host(const host_view& dst, stream_view s) const {
     src = &gathered;
   }
   if (order == 'C' ? dst_c : dst_f) {
-    mem::copy(dst.data, src->data(), n, s);
+    if (wait) mem::copy_host_sync(dst.data, src->data(), n, s);
+    else mem::copy(dst.data, src->data(), n, s);
     return;
   }
   // Pageable staging: the copy has finished with it when mem::copy returns.
@@ -201,9 +203,10 @@ void device_ndarray::copy_to_host(const host_view& dst, stream_view s) const {
   mem::copy(staging.data(), src->data(), n, s);
   host_strided_copy(static_cast<char*>(dst.data), dst.strides, staging.data(),
                     contiguous_strides(shape_, itemsize(), order), shape_, itemsize());
+  if (wait) s.synchronize();
 }
 
-void device_ndarray::copy_from_host(const host_view& src, stream_view s) {
+void device_ndarray::copy_from_host(const host_view& src, stream_view s, bool wait) {
   if (alloc_) check_generation(alloc_->generation(), "device array");
   check_writable("copy from host");
   check_same(shape_, type_, src, "copy from host");
@@ -213,7 +216,8 @@ void device_ndarray::copy_from_host(const host_view& src, stream_view s) {
   bool src_c = contiguous(shape_, src.strides, itemsize(), 'C');
   bool src_f = contiguous(shape_, src.strides, itemsize(), 'F');
   if ((src_c && is_c_contiguous()) || (src_f && is_f_contiguous())) {
-    mem::copy(data(), src.data, n, s);
+    if (wait) mem::copy_host_sync(data(), src.data, n, s);
+    else mem::copy(data(), src.data, n, s);
     return;
   }
   char order = is_f_contiguous() && !is_c_contiguous() ? 'F' : 'C';
@@ -226,12 +230,14 @@ void device_ndarray::copy_from_host(const host_view& src, stream_view s) {
     packed = staging.data();
   }
   if (order == 'C' ? is_c_contiguous() : is_f_contiguous()) {
-    mem::copy(data(), packed, n, s);
+    if (wait) mem::copy_host_sync(data(), packed, n, s);
+    else mem::copy(data(), packed, n, s);
     return;
   }
   auto tmp = empty(shape_, type_, order, s);
   mem::copy(tmp.data(), packed, n, s);
   copy_from(tmp, s);
+  if (wait) s.synchronize();
 }
 
 void device_ndarray::copy_from(const device_ndarray& src, stream_view s) {

@@ -300,8 +300,7 @@ py::object copy_to_host(const py_devarray& self, py::handle ary, py::handle stre
   host_view hv = conformed(host_view_of(out), self.a.shape());
   {
     py::gil_scoped_release nogil;
-    self.a.copy_to_host(hv, s);
-    sync_if_default(s);
+    self.a.copy_to_host(hv, s, s.is_default());  // numba's rule: without a stream, synchronous
   }
   return out;
 }
@@ -363,8 +362,7 @@ void assign(device_ndarray& view, py::handle value, stream_view s, bool element)
   hv.strides = broadcast_strides(hv.shape, hv.strides, view.shape());
   hv.shape = view.shape();
   py::gil_scoped_release nogil;
-  view.copy_from_host(hv, s);
-  sync_if_default(s);
+  view.copy_from_host(hv, s, s.is_default());
 }
 
 // numba's copy_to_device: no broadcasting; shapes equal up to extent-1 axes.
@@ -385,8 +383,7 @@ void copy_to_device(py_devarray& self, py::handle ary, py::handle stream) {
   py::array host = py::isinstance<py::array>(ary) ? as_host_array(ary) : host_value(ary, to_numpy_dtype(self.a.type()));
   host_view hv = conformed(host_view_of(host), self.a.shape());
   py::gil_scoped_release nogil;
-  self.a.copy_from_host(hv, s);
-  sync_if_default(s);
+  self.a.copy_from_host(hv, s, s.is_default());
 }
 
 // A 0-d device array of records as numba's DeviceRecord (a view of the element).
@@ -686,8 +683,7 @@ void bind_devicearray(py::module_& m) {
       py::gil_scoped_release nogil;
       out.a = device_ndarray::empty(hv.shape, hv.type, layout_of(host), s);
       if (copy) {
-        out.a.copy_from_host(hv, s);
-        sync_if_default(s);
+        out.a.copy_from_host(hv, s, s.is_default());
       }
     }
     if (record) return device_record(std::move(out));  // numba's to_device of a record

@@ -78,6 +78,12 @@ void copy_sync(void* dst, const void* src, std::size_t bytes, stream_view s) {
   s.synchronize();
 }
 
+void copy_host_sync(void* dst, const void* src, std::size_t bytes, stream_view s) {
+  if (bytes == 0) return;
+  CUFORGE_EXPECTS(dst != nullptr && src != nullptr, "copy with a null pointer");
+  active().copy_host_sync(dst, src, bytes, s.handle(), s.device());
+}
+
 void fill(void* dst, std::uint32_t value, unsigned elem_bytes, std::size_t count, stream_view s) {
   CUFORGE_EXPECTS(elem_bytes == 1 || elem_bytes == 2 || elem_bytes == 4,
                   "fill works on 1-, 2- or 4-byte elements");

@@ -766,6 +766,14 @@ CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, C
   return CUDA_SUCCESS;
 }
 
+CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  {
+    lock l(g().mu);
+    g().stats.sync_copies++;
+  }
+  return cuMemcpyAsync(dst, src, bytes, nullptr);  // the legacy stream; the mock runs every copy at once
+}
+
 CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream s) {
   return memset_n(dst, v, n, s);
 }
@@ -887,6 +895,7 @@ CUresult CUDAAPI cuStreamDestroy(CUstream stream) {
 CUresult CUDAAPI cuStreamSynchronize(CUstream stream) {
   lock l(g().mu);
   MOCK_TRY(ready());
+  g().stats.stream_synchronizes++;
   return valid_stream(stream);
 }
 

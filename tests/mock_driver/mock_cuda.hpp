@@ -52,6 +52,8 @@ struct cuforge_mock_stats {
   void** last_params;
   int profiler_active;
   int pointer_attribute_calls;  // cuPointerGetAttributes
+  int sync_copies;              // cuMemcpy (the legacy stream's synchronous copy)
+  int stream_synchronizes;      // cuStreamSynchronize
 };
 
 __attribute__((visibility("default"))) void cuforge_mock_get_stats(cuforge_mock_stats* out);

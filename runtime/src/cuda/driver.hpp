@@ -48,7 +48,7 @@ namespace cuforge::detail::cuda {
   X(cuCtxGetDevice, 2000) X(cuCtxSynchronize, 2000) X(cuCtxGetStreamPriorityRange, 5050)     \
   X(cuMemGetInfo, 3020) X(cuMemAlloc, 3020) X(cuMemFree, 3020) X(cuMemHostAlloc, 2020)       \
   X(cuMemFreeHost, 2000) X(cuMemHostGetDevicePointer, 3020) X(cuMemAllocManaged, 6000)       \
-  X(cuMemHostRegister, 6050) X(cuMemHostUnregister, 4000) X(cuMemcpyAsync, 4000)             \
+  X(cuMemHostRegister, 6050) X(cuMemHostUnregister, 4000) X(cuMemcpyAsync, 4000) X(cuMemcpy, 4000)             \
   X(cuMemsetD8Async, 3020) X(cuMemsetD16Async, 3020) X(cuMemsetD32Async, 3020)               \
   X(cuDeviceGetDefaultMemPool, 11020) X(cuMemAllocFromPoolAsync, 11020)                      \
   X(cuMemFreeAsync, 11020) X(cuMemPoolSetAttribute, 11020) X(cuMemPoolTrimTo, 11020)         \

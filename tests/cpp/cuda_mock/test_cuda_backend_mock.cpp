@@ -313,6 +313,24 @@ TEST(memory, every_kind_allocates_and_is_recognised) {
   EXPECT_EQ(mem::kind_of(pinned), memory_kind::pageable);
 }
 
+TEST(memory, host_copies_on_the_legacy_stream_are_the_drivers_synchronous_copy) {
+  // numba's transfers: cuMemcpy, without a stream synchronize's round trip; on a
+  // stream of one's own, the asynchronous copy and a synchronize.
+  void* d = mem::alloc_device(64, 0);
+  std::vector<char> host(64, 7), back(64, 0);
+  const int copies = stats().sync_copies, syncs = stats().stream_synchronizes;
+  mem::copy_host_sync(d, host.data(), 64, stream_view{});
+  mem::copy_host_sync(back.data(), d, 64, stream_view{});
+  EXPECT_EQ(stats().sync_copies - copies, 2);
+  EXPECT_EQ(stats().stream_synchronizes - syncs, 0);
+  EXPECT_EQ(back, host);
+  stream s;
+  mem::copy_host_sync(d, host.data(), 64, s);
+  EXPECT_EQ(stats().sync_copies - copies, 2);
+  EXPECT_EQ(stats().stream_synchronizes - syncs, 1);
+  mem::free_device(d, 0);
+}
+
 TEST(memory, importing_an_array_interface_asks_the_driver_once) {
   // The kind, the range and the owning device come from one
   // cuPointerGetAttributes: a foreign kernel argument costs one driver call.

@@ -111,10 +111,13 @@ class CUFORGE_API device_ndarray {
   /// @brief Copies a host array of the same shape and dtype in. Returns once
   /// the host buffer is no longer needed when it is pageable memory;
   /// asynchronous in `s`'s order otherwise.
+  /// `wait`: done when this returns (mem::copy_host_sync: on the legacy
+  /// default stream the driver's synchronous copy).
   /// @throws logic_error / type_error on a shape or dtype mismatch.
-  void copy_from_host(const host_view& src, stream_view s);
-  /// @brief Copies out to a host array of the same shape and dtype.
-  void copy_to_host(const host_view& dst, stream_view s) const;
+  void copy_from_host(const host_view& src, stream_view s, bool wait = false);
+  /// @brief Copies out to a host array of the same shape and dtype (`wait`:
+  /// done when this returns).
+  void copy_to_host(const host_view& dst, stream_view s, bool wait = false) const;
   /// @brief Copies `src` in, broadcasting it to this array's shape.
   /// @throws logic_error when shapes do not broadcast, type_error on dtypes.
   void copy_from(const device_ndarray& src, stream_view s);

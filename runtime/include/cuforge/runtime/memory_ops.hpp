@@ -62,6 +62,12 @@ CUFORGE_API void host_unregister(void* p) noexcept;
 CUFORGE_API void copy(void* dst, const void* src, std::size_t bytes, stream_view s);
 /// @brief copy() followed by waiting for it.
 CUFORGE_API void copy_sync(void* dst, const void* src, std::size_t bytes, stream_view s);
+/// @brief A copy between host and device memory (one side each), as
+/// copy_sync() waits for it, except that on the legacy default stream it is
+/// the driver's synchronous copy (numba's transfers): a pageable source is
+/// staged when it returns, its DMA ordered before later work in that stream
+/// and blocking streams, without a stream synchronize's round trip.
+CUFORGE_API void copy_host_sync(void* dst, const void* src, std::size_t bytes, stream_view s);
 /// @brief Fills `count` elements of `elem_bytes` (1, 2 or 4) with `value`.
 CUFORGE_API void fill(void* dst, std::uint32_t value, unsigned elem_bytes, std::size_t count,
                       stream_view s);

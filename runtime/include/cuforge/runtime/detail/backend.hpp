@@ -69,6 +69,12 @@ class backend {
   virtual void host_register(void* p, std::size_t bytes, bool mapped) = 0;
   virtual void host_unregister(void* p) noexcept = 0;
   virtual void copy(void* dst, const void* src, std::size_t bytes, handle stream, int dev) = 0;
+  /// A copy between host and device memory, done when this returns (a
+  /// pageable source: staged), ordered in `stream`.
+  virtual void copy_host_sync(void* dst, const void* src, std::size_t bytes, handle stream, int dev) {
+    copy(dst, src, bytes, stream, dev);
+    stream_synchronize(stream, dev);
+  }
   virtual void fill(void* dst, std::uint32_t value, unsigned elem_bytes, std::size_t count,
                     handle stream, int dev) = 0;
   virtual memory_kind kind_of(const void* p) = 0;
