@@ -68,6 +68,23 @@ def __reduce_{name}(arr, out, init, use_init):
     if i < n:
         acc = arr[i]
         j = i + step
+        # Eight loads in flight per thread before they are combined (one at a time kept an
+        # H200 at 0.43x CUB's DeviceReduce): the grid's bytes in flight cover the memory latency.
+        while j + 7 * step < n:
+            a0 = arr[j]
+            a1 = arr[j + step]
+            a2 = arr[j + 2 * step]
+            a3 = arr[j + 3 * step]
+            a4 = arr[j + 4 * step]
+            a5 = arr[j + 5 * step]
+            a6 = arr[j + 6 * step]
+            a7 = arr[j + 7 * step]
+            b0 = __T__(__op__(a0, a1))
+            b1 = __T__(__op__(a2, a3))
+            b2 = __T__(__op__(a4, a5))
+            b3 = __T__(__op__(a6, a7))
+            acc = __T__(__op__(acc, __T__(__op__(__T__(__op__(b0, b1)), __T__(__op__(b2, b3))))))
+            j += 8 * step
         while j < n:
             acc = __T__(__op__(acc, arr[j]))
             j += step
