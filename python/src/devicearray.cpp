@@ -2,6 +2,7 @@
 // functions (to_device, device_array, ...).
 #include "common.hpp"
 
+#include <cuforge/jit/host_call.hpp>
 #include <cuforge/runtime/backend.hpp>
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
@@ -228,6 +229,23 @@ py::array host_result(const device_ndarray& a) {
   return py::array(to_numpy_dtype(a.type()), a.shape());
 }
 
+// A fresh host result of many megabytes: its pages faulted in over the host's
+// cores before a copy writes it. A copy out into fresh pages has the OS zero
+// each one as it is first touched, on one thread: the hidden layer's copy back
+// of 400 MB took 0.139 s on an H200's host, where the copy itself moves 14 GB/s.
+// Only for an array just made: the writes are zeros into undefined contents.
+void prefault(py::array& a) {
+  const auto bytes = static_cast<std::size_t>(a.nbytes());
+  constexpr std::size_t threshold = std::size_t{32} << 20, piece = std::size_t{4} << 20, page = 4096;
+  if (bytes < threshold || jit::host_workers() < 2) return;
+  char* p = static_cast<char*>(a.mutable_data());
+  py::gil_scoped_release nogil;
+  jit::host_parallel_for((bytes + piece - 1) / piece, [p, bytes](std::size_t i) {
+    const std::size_t end = std::min(bytes, (i + 1) * piece);
+    for (std::size_t at = i * piece; at < end; at += page) *reinterpret_cast<volatile char*>(p + at) = 0;
+  });
+}
+
 // numba copies between shapes that differ only in extent-1 axes ((3,) and
 // (3, 1)); the strides of `shape` laid out for `target` when they do so.
 std::optional<extents> strides_for(const extents& shape, const extents& strides, const extents& target) {
@@ -290,6 +308,7 @@ py::object copy_to_host(const py_devarray& self, py::handle ary, py::handle stre
   py::array out;
   if (ary.is_none()) {
     out = host_result(self.a);
+    prefault(out);
   } else {
     if (!py::isinstance<py::array>(ary))
       throw py::type_error("copy_to_host(ary=...) needs a NumPy array, not " +
