@@ -127,6 +127,7 @@ if want bench; then
   run bench-hidden-layer 75 "$PYTHON" bench/hidden_layer/bench_hidden_layer.py --repeats "$runs"
   run bench-interop 45 "$PYTHON" bench/interop/bench_interop.py
   run bench-compile 75 "$PYTHON" bench/compile/bench_compile.py --runs "$runs"
+  run bench-cache-hit 45 "$PYTHON" bench/compile/bench_cache_hit.py --runs 7
   run profile 60 "$PYTHON" bench/profile_gpu.py
 fi
 

@@ -759,6 +759,7 @@ CUresult CUDAAPI cuMemHostUnregister(void* p) {
 CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream) {
   lock l(g().mu);
   MOCK_TRY(ready());
+  g().stats.async_copies++;
   MOCK_TRY(valid_stream(stream));
   MOCK_TRY(copy_end(dst, bytes));
   MOCK_TRY(copy_end(src, bytes));

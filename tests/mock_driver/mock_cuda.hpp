@@ -54,6 +54,7 @@ struct cuforge_mock_stats {
   int pointer_attribute_calls;  // cuPointerGetAttributes
   int sync_copies;              // cuMemcpy (the legacy stream's synchronous copy)
   int stream_synchronizes;      // cuStreamSynchronize
+  int async_copies;             // cuMemcpyAsync
 };
 
 __attribute__((visibility("default"))) void cuforge_mock_get_stats(cuforge_mock_stats* out);

@@ -18,6 +18,7 @@
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
 #include <cuforge/runtime/event.hpp>
+#include <cuforge/runtime/host_parallel.hpp>
 #include <cuforge/runtime/launch.hpp>
 #include <cuforge/runtime/memory_ops.hpp>
 #include <cuforge/runtime/module.hpp>
@@ -27,6 +28,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -328,6 +330,41 @@ TEST(memory, host_copies_on_the_legacy_stream_are_the_drivers_synchronous_copy) 
   mem::copy_host_sync(d, host.data(), 64, s);
   EXPECT_EQ(stats().sync_copies - copies, 2);
   EXPECT_EQ(stats().stream_synchronizes - syncs, 1);
+  mem::free_device(d, 0);
+}
+
+TEST(memory, large_pageable_copies_go_through_pinned_staging_in_pieces) {
+  // Pageable host memory <-> device from 32 MiB: 16 MiB pieces through two pinned buffers,
+  // the host side of each copied by the host pool's threads; smaller copies and pinned memory
+  // are the driver's one copy.
+  if (cuforge::host_workers() < 2) GTEST_SKIP() << "one host worker: the driver stages copies itself";
+  const std::size_t n = (std::size_t{40} << 20) + 12345;  // three pieces, the last a short one
+  void* d = mem::alloc_device(n, 0);
+  std::vector<unsigned char> host(n), back(n, 0);
+  for (std::size_t i = 0; i < n; ++i) host[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
+  int copies = stats().async_copies;
+  mem::copy(d, host.data(), n, stream_view{});
+  EXPECT_EQ(stats().async_copies - copies, 3);
+  copies = stats().async_copies;
+  mem::copy_sync(back.data(), d, n, stream_view{});
+  EXPECT_EQ(stats().async_copies - copies, 3);
+  EXPECT_TRUE(back == host);
+  stream s;  // the synchronous host copies, on a stream of one's own and on the legacy one
+  std::fill(back.begin(), back.end(), 0);
+  mem::copy_host_sync(d, host.data() + 1, n - 1, s);
+  mem::copy_host_sync(back.data(), d, n - 1, stream_view{});
+  EXPECT_TRUE(std::equal(back.begin(), back.begin() + static_cast<std::ptrdiff_t>(n - 1), host.begin() + 1));
+  copies = stats().async_copies;
+  mem::copy(d, host.data(), std::size_t{32} << 20, stream_view{});  // exactly the threshold: two pieces
+  EXPECT_EQ(stats().async_copies - copies, 2);
+  copies = stats().async_copies;
+  mem::copy(d, host.data(), (std::size_t{32} << 20) - 1, stream_view{});  // below it: the driver's
+  EXPECT_EQ(stats().async_copies - copies, 1);
+  void* pinned = mem::alloc_pinned(n, false);
+  copies = stats().async_copies;
+  mem::copy(d, pinned, n, stream_view{});  // pinned: the driver's one copy
+  EXPECT_EQ(stats().async_copies - copies, 1);
+  mem::free_pinned(pinned);
   mem::free_device(d, 0);
 }
 

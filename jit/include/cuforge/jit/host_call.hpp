@@ -8,6 +8,7 @@
 
 #include <cuforge/jit/compiled_kernel.hpp>
 #include <cuforge/runtime/export.hpp>
+#include <cuforge/runtime/host_parallel.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -25,15 +26,9 @@ namespace cuforge::jit {
 ///         type_error for the wrong number of slots.
 CUFORGE_API void call_on_host(compiled_kernel& k, std::span<const std::uint64_t> slots);
 
-/// How many host threads host_parallel_for spreads work over: the
-/// environment's `CUFORGE_NUM_THREADS` when set (>= 1), else the cores.
-CUFORGE_API unsigned host_workers() noexcept;
-
-/// Runs `fn(i)` for every i in [0, n) over host_workers() threads (the
-/// calling thread one of them; a pool kept for the process) and returns
-/// when all are done. Calls from several threads at once are served one at
-/// a time; a call made from inside `fn` runs serially. The first exception
-/// `fn` throws is rethrown here once all have stopped.
-CUFORGE_API void host_parallel_for(std::size_t n, const std::function<void(std::size_t)>& fn);
+/// The host thread pool, runtime/host_parallel.hpp's (the cuda backend's
+/// staged copies share it).
+using cuforge::host_parallel_for;
+using cuforge::host_workers;
 
 }  // namespace cuforge::jit
