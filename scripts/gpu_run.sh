@@ -125,6 +125,9 @@ if want bench; then
   cub=$(ls .carry/bench_cub_reduce build/gpu/bench/bench_cub_reduce 2>/dev/null | head -1)
   run bench-reduce 60 "$PYTHON" bench/reduce/bench_reduce.py --repeats "$reps" ${cub:+--cub "$cub"}
   run bench-hidden-layer 75 "$PYTHON" bench/hidden_layer/bench_hidden_layer.py --repeats "$runs"
+  # The same two with the driver staging pageable copies (ours off): what our staging gives.
+  run bench-transfers-driver-staging 90 env CUFORGE_STAGED_COPIES=0 "$PYTHON" bench/transfers/bench_transfers.py ${raw:+--raw "$raw"}
+  run bench-hidden-layer-driver-staging 75 env CUFORGE_STAGED_COPIES=0 "$PYTHON" bench/hidden_layer/bench_hidden_layer.py --repeats "$runs"
   run bench-interop 45 "$PYTHON" bench/interop/bench_interop.py
   run bench-compile 75 "$PYTHON" bench/compile/bench_compile.py --runs "$runs"
   run bench-cache-hit 45 "$PYTHON" bench/compile/bench_cache_hit.py --runs 7
