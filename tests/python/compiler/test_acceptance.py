@@ -92,10 +92,15 @@ def test_example_runs_and_reports_ok(name):
 
 
 SABOTAGES = [(name, k, old, new) for name, (_, subs) in sorted(CASES.items()) for k, (old, new) in enumerate(subs)]
+# Sabotages that make a race: the cpu backend's threads run in a fixed order, so the wrong result is
+# certain there; on a GPU it depends on timing (an H200 gave the right product without the barrier).
+RACES = {("kernel_matmul.py", 2)}
 
 
 @pytest.mark.parametrize("name, k, old, new", SABOTAGES, ids=[f"{s[0][:-3]}-{s[1]}" for s in SABOTAGES])
 def test_example_fails_loudly_when_a_kernel_is_wrong(name, k, old, new, tmp_path):
+    if (name, k) in RACES and cuforge.backend() != "cpu":
+        pytest.skip("a race: on a GPU whether it gives a wrong result depends on timing")
     source = (EXAMPLES / name).read_text()
     assert source.count(old) == 1, f"{old!r} is not (once) in {name}"
     broken = tmp_path / name
