@@ -244,6 +244,44 @@ def test_keyword_arguments():
         f(1, 2, 3, 4)
 
 
+def test_default_argument_values():
+    # As numba's njit: omitted arguments take their defaults, from Python and from other jitted code.
+    @njit
+    def scaled(x, k=2.0, off=-1):
+        return x * k + off
+
+    assert (scaled(3.0), scaled(3.0, 4.0), scaled(3.0, off=5), scaled(x=1.0)) == (5.0, 11.0, 11.0, 1.0)
+
+    @njit
+    def outer(x):
+        return scaled(x) + scaled(x, off=0) + scaled(k=0.5, x=x)
+
+    assert outer(2.0) == 3.0 + 4.0 + 0.0
+
+    @cuda.jit(device=True)
+    def flag(x, on=True, nothing=None):
+        return x if on and nothing is None else -x
+
+    @cuda.jit
+    def k(out):
+        out[0] = flag(3)
+        out[1] = flag(3, False)
+        out[2] = flag(nothing=None, x=4)
+
+    out = np.zeros(3, dtype=np.int64)
+    k[1, 1](out)
+    assert out.tolist() == [3, -3, 4]
+    with pytest.raises(TypeError, match="missing a required argument"):
+        scaled()
+
+    @njit
+    def not_constant(x, y=np.float32(1)):
+        return x + y
+
+    with pytest.raises(cuda.TypingError, match="default argument value that is not a number"):
+        not_constant(1.0)
+
+
 def test_callable_from_kernels_and_other_jitted_functions():
     @njit
     def helper(x):

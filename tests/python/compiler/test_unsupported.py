@@ -159,7 +159,7 @@ def k_match(a):
             pass
 
 
-def k_default(a, b=1):
+def k_default(a, b=(1, 2)):  # constants (numbers, bools, None) are taken: calls that omit them pass them
     pass
 
 
@@ -235,7 +235,7 @@ CASES = [
     (k_import_from, "import in a kernel", "from math"),
     (k_starred_assign, "starred assignment", "*y"),
     (k_match, "match statements", "match a"),
-    (k_default, "default argument values", "1):"),
+    (k_default, "default argument value that is not a number, a bool or None", "(1, 2)):"),
     (k_kwargs, "keyword arguments collected with **kwargs", "kw):"),
     (k_kwonly, "keyword-only arguments", "b):"),
     (k_async, "async def", "async def"),

@@ -563,8 +563,9 @@ class _Walker:
             self.error(args.kwarg, "Unsupported: keyword arguments collected with **kwargs")
         if args.kwonlyargs:
             self.error(args.kwonlyargs[0], "Unsupported: keyword-only arguments")
-        if args.defaults or any(d is not None for d in args.kw_defaults):
-            self.error(args.defaults[0], "Unsupported: default argument values")
+        for d in args.defaults:  # a call that omits the argument passes the value (expr_call)
+            if not _default_constant(d):
+                self.error(d, "Unsupported: a default argument value that is not a number, a bool or None")
         params = list(args.posonlyargs) + list(args.args) + ([args.vararg] if args.vararg else [])
         for a in params:
             self.vars[a.arg] = self.b.param(a.arg, *self.at(a))
@@ -979,8 +980,44 @@ class _Walker:
                 self.error(k, "Unsupported: star arguments (**kwargs)")
             args.append(self.visit(k.value))
             keywords.append(k.arg)
+        if not any(isinstance(a, ast.Starred) for a in node.args):
+            args, keywords = self.with_defaults(node, args, keywords)
         return self.b.call(callee, args, keywords, *self.at(node))
 
+    def with_defaults(self, node, args, keywords):
+        """A call of a jitted function whose parameters have default values (the function a
+        name or attribute chain names now): its arguments in parameter order, the omitted ones
+        the defaults, as Python binds them. Any other call: as written (the typer binds keywords)."""
+        folded = self.folded(node.func)
+        fn = getattr(folded[1], "py_func", None) if folded else None
+        if not inspect.isfunction(fn) or not fn.__defaults__:
+            return args, keywords
+        params = list(inspect.signature(fn).parameters.values())
+        if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+            return args, keywords
+        positional = len(args) - len(keywords)
+        by_name = dict(zip(keywords, args[positional:]))
+        if positional > len(params) or any(k not in {p.name for p in params[positional:]} for k in keywords):
+            return args, keywords  # the typer says what is wrong
+        bound = list(args[:positional])
+        for p in params[positional:]:
+            if p.name in by_name:
+                bound.append(by_name[p.name])
+            elif p.default is not p.empty:
+                bound.append(self.constant(p.default, node))
+            else:
+                return args, keywords  # a required argument is missing: the typer's error
+        return bound, []
+
+
+
+def _default_constant(node):
+    """Whether a parameter's default (the expression ``node``) is a number, a bool or None."""
+    try:
+        value = ast.literal_eval(node)
+    except ValueError:
+        return False
+    return value is None or isinstance(value, (bool, int, float, complex))
 
 # --- what for-loops iterate ------------------------------------------------------------
 #
