@@ -2,7 +2,9 @@
 over the cores (docs/high_level.md).
 
 The function is split at its first top-level ``for v in prange(...)``
-into three functions, each compiled as host code by the host jit:
+into three functions, each compiled as host code by the host jit (the
+suffix split again at its own first one, so every top-level prange loop
+runs in parallel):
 
 - the *prefix* (the statements before the loop) returns the variables the
   loop and the rest read, and the loop's start, stop and step;
@@ -178,6 +180,8 @@ class Plan:
         self.post_params = post_params
         self.post_src = (f"def __prange_post_{name}({', '.join(post_params)}):\n"
                          + textwrap.indent("\n".join(ast.unparse(s) for s in suffix) or "pass", "    ") + "\n")
+        # A later top-level prange loop: the suffix is planned the same way, when it is called.
+        self.post_parallel = any(isinstance(s, ast.For) and _is_prange_call(s.iter, pyfunc) for s in suffix)
         self._by_types = {}
 
     def _namespace(self, extra=()):
@@ -186,11 +190,12 @@ class Plan:
         ns.update(extra)
         return ns
 
-    def _dispatcher(self, src, kind, extra=()):
+    def _dispatcher(self, src, kind, extra=(), parallel=False):
         from cuforge._generate import generated
         from cuforge._host_jit import HostDispatcher
 
-        return HostDispatcher(generated(src, f"__prange_{kind}_{self.pyfunc.__name__}", self._namespace(extra)))
+        return HostDispatcher(generated(src, f"__prange_{kind}_{self.pyfunc.__name__}", self._namespace(extra)),
+                              parallel=parallel)
 
     def run(self, args, types):
         """The function's result for ``args``, computed in parallel; raises
@@ -216,7 +221,7 @@ class Plan:
         if fns is None:
             extra = {f"__T_{r}__": t for r, t in red_types.items()}
             fns = self._by_types[key] = (pre, self._dispatcher(self.body_src, "body", extra),
-                                         self._dispatcher(self.post_src, "post"))
+                                         self._dispatcher(self.post_src, "post", parallel=self.post_parallel))
         _, body, post = fns
         start, stop, step = int(start), int(stop), int(step)
         if step == 0:

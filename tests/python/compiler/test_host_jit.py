@@ -163,6 +163,36 @@ def test_prange_with_steps_and_in_place_writes():
     assert down(o) == -sum(range(9, -1, -3)) and o.tolist() == [1, 0, 0, 1, 0, 0, 1, 0, 0, 1]
 
 
+def test_every_top_level_prange_loop_runs_in_parallel():
+    import warnings
+
+    @njit(parallel=True)
+    def three(a, b):
+        s = 0.0
+        for i in prange(a.size):
+            s += a[i]
+        t = s * 2
+        for j in prange(b.size):
+            b[j] = t + j
+        m = 0.0
+        for k in prange(b.size):
+            m = max(m, b[k])
+        return s, m
+
+    a, b = np.arange(10_000.0), np.zeros(5_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no loop falls back to a serial one
+        assert three(a, b) == (a.sum(), 2 * a.sum() + 4_999)
+    assert np.array_equal(b, 2 * a.sum() + np.arange(5_000))
+    # The split chains: the suffix after the first loop is planned at its own first loop, and so on.
+    plan, loops = three._plan, 0
+    while plan is not None:
+        loops += 1
+        post = next(iter(plan._by_types.values()))[2]
+        plan = post._plan if plan.post_parallel else None
+    assert loops == 3
+
+
 def test_what_prange_cannot_split_runs_serially_with_a_warning():
     from cuforge._prange import NumbaPerformanceWarning
 
