@@ -167,11 +167,197 @@ llvm::Value* lower_syncwarp_nvptx(function_lowering& fl, const intrinsic&, const
   return fl.ms.none_value();
 }
 
-// The cpu backend runs a warp's threads in step already (cpu_needs::warp_sync): only the memory
-// ordering remains, within the block's OS thread.
-llvm::Value* lower_syncwarp_host(function_lowering& fl, const intrinsic&, const expr&) {
-  fl.b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent, llvm::SyncScope::SingleThread);
+// The cpu backend's threads of a block are fibers: the warp's lanes meet at the runtime's warp
+// barrier (a fence alone let lane 0 read its neighbour's slot before lane 1 had written it).
+llvm::Value* lower_syncwarp_host(function_lowering& fl, const intrinsic&, const expr& e) {
+  auto& b = fl.b;
+  if (fl.ctx == nullptr) fl.fail_at("cuda.syncwarp in host code without a thread context", e.loc);
+  llvm::FunctionCallee fn = fl.ms.mod.getOrInsertFunction("cuforge_cpu_syncwarp", b.getVoidTy(), b.getPtrTy());
+  b.CreateCall(fn, {fl.ctx});
   return fl.ms.none_value();
+}
+
+// --- warp shuffles, votes and matches ----------------------------------------------------------
+//
+// numba-cuda's: cuda.shfl_sync / shfl_up_sync / shfl_down_sync / shfl_xor_sync(mask, value, b) of
+// 32- and 64-bit ints and floats (the value's type back); all_sync / any_sync / eq_sync (a
+// boolean) and ballot_sync (int32) of an integer or boolean predicate; activemask() and
+// lanemask_lt() (uint32); match_any_sync(mask, value) (int32). On the GPU: shfl.sync (64-bit
+// values as two), vote.sync, match.any.sync. On the cpu backend the lanes of a warp meet in the
+// runtime (cuforge_cpu_warp_*: a warp barrier around an exchange), which reads the shuffle's
+// source lane as shfl.sync does: b's low five bits, out of range giving the lane's own value.
+
+enum shuffle_mode : int { shfl_idx = 0, shfl_up = 1, shfl_down = 2, shfl_xor = 3 };
+enum vote_mode : int { vote_all = 0, vote_any = 1, vote_eq = 2, vote_ballot = 3 };
+
+bool shufflable(const type* t) {
+  return ((t->is_int() && t->is_signed) || t->is_float()) && (t->bits == 32 || t->bits == 64);  // numba-cuda: i4 i8 f4 f8
+}
+
+value type_shuffle(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 3, 3);
+  value mask = ft.cast(int_arg(ft, c, 0), ft.tc_.uint32(), c.loc);
+  if (!c.args[1].ty->is_scalar() || !shufflable(c.args[1].ty))
+    ft.no_impl(c, "shfl_sync only supports 32- and 64-bit ints and floats");
+  value lane = ft.cast(int_arg(ft, c, 2), ft.tc_.int32(), c.loc);
+  return ft.intrinsic_op(self, c.args[1].ty, {mask, c.args[1], lane}, c.loc, {}, true);
+}
+
+// A 32- or 64-bit value as its bits (i32 or i64), and back.
+llvm::Value* as_bits(function_lowering& fl, llvm::Value* v) {
+  return fl.b.CreateBitCast(v, fl.b.getIntNTy(v->getType()->getPrimitiveSizeInBits()));
+}
+
+llvm::Value* lower_shuffle_nvptx(function_lowering& fl, const intrinsic& self, const expr& e) {
+  static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_shfl_sync_idx_i32, llvm::Intrinsic::nvvm_shfl_sync_up_i32,
+                                                llvm::Intrinsic::nvvm_shfl_sync_down_i32, llvm::Intrinsic::nvvm_shfl_sync_bfly_i32};
+  auto& b = fl.b;
+  llvm::Value* mask = i32_operand(fl, e, 0);
+  llvm::Value* v = fl.expr(e.operands[1]);
+  llvm::Value* lane = i32_operand(fl, e, 2);
+  llvm::Value* clamp = b.getInt32(self.arg == shfl_up ? 0 : 0x1f);  // numba-cuda's c operands
+  auto shuffle = [&](llvm::Value* x) { return fl.intrinsic(ids[self.arg], {}, {mask, x, lane, clamp}); };
+  llvm::Value* bits = as_bits(fl, v);
+  llvm::Value* r = nullptr;
+  if (bits->getType()->isIntegerTy(32)) {
+    r = shuffle(bits);
+  } else {  // two 32-bit halves
+    llvm::Value* lo = shuffle(b.CreateTrunc(bits, b.getInt32Ty()));
+    llvm::Value* hi = shuffle(b.CreateTrunc(b.CreateLShr(bits, 32), b.getInt32Ty()));
+    r = b.CreateOr(b.CreateShl(b.CreateZExt(hi, b.getInt64Ty()), 32), b.CreateZExt(lo, b.getInt64Ty()));
+  }
+  return b.CreateBitCast(r, v->getType());
+}
+
+llvm::Value* host_context(function_lowering& fl, const expr& e) {
+  if (fl.ctx == nullptr) fl.fail_at("a warp operation in host code without a thread context", e.loc);
+  return fl.ctx;
+}
+
+// The lane of the calling thread on the host: its linear id in the block, modulo 32.
+llvm::Value* host_lane(function_lowering& fl) {
+  auto& b = fl.b;
+  target& t = fl.ms.tgt;
+  llvm::Value* linear = b.CreateAdd(t.special_register(fl, sreg::thread_idx, 0),
+                                    b.CreateMul(t.special_register(fl, sreg::block_dim, 0),
+                                                b.CreateAdd(t.special_register(fl, sreg::thread_idx, 1),
+                                                            b.CreateMul(t.special_register(fl, sreg::block_dim, 1),
+                                                                        t.special_register(fl, sreg::thread_idx, 2)))));
+  return b.CreateAnd(linear, b.getInt32(31));
+}
+
+llvm::Value* lower_shuffle_host(function_lowering& fl, const intrinsic& self, const expr& e) {
+  auto& b = fl.b;
+  llvm::Value* v = fl.expr(e.operands[1]);
+  llvm::Value* d = b.CreateAnd(i32_operand(fl, e, 2), b.getInt32(31));  // shfl.sync reads b[4:0]
+  llvm::Value* lane = host_lane(fl);
+  llvm::Value* src = nullptr;
+  switch (self.arg) {
+    case shfl_idx: src = d; break;
+    case shfl_up: {
+      llvm::Value* j = b.CreateSub(lane, d);
+      src = b.CreateSelect(b.CreateICmpSLT(j, b.getInt32(0)), lane, j);
+      break;
+    }
+    case shfl_down: {
+      llvm::Value* j = b.CreateAdd(lane, d);
+      src = b.CreateSelect(b.CreateICmpSGT(j, b.getInt32(31)), lane, j);
+      break;
+    }
+    default: src = b.CreateXor(lane, d); break;
+  }
+  llvm::Value* bits = as_bits(fl, v);
+  llvm::Value* wide = b.CreateZExt(bits, b.getInt64Ty());
+  llvm::FunctionCallee fn = fl.ms.mod.getOrInsertFunction("cuforge_cpu_warp_shuffle", b.getInt64Ty(), b.getPtrTy(),
+                                                          b.getInt64Ty(), b.getInt32Ty());
+  llvm::Value* r = b.CreateCall(fn, {host_context(fl, e), wide, src});
+  return b.CreateBitCast(b.CreateTrunc(r, bits->getType()), v->getType());
+}
+
+value type_vote(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 2, 2);
+  value mask = ft.cast(int_arg(ft, c, 0), ft.tc_.uint32(), c.loc);
+  const type* p = c.args[1].ty;
+  if (!(p->is_int() || p->kind == type_kind::boolean)) ft.no_impl(c, "the predicate must be an integer or boolean");
+  value pred = ft.cast(ft.truth(c.args[1], c.loc), ft.tc_.int32(), c.loc);
+  const type* out = self.arg == vote_ballot ? ft.tc_.int32() : ft.tc_.boolean();
+  return ft.intrinsic_op(self, out, {mask, pred}, c.loc, {}, true);
+}
+
+// all/any/eq from the ballot of the masked lanes (`m`: the lanes in the mask that voted).
+llvm::Value* vote_result(function_lowering& fl, int mode, llvm::Value* ballot, llvm::Value* m) {
+  auto& b = fl.b;
+  llvm::Value* mine = b.CreateAnd(ballot, m);
+  switch (mode) {
+    case vote_all: return b.CreateICmpEQ(mine, m);
+    case vote_any: return b.CreateICmpNE(mine, b.getInt32(0));
+    case vote_eq: return b.CreateOr(b.CreateICmpEQ(mine, b.getInt32(0)), b.CreateICmpEQ(mine, m));
+    default: return mine;
+  }
+}
+
+llvm::Value* lower_vote_nvptx(function_lowering& fl, const intrinsic& self, const expr& e) {
+  static constexpr llvm::Intrinsic::ID ids[] = {llvm::Intrinsic::nvvm_vote_all_sync, llvm::Intrinsic::nvvm_vote_any_sync,
+                                                llvm::Intrinsic::nvvm_vote_uni_sync, llvm::Intrinsic::nvvm_vote_ballot_sync};
+  auto& b = fl.b;
+  llvm::Value* mask = i32_operand(fl, e, 0);
+  llvm::Value* pred = b.CreateICmpNE(i32_operand(fl, e, 1), b.getInt32(0));
+  llvm::Value* r = fl.intrinsic(ids[self.arg], {}, {mask, pred});
+  return result(fl, e, self.arg == vote_ballot ? r : b.CreateZExt(r, b.getInt32Ty()));
+}
+
+llvm::Value* lower_vote_host(function_lowering& fl, const intrinsic& self, const expr& e) {
+  auto& b = fl.b;
+  llvm::Value* mask = i32_operand(fl, e, 0);
+  llvm::FunctionCallee fn =
+      fl.ms.mod.getOrInsertFunction("cuforge_cpu_warp_vote", b.getInt64Ty(), b.getPtrTy(), b.getInt32Ty());
+  llvm::Value* both = b.CreateCall(fn, {host_context(fl, e), i32_operand(fl, e, 1)});
+  llvm::Value* ballot = b.CreateTrunc(both, b.getInt32Ty());
+  llvm::Value* voters = b.CreateTrunc(b.CreateLShr(both, 32), b.getInt32Ty());
+  llvm::Value* r = vote_result(fl, self.arg, ballot, b.CreateAnd(mask, voters));
+  return result(fl, e, self.arg == vote_ballot ? r : b.CreateZExt(r, b.getInt32Ty()));
+}
+
+// activemask() (arg 0) and lanemask_lt() (arg 1): uint32.
+value type_lane_masks(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 0, 0);
+  return ft.intrinsic_op(self, ft.tc_.uint32(), {}, c.loc, {}, self.arg == 0);
+}
+
+llvm::Value* lower_lane_masks_nvptx(function_lowering& fl, const intrinsic& self, const expr& e) {
+  return result(fl, e, fl.intrinsic(self.arg == 0 ? llvm::Intrinsic::nvvm_activemask
+                                                  : llvm::Intrinsic::nvvm_read_ptx_sreg_lanemask_lt, {}, {}));
+}
+
+llvm::Value* lower_lane_masks_host(function_lowering& fl, const intrinsic& self, const expr& e) {
+  auto& b = fl.b;
+  if (self.arg == 1) return result(fl, e, b.CreateSub(b.CreateShl(b.getInt32(1), host_lane(fl)), b.getInt32(1)));
+  llvm::FunctionCallee fn = fl.ms.mod.getOrInsertFunction("cuforge_cpu_warp_active", b.getInt32Ty(), b.getPtrTy());
+  return result(fl, e, b.CreateCall(fn, {host_context(fl, e)}));
+}
+
+value type_match_any(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 2, 2);
+  value mask = ft.cast(int_arg(ft, c, 0), ft.tc_.uint32(), c.loc);
+  if (!c.args[1].ty->is_scalar() || !shufflable(c.args[1].ty))
+    ft.no_impl(c, "match_any_sync takes a 32- or 64-bit int or float");
+  return ft.intrinsic_op(self, ft.tc_.int32(), {mask, c.args[1]}, c.loc, {}, true);
+}
+
+llvm::Value* lower_match_any_nvptx(function_lowering& fl, const intrinsic&, const expr& e) {
+  llvm::Value* bits = as_bits(fl, fl.expr(e.operands[1]));
+  const bool wide = bits->getType()->isIntegerTy(64);
+  return result(fl, e, fl.intrinsic(wide ? llvm::Intrinsic::nvvm_match_any_sync_i64 : llvm::Intrinsic::nvvm_match_any_sync_i32,
+                                    {}, {i32_operand(fl, e, 0), bits}));
+}
+
+llvm::Value* lower_match_any_host(function_lowering& fl, const intrinsic&, const expr& e) {
+  auto& b = fl.b;
+  llvm::Value* mask = i32_operand(fl, e, 0);
+  llvm::Value* wide = b.CreateZExt(as_bits(fl, fl.expr(e.operands[1])), b.getInt64Ty());
+  llvm::FunctionCallee fn =
+      fl.ms.mod.getOrInsertFunction("cuforge_cpu_warp_match", b.getInt32Ty(), b.getPtrTy(), b.getInt64Ty());
+  return result(fl, e, b.CreateAnd(b.CreateCall(fn, {host_context(fl, e), wide}), mask));
 }
 
 // cuda.nanosleep(ns): the thread sleeps about ns nanoseconds (at most a millisecond on a GPU).
@@ -367,6 +553,49 @@ const intrinsic table[] = {
                               "Waits until the warp's threads named in mask have reached it.", type_syncwarp,
                               op_id::none, 0, cpu_needs::warp_sync),
                lower_syncwarp_nvptx, lower_syncwarp_host),
+    lowered_by(function_entry("cuda.shfl_sync", "(mask, value, src_lane)",
+                              "value from lane src_lane of the warp (its own when src_lane is outside it); "
+                              "32- and 64-bit ints and floats.",
+                              type_shuffle, op_id::none, shfl_idx, cpu_needs::warp_sync),
+               lower_shuffle_nvptx, lower_shuffle_host),
+    lowered_by(function_entry("cuda.shfl_up_sync", "(mask, value, delta)",
+                              "value from lane laneid - delta (its own below lane 0).", type_shuffle, op_id::none,
+                              shfl_up, cpu_needs::warp_sync),
+               lower_shuffle_nvptx, lower_shuffle_host),
+    lowered_by(function_entry("cuda.shfl_down_sync", "(mask, value, delta)",
+                              "value from lane laneid + delta (its own past lane 31).", type_shuffle, op_id::none,
+                              shfl_down, cpu_needs::warp_sync),
+               lower_shuffle_nvptx, lower_shuffle_host),
+    lowered_by(function_entry("cuda.shfl_xor_sync", "(mask, value, lane_mask)",
+                              "value from lane laneid ^ lane_mask (a butterfly).", type_shuffle, op_id::none,
+                              shfl_xor, cpu_needs::warp_sync),
+               lower_shuffle_nvptx, lower_shuffle_host),
+    lowered_by(function_entry("cuda.all_sync", "(mask, predicate)",
+                              "True when the predicate is true in every lane of mask (boolean).", type_vote,
+                              op_id::none, vote_all, cpu_needs::warp_sync),
+               lower_vote_nvptx, lower_vote_host),
+    lowered_by(function_entry("cuda.any_sync", "(mask, predicate)",
+                              "True when the predicate is true in any lane of mask (boolean).", type_vote,
+                              op_id::none, vote_any, cpu_needs::warp_sync),
+               lower_vote_nvptx, lower_vote_host),
+    lowered_by(function_entry("cuda.eq_sync", "(mask, predicate)",
+                              "True when the predicate is the same in every lane of mask (boolean).", type_vote,
+                              op_id::none, vote_eq, cpu_needs::warp_sync),
+               lower_vote_nvptx, lower_vote_host),
+    lowered_by(function_entry("cuda.ballot_sync", "(mask, predicate)",
+                              "The lanes of mask whose predicate is true, as bits (int32).", type_vote, op_id::none,
+                              vote_ballot, cpu_needs::warp_sync),
+               lower_vote_nvptx, lower_vote_host),
+    lowered_by(function_entry("cuda.match_any_sync", "(mask, value)",
+                              "The lanes of mask whose value equals this lane's, as bits (int32; sm_70 and up).",
+                              type_match_any, op_id::none, 0, cpu_needs::warp_sync),
+               lower_match_any_nvptx, lower_match_any_host),
+    lowered_by(function_entry("cuda.activemask", "()", "The lanes of the warp executing this call, as bits (uint32).",
+                              type_lane_masks, op_id::none, 0, cpu_needs::warp_sync),
+               lower_lane_masks_nvptx, lower_lane_masks_host),
+    lowered_by(function_entry("cuda.lanemask_lt", "()", "The bits of the lanes below this one (uint32).",
+                              type_lane_masks, op_id::none, 1),
+               lower_lane_masks_nvptx, lower_lane_masks_host),
     lowered_by(function_entry("cuda.nanosleep", "(ns)",
                               "Suspends the thread for about ns nanoseconds (uint32; a GPU sleeps at most about "
                               "a millisecond, sm_70 and up).", type_nanosleep),

@@ -296,6 +296,11 @@ std::vector<host_symbol> host_symbols() {
   std::vector<host_symbol> s = {
       {"cuforge_cpu_syncthreads", reinterpret_cast<void*>(&cuforge_cpu_syncthreads)},
       {"cuforge_cpu_grid_sync", reinterpret_cast<void*>(&cuforge_cpu_grid_sync)},
+      {"cuforge_cpu_syncwarp", reinterpret_cast<void*>(&cuforge_cpu_syncwarp)},
+      {"cuforge_cpu_warp_shuffle", reinterpret_cast<void*>(&cuforge_cpu_warp_shuffle)},
+      {"cuforge_cpu_warp_vote", reinterpret_cast<void*>(&cuforge_cpu_warp_vote)},
+      {"cuforge_cpu_warp_match", reinterpret_cast<void*>(&cuforge_cpu_warp_match)},
+      {"cuforge_cpu_warp_active", reinterpret_cast<void*>(&cuforge_cpu_warp_active)},
       {"cuforge_codegen_exit_thread", reinterpret_cast<void*>(&cuforge_codegen_exit_thread)},
       {"cuforge_host_random", reinterpret_cast<void*>(&cuforge_host_random)},
       {"cuforge_host_seed", reinterpret_cast<void*>(&cuforge_host_seed)},

@@ -174,6 +174,15 @@ struct barrier_state {
   unsigned long long generation = 0;
 };
 
+/// A warp of a block (32 consecutive linear thread ids): its barrier (for
+/// __syncwarp), the lanes that have not exited, and the values its lanes
+/// offer to a shuffle, vote or match, read once the barrier releases.
+struct warp_state {
+  barrier_state barrier;
+  std::uint32_t live = 0;  ///< bit i: lane i has not exited
+  std::uint64_t offered[32] = {};
+};
+
 class scheduler;
 
 /// A fiber and the kernel thread it runs.
@@ -183,6 +192,8 @@ struct slot : exec_tag {
   scheduler* sched;
   cpu::thread_context ctx;
   barrier_state* block = nullptr;       ///< the barrier of the thread's block
+  warp_state* warp = nullptr;           ///< the thread's warp
+  unsigned lane = 0;                    ///< its lane in the warp
   barrier_state* waiting_at = nullptr;  ///< where it is suspended
   unsigned long long wait_generation = 0;
   bool aborted = false;  ///< resumed only to fail: its barrier can never complete
@@ -274,6 +285,7 @@ class scheduler {
   void run_cooperative(launch_state& st) {
     std::size_t stride = (st.shared_bytes + 63) & ~std::size_t{63};
     barriers_.assign(st.total_blocks, barrier_state{0, st.threads_per_block, 0});
+    reset_warps(st, st.total_blocks);
     grid_ = barrier_state{0, st.total_blocks * st.threads_per_block, 0};
     cooperative_ = true;
     ++launch_serial_;
@@ -286,6 +298,21 @@ class scheduler {
   // Called by kernel threads, on their fiber.
 
   void block_barrier(slot& self) { arrive(self, *self.block); }
+
+  void warp_barrier(slot& self) { arrive(self, self.warp->barrier); }
+
+  /// Every live lane of the warp offers `value`; once all have, `read(w)`
+  /// gives this lane's answer, and a second barrier keeps the offers until
+  /// every lane has read them.
+  template <class Read>
+  std::uint64_t warp_exchange(slot& self, std::uint64_t value, Read read) {
+    warp_state& w = *self.warp;
+    w.offered[self.lane] = value;
+    arrive(self, w.barrier);
+    const std::uint64_t r = read(w);
+    arrive(self, w.barrier);
+    return r;
+  }
 
   void grid_barrier(slot& self) {
     if (!cooperative_) {
@@ -352,6 +379,7 @@ class scheduler {
     std::size_t stride = (st.shared_bytes + 63) & ~std::size_t{63};
     for (unsigned long long b = first; b < last; ++b) {
       barriers_[0] = barrier_state{0, st.threads_per_block, 0};
+      reset_warps(st, 1);
       run_batch(st, block_pool_, b, 1, stride);
     }
   }
@@ -387,6 +415,19 @@ class scheduler {
     *current_ = nullptr;
   }
 
+  void reset_warps(const launch_state& st, unsigned long long blocks) {
+    const unsigned long long threads = st.threads_per_block;
+    warps_per_block_ = (threads + 31) / 32;
+    warps_.resize(blocks * warps_per_block_);
+    for (unsigned long long b = 0; b < blocks; ++b)
+      for (unsigned long long w = 0; w < warps_per_block_; ++w) {
+        const unsigned long long lanes = std::min<unsigned long long>(32, threads - 32 * w);
+        warp_state& s = warps_[b * warps_per_block_ + w];
+        s.barrier = barrier_state{0, lanes, 0};
+        s.live = lanes == 32 ? 0xFFFFFFFFu : (std::uint32_t{1} << lanes) - 1;
+      }
+  }
+
   void point_cursor_at_block(unsigned long long index) {
     cursor_block_ = block_coords(batch_first_ + index, launch_->grid);
     cursor_barrier_ = &barriers_[index];
@@ -417,6 +458,9 @@ class scheduler {
     ctx.block_idx.z = cursor_block_.z;
     ctx.shared = cursor_shared_;
     self.block = cursor_barrier_;
+    const unsigned linear = cursor_x_ + block_x_ * (cursor_y_ + block_y_ * cursor_z_);
+    self.warp = &warps_[cursor_index_ * warps_per_block_ + linear / 32];
+    self.lane = linear % 32;
     // Advance the cursor, x fastest, then to the next block of the batch.
     if (++cursor_x_ < block_x_) return true;
     cursor_x_ = 0;
@@ -462,6 +506,8 @@ class scheduler {
   }
 
   void thread_exited(slot& self) noexcept {
+    self.warp->live &= ~(std::uint32_t{1} << self.lane);
+    leave(self.warp->barrier);
     leave(*self.block);
     if (cooperative_) leave(grid_);
   }
@@ -586,6 +632,8 @@ class scheduler {
   unsigned long long launch_serial_ = 0;  ///< counts the launches this thread has worked on
   fiber_pool* pool_ = nullptr;
   std::vector<barrier_state> barriers_;  ///< one per block of the batch
+  std::vector<warp_state> warps_;        ///< warps_per_block_ per block of the batch
+  unsigned long long warps_per_block_ = 1;
   barrier_state grid_;
   bool cooperative_ = false;
   fp_control batch_fp_;  ///< what each thread of the batch starts with
@@ -787,6 +835,68 @@ CUFORGE_API void cuforge_cpu_syncthreads(cuforge::cpu::thread_context* ctx) {
   throw cuforge::logic_error(
       "__syncthreads called by a kernel declared without barriers (uses_barrier = false): its "
       "threads run one after another and cannot wait for each other");
+}
+
+namespace {
+
+// The fiber running `ctx`'s thread, or nullptr for a block of one thread run
+// as a loop (a warp of one lane); throws where no warp exists.
+cuforge::detail::cpu_exec::slot* warp_member(cuforge::cpu::thread_context* ctx, const char* what) {
+  using namespace cuforge::detail::cpu_exec;
+  auto* tag = ctx != nullptr ? static_cast<exec_tag*>(ctx->scheduler) : nullptr;
+  if (tag == nullptr) throw cuforge::logic_error(std::string(what) + " called outside a cpu-backend kernel");
+  switch (tag->kind) {
+    case exec_kind::fiber: return static_cast<slot*>(tag);
+    case exec_kind::loop_single_thread: return nullptr;
+    case exec_kind::loop_without_barrier: break;
+  }
+  throw cuforge::logic_error(std::string(what) +
+                             " called by a kernel declared without barriers (uses_barrier = false): its threads "
+                             "run one after another and cannot meet as a warp");
+}
+
+}  // namespace
+
+CUFORGE_API void cuforge_cpu_syncwarp(cuforge::cpu::thread_context* ctx) {
+  if (auto* s = warp_member(ctx, "__syncwarp")) s->sched->warp_barrier(*s);
+}
+
+CUFORGE_API std::uint64_t cuforge_cpu_warp_shuffle(cuforge::cpu::thread_context* ctx, std::uint64_t value,
+                                                   std::int32_t src) {
+  auto* s = warp_member(ctx, "a warp shuffle");
+  if (s == nullptr) return value;
+  return s->sched->warp_exchange(*s, value, [&](const cuforge::detail::cpu_exec::warp_state& w) {
+    const bool there = src >= 0 && src < 32 && ((w.live >> src) & 1u) != 0;
+    return there ? w.offered[src] : value;
+  });
+}
+
+CUFORGE_API std::uint64_t cuforge_cpu_warp_vote(cuforge::cpu::thread_context* ctx, std::int32_t pred) {
+  auto* s = warp_member(ctx, "a warp vote");
+  if (s == nullptr) return (std::uint64_t{1} << 32) | (pred != 0 ? 1u : 0u);
+  return s->sched->warp_exchange(*s, pred != 0 ? 1 : 0, [](const cuforge::detail::cpu_exec::warp_state& w) {
+    std::uint64_t ballot = 0;
+    for (unsigned i = 0; i < 32; ++i)
+      if (((w.live >> i) & 1u) != 0 && w.offered[i] != 0) ballot |= std::uint64_t{1} << i;
+    return ballot | (std::uint64_t{w.live} << 32);
+  });
+}
+
+CUFORGE_API std::uint32_t cuforge_cpu_warp_match(cuforge::cpu::thread_context* ctx, std::uint64_t value) {
+  auto* s = warp_member(ctx, "a warp match");
+  if (s == nullptr) return 1u;
+  return static_cast<std::uint32_t>(
+      s->sched->warp_exchange(*s, value, [&](const cuforge::detail::cpu_exec::warp_state& w) {
+        std::uint64_t same = 0;
+        for (unsigned i = 0; i < 32; ++i)
+          if (((w.live >> i) & 1u) != 0 && w.offered[i] == value) same |= std::uint64_t{1} << i;
+        return same;
+      }));
+}
+
+CUFORGE_API std::uint32_t cuforge_cpu_warp_active(cuforge::cpu::thread_context* ctx) {
+  auto* s = warp_member(ctx, "activemask");
+  return s == nullptr ? 1u : s->warp->live;
 }
 
 CUFORGE_API void cuforge_cpu_grid_sync(cuforge::cpu::thread_context* ctx) {

@@ -14,6 +14,7 @@
 #include <cuforge/runtime/export.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -70,6 +71,24 @@ CUFORGE_API void cuforge_cpu_syncthreads(cuforge::cpu::thread_context* ctx);
 /// reaches it before any passes. Outside a cooperative launch it raises an
 /// error rather than hang.
 CUFORGE_API void cuforge_cpu_grid_sync(cuforge::cpu::thread_context* ctx);
+
+/// The warp operations. A warp is 32 consecutive linear thread ids of a
+/// block, as on a GPU; its lanes that have not exited all take part (a mask
+/// naming fewer is read as the whole warp: lanes that never come make a
+/// barrier deadlock error, not a hang).
+/// Warp barrier (`__syncwarp`).
+CUFORGE_API void cuforge_cpu_syncwarp(cuforge::cpu::thread_context* ctx);
+/// Every lane offers `value`; returns lane `src`'s (this lane's own when
+/// `src` is not a lane that has not exited). The shuffles.
+CUFORGE_API std::uint64_t cuforge_cpu_warp_shuffle(cuforge::cpu::thread_context* ctx, std::uint64_t value,
+                                                   std::int32_t src);
+/// Every lane offers `pred`; returns the ballot (bit i: lane i's was
+/// non-zero) in the low 32 bits, the lanes that voted in the high 32.
+CUFORGE_API std::uint64_t cuforge_cpu_warp_vote(cuforge::cpu::thread_context* ctx, std::int32_t pred);
+/// Every lane offers `value`; returns the lanes whose value equals this lane's.
+CUFORGE_API std::uint32_t cuforge_cpu_warp_match(cuforge::cpu::thread_context* ctx, std::uint64_t value);
+/// The lanes of the caller's warp that have not exited.
+CUFORGE_API std::uint32_t cuforge_cpu_warp_active(cuforge::cpu::thread_context* ctx);
 }
 
 namespace cuforge::cpu {
