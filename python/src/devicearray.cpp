@@ -542,6 +542,14 @@ void bind_devicearray(py::module_& m) {
       .def_property_readonly("_pointer", [](const py_devarray& s) {
         return reinterpret_cast<std::uintptr_t>(s.a.data());
       })
+      .def_property_readonly(
+          "device_ctypes_pointer",
+          [](const py_devarray& s) {
+            static py::object c_void_p = py::module_::import("ctypes").attr("c_void_p");
+            return c_void_p(reinterpret_cast<std::uintptr_t>(s.a.data()));
+          },
+          "The data's device address as a ctypes.c_void_p (numba's; c_void_p(0), whose value is None, for an "
+          "empty array)")
       .def_property_readonly("stream", [](const py_devarray& s) -> py::object {
         return s.stream_obj.is_none() ? py::object(py::int_(0)) : s.stream_obj;
       })

@@ -303,3 +303,13 @@ def test_device_ndarray_constructor_takes_numbas_arguments():
     assert (d.shape, d.strides, d.dtype) == ((2, 3), (24, 8), np.dtype(np.float64))
     d[:] = 1.5
     np.testing.assert_array_equal(d.copy_to_host(), np.full((2, 3), 1.5))
+
+
+def test_device_ctypes_pointer_is_numbas():
+    import ctypes
+
+    a = cuda.to_device(np.arange(10.0))
+    p = a.device_ctypes_pointer
+    assert isinstance(p, ctypes.c_void_p) and p.value == a._pointer != 0
+    assert a[3:].device_ctypes_pointer.value - p.value == 3 * 8  # a view's own address
+    assert cuda.device_array(0).device_ctypes_pointer.value is None  # numba's c_void_p(0) for no data
