@@ -51,6 +51,13 @@ void compile_config::validate() const {
   if (max_registers < 0 || max_registers > 255)
     throw logic_error("compile configuration: max_registers " + std::to_string(max_registers) +
                       " (0 for the default, else 1 to 255)");
+  if (max_threads_per_block < 0 || max_threads_per_block > 1024 || min_blocks_per_sm < 0 || max_blocks_per_cluster < 0)
+    throw logic_error("compile configuration: launch bounds (" + std::to_string(max_threads_per_block) + ", " +
+                      std::to_string(min_blocks_per_sm) + ", " + std::to_string(max_blocks_per_cluster) +
+                      "): at most 1024 threads per block, and no negative bound");
+  if (target == target_kind::nvptx && max_blocks_per_cluster > 0 && cc.major < 9)
+    throw logic_error("compile configuration: a launch bound on the blocks of a cluster needs compute capability "
+                      "9.0 or newer, not " + std::to_string(cc.major) + "." + std::to_string(cc.minor));
   if (target == target_kind::nvptx && (cc.major < 1 || cc.minor < 0))
     throw logic_error("compile configuration: compute capability " + std::to_string(cc.major) + "." +
                       std::to_string(cc.minor));
@@ -68,6 +75,9 @@ std::string compile_config::key() const {
   k += " lineinfo=" + std::to_string(lineinfo);
   k += " opt=" + std::to_string(opt);
   k += " maxnreg=" + std::to_string(target == target_kind::nvptx ? max_registers : 0);
+  if (target == target_kind::nvptx && (max_threads_per_block || min_blocks_per_sm || max_blocks_per_cluster))
+    k += " bounds=" + std::to_string(max_threads_per_block) + "," + std::to_string(min_blocks_per_sm) + "," +
+         std::to_string(max_blocks_per_cluster);
   if (host_only) k += " host_only=1";
   return k;
 }
@@ -79,6 +89,8 @@ std::size_t compile_config::hash() const noexcept {
   mix(static_cast<std::size_t>(fastmath) | static_cast<std::size_t>(lineinfo) << 1 | static_cast<std::size_t>(opt) << 2);
   mix(static_cast<std::size_t>(debug_level));
   mix(static_cast<std::size_t>(max_registers));
+  mix(static_cast<std::size_t>(max_threads_per_block) | static_cast<std::size_t>(min_blocks_per_sm) << 16 |
+      static_cast<std::size_t>(max_blocks_per_cluster) << 32);
   mix(static_cast<std::size_t>(host_only));
   return h;
 }

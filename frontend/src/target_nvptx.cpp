@@ -172,6 +172,11 @@ class nvptx_target final : public target {
     // max_registers: the NVPTX printer writes `.maxnreg N` on the entry, so
     // the limit holds for ptxas and for the driver's JIT alike.
     if (cfg_.max_registers > 0) annotate(ms, fn, "maxnreg", cfg_.max_registers);
+    // launch_bounds: .maxntid (x alone, as numba-cuda: the bound is on the block's threads),
+    // .minnctapersm and .maxclusterrank.
+    if (cfg_.max_threads_per_block > 0) annotate(ms, fn, "maxntidx", cfg_.max_threads_per_block);
+    if (cfg_.min_blocks_per_sm > 0) annotate(ms, fn, "minctasm", cfg_.min_blocks_per_sm);
+    if (cfg_.max_blocks_per_cluster > 0) annotate(ms, fn, "maxclusterrank", cfg_.max_blocks_per_cluster);
     return fn;
   }
 

@@ -193,6 +193,9 @@ void dispatcher::launch(compiled_kernel& k, std::vector<kernel_argument>& args, 
   const int dev = device::current().ordinal();
   loaded_kernel& ld = k.load(dev);
   check_shared_memory(name_, ld, cfg.shared_bytes, dev);
+  if (const int bound = k.config().max_threads_per_block; bound > 0 && cfg.block.count() > static_cast<unsigned long long>(bound))
+    throw logic_error("kernel '" + name_ + "': a block of " + std::to_string(cfg.block.count()) +
+                      " threads; its launch_bounds allow at most " + std::to_string(bound));
 
   // Host arrays go to the device first (Numba's rule), and come back after
   // only if the kernel may write them; cuda.In's only go, cuda.Out's only

@@ -218,7 +218,7 @@ void bind_compiler(py::module_& m) {
                              "What one compilation is for (frontend/compile_config.hpp): target, compute capability "
                              "and the options that change the code. Hashable; `key` is the disk cache's.")
       .def(py::init([](const std::string& target, std::optional<std::pair<int, int>> cc, bool fastmath, int debug_level,
-                       bool lineinfo, bool opt, int max_registers, bool host_only) {
+                       bool lineinfo, bool opt, int max_registers, bool host_only, std::tuple<int, int, int> bounds) {
              compile_config c;
              if (target == "nvptx")
                c.target = target_kind::nvptx;
@@ -232,6 +232,7 @@ void bind_compiler(py::module_& m) {
              c.lineinfo = lineinfo;
              c.opt = opt;
              c.max_registers = max_registers;
+             std::tie(c.max_threads_per_block, c.min_blocks_per_sm, c.max_blocks_per_cluster) = bounds;
              if (host_only && c.target != target_kind::host)
                throw py::value_error("CompileConfig: host_only code is compiled for the host target");
              c.host_only = host_only;
@@ -240,7 +241,7 @@ void bind_compiler(py::module_& m) {
            }),
            py::kw_only(), py::arg("target") = "nvptx", py::arg("cc") = py::none(), py::arg("fastmath") = false,
            py::arg("debug_level") = 0, py::arg("lineinfo") = false, py::arg("opt") = true, py::arg("max_registers") = 0,
-           py::arg("host_only") = false)
+           py::arg("host_only") = false, py::arg("launch_bounds") = std::make_tuple(0, 0, 0))
       .def_property_readonly("target", [](const compile_config& c) { return std::string(to_string(c.target)); })
       .def_property_readonly("cc", [](const compile_config& c) { return py::make_tuple(c.cc.major, c.cc.minor); })
       .def_readonly("fastmath", &compile_config::fastmath)
@@ -249,6 +250,9 @@ void bind_compiler(py::module_& m) {
       .def_readonly("opt", &compile_config::opt)
       .def_readonly("max_registers", &compile_config::max_registers)
       .def_readonly("host_only", &compile_config::host_only)
+      .def_property_readonly("launch_bounds", [](const compile_config& c) {
+        return py::make_tuple(c.max_threads_per_block, c.min_blocks_per_sm, c.max_blocks_per_cluster);
+      })
       .def_property_readonly("key", &compile_config::key)
       .def("for_active_backend", &compile_config::for_active_backend,
            "These options for the active backend's kernels: its target, and on a GPU the current device's "

@@ -47,6 +47,7 @@ class CompileOptions:
     opt: bool = True
     max_registers: Optional[int] = None
     cc: Optional[tuple] = None
+    launch_bounds: Optional[tuple] = None  # (max threads per block, min blocks per SM, max blocks per cluster)
 
     def as_dict(self):
         """The options that are set, by name (what the decorator was given)."""
@@ -65,7 +66,7 @@ class CompileOptions:
         compute capability) when ``target`` is None, else for ``target``
         ("nvptx", at ``cc``, sm_90 when not given)."""
         kw = dict(fastmath=self.fastmath, debug_level=1 if self.debug else 0, lineinfo=self.lineinfo, opt=self.opt,
-                  max_registers=self.max_registers or 0)
+                  max_registers=self.max_registers or 0, launch_bounds=self.launch_bounds or (0, 0, 0))
         if target is None:
             return _core.CompileConfig(**kw).for_active_backend()
         return _core.CompileConfig(target=target, cc=self.cc, **kw)
@@ -438,7 +439,8 @@ class _ForAll:
         if self.thread_per_block:
             return self.thread_per_block
         if _core.backend() != "cuda":
-            return FORALL_THREADS_PER_BLOCK
+            bound = (self.dispatcher._options.launch_bounds or (0,))[0]
+            return min(FORALL_THREADS_PER_BLOCK, bound) if bound else FORALL_THREADS_PER_BLOCK
         d = self.dispatcher
         native = d._native or d._native_dispatcher()
         compiled = native.find(tuple(args))
@@ -458,7 +460,23 @@ class _ForAll:
 
 # --- the decorator ---------------------------------------------------------------------------
 
-_IGNORED_OPTIONS = ("inline", "forceinline", "launch_bounds", "lto")
+_IGNORED_OPTIONS = ("inline", "forceinline", "lto")
+
+
+def _launch_bounds(value):
+    """numba-cuda's launch_bounds (an int, or a tuple of one to three: max threads per block, min
+    blocks per multiprocessor, max blocks per cluster) as the three, 0 for those not given."""
+    if value is None:
+        return None
+    bounds = (value,) if isinstance(value, int) and not isinstance(value, bool) else value
+    if not isinstance(bounds, tuple) or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+        raise TypeError(f"launch_bounds must be an int or a tuple of ints, not {value!r}")
+    if len(bounds) > 3:
+        raise ValueError(f"Got {len(bounds)} launch bounds: {bounds}. A maximum of three are supported: "
+                         "(max_threads_per_block, min_blocks_per_sm, max_blocks_per_cluster)")
+    if not bounds or any(b <= 0 for b in bounds) or bounds[0] > 1024:
+        raise ValueError(f"launch_bounds {value!r}: each bound must be positive, and at most 1024 threads per block")
+    return tuple(bounds) + (0,) * (3 - len(bounds))
 
 
 def jit(func_or_sig=None, device=False, inline=False, forceinline=False, link=(), debug=None, opt=None,
@@ -475,8 +493,12 @@ def jit(func_or_sig=None, device=False, inline=False, forceinline=False, link=()
     ``opt=False`` unless given), ``lineinfo``, ``fastmath``, ``opt``,
     ``max_registers``, ``cache`` (kernels are stored on disk and loaded by
     later processes: docs/compiler.md, "Disk cache"; ``kernel.stats``
-    counts hits and misses). ``inline``, ``forceinline``, ``launch_bounds`` and
-    ``lto`` are accepted and have no effect; ``link`` is not supported yet."""
+    counts hits and misses), ``launch_bounds`` (an int or a tuple of up to
+    three: max threads per block, min blocks per multiprocessor, max blocks
+    per cluster; ``.maxntid``/``.minnctapersm``/``.maxclusterrank`` in the PTX,
+    and a launch of a larger block is refused on every backend). ``inline``,
+    ``forceinline`` and ``lto`` are accepted and have no effect; ``link`` is
+    not supported yet."""
     for name in ("argtypes", "restype", "bind"):
         if kws.pop(name, None) is not None:
             raise TypeError(f"cuda.jit: the {name!r} keyword was removed from Numba; pass the signature as the first "
@@ -499,8 +521,9 @@ def jit(func_or_sig=None, device=False, inline=False, forceinline=False, link=()
     if max_registers is not None and (isinstance(max_registers, bool) or not isinstance(max_registers, int)
                                       or max_registers <= 0):
         raise ValueError(f"max_registers must be a positive int, not {max_registers!r}")
+    bounds = _launch_bounds(launch_bounds)
     options = CompileOptions(debug=debug, lineinfo=bool(lineinfo), fastmath=bool(fastmath), opt=opt,
-                             max_registers=max_registers)
+                             max_registers=max_registers, launch_bounds=None if device else bounds)
     targetoptions = dict(debug=debug, lineinfo=bool(lineinfo), fastmath=bool(fastmath), opt=opt,
                          max_registers=max_registers, cache=bool(cache), inline=inline, forceinline=forceinline,
                          launch_bounds=launch_bounds, lto=lto)
@@ -544,7 +567,7 @@ def jit(func_or_sig=None, device=False, inline=False, forceinline=False, link=()
 
 
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True,
-                abi="numba", abi_info=None):
+                abi="numba", abi_info=None, launch_bounds=None):
     """PTX for ``pyfunc`` compiled for ``sig``, and its return type:
     ``(ptx, return_type)``. A kernel by default; ``device=True`` makes a
     device function with Numba's ABI (``int f(T* ret, args...)``)."""
@@ -557,7 +580,8 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     if not device and ret is not None and ret != cftypes.void:
         raise TypeError("CUDA kernel must have void return type.")
     options = CompileOptions(debug=bool(debug), lineinfo=bool(lineinfo), fastmath=bool(fastmath), opt=bool(opt),
-                             cc=None if cc is None else tuple(cc))
+                             cc=None if cc is None else tuple(cc),
+                             launch_bounds=None if device else _launch_bounds(launch_bounds))
     ret_spec = ret.spec if (device and ret is not None) else None
     cf = _compile(pyfunc, [a.spec for a in args], options.config("nvptx"), bool(device), ret_spec)
     return cf.ptx, cftypes.from_spec(cf.return_spec)

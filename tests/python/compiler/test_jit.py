@@ -77,6 +77,54 @@ def test_inline_launch_bounds_and_lto_are_accepted():
     assert k.targetoptions["launch_bounds"] == (128, 2)
 
 
+def test_launch_bounds_are_in_the_ptx_and_bound_the_launch(tmp_path):
+    import os
+    import re
+    import subprocess
+
+    sig = "void(float32[:], float32[:], float32[:])"
+    ptx = cuda.compile_ptx(add_kernel, sig, launch_bounds=(128, 2))[0]
+    assert re.search(r"^\.maxntid 128, 1, 1$", ptx, re.M) and re.search(r"^\.minnctapersm 2$", ptx, re.M)
+    assert ".maxclusterrank" not in ptx
+    clustered = cuda.compile_ptx(add_kernel, sig, launch_bounds=(256, 1, 4), cc=(9, 0))[0]
+    assert re.search(r"^\.maxclusterrank 4$", clustered, re.M)
+    plain = cuda.compile_ptx(add_kernel, sig)[0]
+    assert ".maxntid" not in plain and ".minnctapersm" not in plain
+    # ptxas takes them (the suite's fixture assembles every launched kernel; compile_ptx's are checked here)
+    ptxas = "/usr/local/cuda/bin/ptxas"
+    for i, p in enumerate((ptx, clustered) if os.path.exists(ptxas) else ()):
+        path = tmp_path / f"k{i}.ptx"
+        path.write_text(p)
+        r = subprocess.run([ptxas, "-arch=sm_90", str(path), "-o", str(tmp_path / "k.cubin")], capture_output=True,
+                           text=True)
+        assert r.returncode == 0, r.stderr
+    k = cuda.jit(launch_bounds=128)(add_kernel)
+    x = np.arange(256, dtype=np.float32)
+    r = np.zeros_like(x)
+    k[2, 128](r, x, x)
+    assert np.array_equal(r, 2 * x)
+    with pytest.raises(Exception, match="launch_bounds allow at most 128"):
+        k[1, 256](r, x, x)  # refused on every backend, as the driver refuses it on a GPU
+    k.forall(256)(r, x, x)  # forall keeps inside the bound
+
+
+@pytest.mark.parametrize("bounds, error, match", [
+    ((1, 2, 3, 4), ValueError, "A maximum of three"),
+    (0, ValueError, "positive"),
+    (2048, ValueError, "at most 1024"),
+    ("128", TypeError, "an int or a tuple"),
+    ((128, 1.5), TypeError, "an int or a tuple"),
+])
+def test_bad_launch_bounds(bounds, error, match):
+    with pytest.raises(error, match=match):
+        cuda.jit(launch_bounds=bounds)(add_kernel)
+
+
+def test_a_cluster_bound_needs_sm_90():
+    with pytest.raises(Exception, match="compute capability 9.0"):
+        cuda.compile_ptx(add_kernel, "void(float32[:], float32[:], float32[:])", launch_bounds=(128, 1, 2), cc=(8, 0))
+
+
 def test_jit_of_a_dispatcher_rejits_its_function():
     k = cuda.jit(debug=True, opt=False)(cuda.jit(add_kernel))
     assert k.py_func is add_kernel and k.targetoptions["debug"]

@@ -43,6 +43,14 @@ struct CUFORGE_API compile_config {
   /// The most registers a thread of a kernel may use (`.maxnreg`; nvptx
   /// only); 0 leaves it to ptxas.
   int max_registers = 0;
+  /// A kernel's launch bounds (numba-cuda's `launch_bounds`; nvptx only, 0
+  /// for none): the most threads a block may have (`.maxntid`, and the
+  /// launch refuses more on every backend), the fewest blocks per
+  /// multiprocessor to plan registers for (`.minnctapersm`), and the most
+  /// blocks of a cluster (`.maxclusterrank`, compute capability 9.0 and up).
+  int max_threads_per_block = 0;
+  int min_blocks_per_sm = 0;
+  int max_blocks_per_cluster = 0;
   /// Code that runs on the host only, called from Python (the host jit,
   /// vectorize's CPU loops, the cpu engine of cuda.reduce): host-only
   /// functions such as random.random type there, and nowhere else (a kernel
