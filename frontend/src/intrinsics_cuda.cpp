@@ -49,8 +49,9 @@ llvm::Value* lower_laneid_nvptx(function_lowering& fl, const intrinsic&, const e
   return result(fl, e, fl.intrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_laneid, {}, {}));
 }
 
-// The cpu backend has no warps of its own: the lane is the linear thread id modulo 32, as on a GPU.
-llvm::Value* lower_laneid_host(function_lowering& fl, const intrinsic&, const expr& e) {
+// The lane of the calling thread on the host: its linear id in the block modulo 32, as on a GPU
+// (the cpu backend's warps are those ids, cpu_execution.md "Warps").
+llvm::Value* host_lane(function_lowering& fl) {
   auto& b = fl.b;
   target& t = fl.ms.tgt;
   llvm::Value* tx = t.special_register(fl, sreg::thread_idx, 0);
@@ -59,7 +60,17 @@ llvm::Value* lower_laneid_host(function_lowering& fl, const intrinsic&, const ex
   llvm::Value* bx = t.special_register(fl, sreg::block_dim, 0);
   llvm::Value* by = t.special_register(fl, sreg::block_dim, 1);
   llvm::Value* linear = b.CreateAdd(tx, b.CreateMul(bx, b.CreateAdd(ty, b.CreateMul(by, tz))));
-  return result(fl, e, b.CreateAnd(linear, b.getInt32(31)));
+  return b.CreateAnd(linear, b.getInt32(31));
+}
+
+llvm::Value* lower_laneid_host(function_lowering& fl, const intrinsic&, const expr& e) {
+  return result(fl, e, host_lane(fl));
+}
+
+// The thread context host code reaches the cpu backend's warps through.
+llvm::Value* host_context(function_lowering& fl, const expr& e) {
+  if (fl.ctx == nullptr) fl.fail_at("a warp operation in host code without a thread context", e.loc);
+  return fl.ctx;
 }
 
 value read_warpsize(function_typer& ft, const intrinsic&, location loc) { return ft.int_constant(32, ft.tc_.int64(), loc, true); }
@@ -171,9 +182,8 @@ llvm::Value* lower_syncwarp_nvptx(function_lowering& fl, const intrinsic&, const
 // barrier (a fence alone let lane 0 read its neighbour's slot before lane 1 had written it).
 llvm::Value* lower_syncwarp_host(function_lowering& fl, const intrinsic&, const expr& e) {
   auto& b = fl.b;
-  if (fl.ctx == nullptr) fl.fail_at("cuda.syncwarp in host code without a thread context", e.loc);
   llvm::FunctionCallee fn = fl.ms.mod.getOrInsertFunction("cuforge_cpu_syncwarp", b.getVoidTy(), b.getPtrTy());
-  b.CreateCall(fn, {fl.ctx});
+  b.CreateCall(fn, {host_context(fl, e)});
   return fl.ms.none_value();
 }
 
@@ -227,23 +237,6 @@ llvm::Value* lower_shuffle_nvptx(function_lowering& fl, const intrinsic& self, c
     r = b.CreateOr(b.CreateShl(b.CreateZExt(hi, b.getInt64Ty()), 32), b.CreateZExt(lo, b.getInt64Ty()));
   }
   return b.CreateBitCast(r, v->getType());
-}
-
-llvm::Value* host_context(function_lowering& fl, const expr& e) {
-  if (fl.ctx == nullptr) fl.fail_at("a warp operation in host code without a thread context", e.loc);
-  return fl.ctx;
-}
-
-// The lane of the calling thread on the host: its linear id in the block, modulo 32.
-llvm::Value* host_lane(function_lowering& fl) {
-  auto& b = fl.b;
-  target& t = fl.ms.tgt;
-  llvm::Value* linear = b.CreateAdd(t.special_register(fl, sreg::thread_idx, 0),
-                                    b.CreateMul(t.special_register(fl, sreg::block_dim, 0),
-                                                b.CreateAdd(t.special_register(fl, sreg::thread_idx, 1),
-                                                            b.CreateMul(t.special_register(fl, sreg::block_dim, 1),
-                                                                        t.special_register(fl, sreg::thread_idx, 2)))));
-  return b.CreateAnd(linear, b.getInt32(31));
 }
 
 llvm::Value* lower_shuffle_host(function_lowering& fl, const intrinsic& self, const expr& e) {
@@ -349,6 +342,13 @@ llvm::Value* lower_match_any_nvptx(function_lowering& fl, const intrinsic&, cons
   const bool wide = bits->getType()->isIntegerTy(64);
   return result(fl, e, fl.intrinsic(wide ? llvm::Intrinsic::nvvm_match_any_sync_i64 : llvm::Intrinsic::nvvm_match_any_sync_i32,
                                     {}, {i32_operand(fl, e, 0), bits}));
+}
+
+// A warp function's row: `mode` its variant, lowered per target; on the cpu backend its kernel's
+// blocks run as fibers, so that the lanes can meet (cpu_needs::warp_sync).
+constexpr intrinsic warp_row(std::string_view name, std::string_view params, std::string_view doc, call_typing typing,
+                             int mode, intrinsic_lowering nvptx, intrinsic_lowering host) {
+  return lowered_by(function_entry(name, params, doc, typing, op_id::none, mode, cpu_needs::warp_sync), nvptx, host);
 }
 
 llvm::Value* lower_match_any_host(function_lowering& fl, const intrinsic&, const expr& e) {
@@ -553,46 +553,28 @@ const intrinsic table[] = {
                               "Waits until the warp's threads named in mask have reached it.", type_syncwarp,
                               op_id::none, 0, cpu_needs::warp_sync),
                lower_syncwarp_nvptx, lower_syncwarp_host),
-    lowered_by(function_entry("cuda.shfl_sync", "(mask, value, src_lane)",
-                              "value from lane src_lane of the warp (its own when src_lane is outside it); "
-                              "32- and 64-bit ints and floats.",
-                              type_shuffle, op_id::none, shfl_idx, cpu_needs::warp_sync),
-               lower_shuffle_nvptx, lower_shuffle_host),
-    lowered_by(function_entry("cuda.shfl_up_sync", "(mask, value, delta)",
-                              "value from lane laneid - delta (its own below lane 0).", type_shuffle, op_id::none,
-                              shfl_up, cpu_needs::warp_sync),
-               lower_shuffle_nvptx, lower_shuffle_host),
-    lowered_by(function_entry("cuda.shfl_down_sync", "(mask, value, delta)",
-                              "value from lane laneid + delta (its own past lane 31).", type_shuffle, op_id::none,
-                              shfl_down, cpu_needs::warp_sync),
-               lower_shuffle_nvptx, lower_shuffle_host),
-    lowered_by(function_entry("cuda.shfl_xor_sync", "(mask, value, lane_mask)",
-                              "value from lane laneid ^ lane_mask (a butterfly).", type_shuffle, op_id::none,
-                              shfl_xor, cpu_needs::warp_sync),
-               lower_shuffle_nvptx, lower_shuffle_host),
-    lowered_by(function_entry("cuda.all_sync", "(mask, predicate)",
-                              "True when the predicate is true in every lane of mask (boolean).", type_vote,
-                              op_id::none, vote_all, cpu_needs::warp_sync),
-               lower_vote_nvptx, lower_vote_host),
-    lowered_by(function_entry("cuda.any_sync", "(mask, predicate)",
-                              "True when the predicate is true in any lane of mask (boolean).", type_vote,
-                              op_id::none, vote_any, cpu_needs::warp_sync),
-               lower_vote_nvptx, lower_vote_host),
-    lowered_by(function_entry("cuda.eq_sync", "(mask, predicate)",
-                              "True when the predicate is the same in every lane of mask (boolean).", type_vote,
-                              op_id::none, vote_eq, cpu_needs::warp_sync),
-               lower_vote_nvptx, lower_vote_host),
-    lowered_by(function_entry("cuda.ballot_sync", "(mask, predicate)",
-                              "The lanes of mask whose predicate is true, as bits (int32).", type_vote, op_id::none,
-                              vote_ballot, cpu_needs::warp_sync),
-               lower_vote_nvptx, lower_vote_host),
-    lowered_by(function_entry("cuda.match_any_sync", "(mask, value)",
-                              "The lanes of mask whose value equals this lane's, as bits (int32; sm_70 and up).",
-                              type_match_any, op_id::none, 0, cpu_needs::warp_sync),
-               lower_match_any_nvptx, lower_match_any_host),
-    lowered_by(function_entry("cuda.activemask", "()", "The lanes of the warp executing this call, as bits (uint32).",
-                              type_lane_masks, op_id::none, 0, cpu_needs::warp_sync),
-               lower_lane_masks_nvptx, lower_lane_masks_host),
+    warp_row("cuda.shfl_sync", "(mask, value, src_lane)",
+             "value from lane src_lane of the warp (its own when src_lane is outside it); 32- and 64-bit ints "
+             "and floats.", type_shuffle, shfl_idx, lower_shuffle_nvptx, lower_shuffle_host),
+    warp_row("cuda.shfl_up_sync", "(mask, value, delta)", "value from lane laneid - delta (its own below lane 0).",
+             type_shuffle, shfl_up, lower_shuffle_nvptx, lower_shuffle_host),
+    warp_row("cuda.shfl_down_sync", "(mask, value, delta)", "value from lane laneid + delta (its own past lane 31).",
+             type_shuffle, shfl_down, lower_shuffle_nvptx, lower_shuffle_host),
+    warp_row("cuda.shfl_xor_sync", "(mask, value, lane_mask)", "value from lane laneid ^ lane_mask (a butterfly).",
+             type_shuffle, shfl_xor, lower_shuffle_nvptx, lower_shuffle_host),
+    warp_row("cuda.all_sync", "(mask, predicate)", "True when the predicate is true in every lane of mask (boolean).",
+             type_vote, vote_all, lower_vote_nvptx, lower_vote_host),
+    warp_row("cuda.any_sync", "(mask, predicate)", "True when the predicate is true in any lane of mask (boolean).",
+             type_vote, vote_any, lower_vote_nvptx, lower_vote_host),
+    warp_row("cuda.eq_sync", "(mask, predicate)", "True when the predicate is the same in every lane of mask (boolean).",
+             type_vote, vote_eq, lower_vote_nvptx, lower_vote_host),
+    warp_row("cuda.ballot_sync", "(mask, predicate)", "The lanes of mask whose predicate is true, as bits (int32).",
+             type_vote, vote_ballot, lower_vote_nvptx, lower_vote_host),
+    warp_row("cuda.match_any_sync", "(mask, value)",
+             "The lanes of mask whose value equals this lane's, as bits (int32; sm_70 and up).", type_match_any, 0,
+             lower_match_any_nvptx, lower_match_any_host),
+    warp_row("cuda.activemask", "()", "The lanes of the warp executing this call, as bits (uint32).",
+             type_lane_masks, 0, lower_lane_masks_nvptx, lower_lane_masks_host),
     lowered_by(function_entry("cuda.lanemask_lt", "()", "The bits of the lanes below this one (uint32).",
                               type_lane_masks, op_id::none, 1),
                lower_lane_masks_nvptx, lower_lane_masks_host),
