@@ -331,7 +331,7 @@ namespace {
 // A float64's nan as the GPU's cvt from f64 makes it a 16-bit float (an H200: NumPy's nan 0x7e00
 // as a half, 0x7fc0 as a bfloat16, -nan with the sign bit): its sign and the top of its payload,
 // quieted. From narrower sources every nan is the canonical 0x7fff. (target_host.cpp's
-// half_bits_of and cuforge_truncdfbf2: the same rule for LLVM's own fptrunc on the host.)
+// nan_from_f64: the same rule for LLVM's own fptrunc on the host.)
 llvm::Value* with_f64_nan(llvm::IRBuilder<>& b, llvm::Value* d, llvm::Value* r, bool bf16) {
   const int fraction = bf16 ? 7 : 10;
   const std::uint64_t exponent = bf16 ? 0x7f80 : 0x7c00;

@@ -203,13 +203,20 @@ std::unique_ptr<target> make_host_target(const compile_config& cfg) { return std
 // names) where the CPU has no instruction for them: double to half always,
 // float to and from half without F16C. Ours, so the process needs no
 // compiler-rt: round to nearest even, once, from the exact value.
+// A float64 nan (its bits `x`) as a 16-bit float of `fraction` fraction bits, as the GPU's cvt from
+// f64 makes it: the sign and the top of the payload, quieted (codegen_half.cpp's with_f64_nan is the
+// same rule in IR).
+std::uint16_t nan_from_f64(std::uint64_t x, int fraction) {
+  const std::uint64_t exponent = fraction == 10 ? 0x7c00 : 0x7f80;
+  const std::uint64_t payload = (x >> (52 - fraction)) & ((std::uint64_t{1} << fraction) - 1);
+  return static_cast<std::uint16_t>(((x >> 48) & 0x8000) | exponent | (std::uint64_t{1} << (fraction - 1)) | payload);
+}
+
 std::uint16_t half_bits_of(double d) {
   std::uint64_t x = 0;
   std::memcpy(&x, &d, sizeof x);
-  const auto sign = static_cast<std::uint16_t>((x >> 48) & 0x8000);
-  const std::uint64_t mant = x & ((std::uint64_t{1} << 52) - 1);
-  if (((x >> 52) & 0x7ff) == 0x7ff)  // inf, or a quiet nan keeping the top of its payload
-    return static_cast<std::uint16_t>(sign | 0x7c00 | (mant ? 0x200 | (mant >> 42) : 0));
+  if (std::isnan(d)) return nan_from_f64(x, 10);
+  if (std::isinf(d)) return static_cast<std::uint16_t>(((x >> 48) & 0x8000) | 0x7c00);
   return small_float_from_double(d, rounding::rn, ieee_half);
 }
 
@@ -277,8 +284,7 @@ extern "C" _Float16 cuforge_truncsfbf2(float f) {
 extern "C" _Float16 cuforge_truncdfbf2(double d) {
   std::uint64_t x = 0;
   std::memcpy(&x, &d, sizeof x);
-  if (std::isnan(d))  // cvt.rn.bf16.f64's nan: the sign and the top of the payload, quieted (as half_bits_of)
-    return from_bits(static_cast<std::uint16_t>(((x >> 48) & 0x8000) | 0x7fc0 | ((x >> 45) & 0x7f)));
+  if (std::isnan(d)) return from_bits(nan_from_f64(x, 7));  // cvt.rn.bf16.f64's nan
   return from_bits(small_float_from_double(d, rounding::rn, bfloat16_format));
 }
 

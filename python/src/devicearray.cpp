@@ -2,10 +2,10 @@
 // functions (to_device, device_array, ...).
 #include "common.hpp"
 
-#include <cuforge/jit/host_call.hpp>
 #include <cuforge/runtime/backend.hpp>
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
+#include <cuforge/runtime/host_parallel.hpp>
 
 #include <algorithm>
 #include <cstring>
@@ -237,10 +237,10 @@ py::array host_result(const device_ndarray& a) {
 void prefault(py::array& a) {
   const auto bytes = static_cast<std::size_t>(a.nbytes());
   constexpr std::size_t threshold = std::size_t{32} << 20, piece = std::size_t{4} << 20, page = 4096;
-  if (bytes < threshold || jit::host_workers() < 2) return;
+  if (bytes < threshold || cuforge::host_workers() < 2) return;
   char* p = static_cast<char*>(a.mutable_data());
   py::gil_scoped_release nogil;
-  jit::host_parallel_for((bytes + piece - 1) / piece, [p, bytes](std::size_t i) {
+  cuforge::host_parallel_for((bytes + piece - 1) / piece, [p, bytes](std::size_t i) {
     const std::size_t end = std::min(bytes, (i + 1) * piece);
     for (std::size_t at = i * piece; at < end; at += page) *reinterpret_cast<volatile char*>(p + at) = 0;
   });
