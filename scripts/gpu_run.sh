@@ -18,6 +18,7 @@
 #   GPU_RUN_PYTEST_ARGS="tests/python/x.py" ...  # what pytest runs (default: tests/python)
 #   CUFORGE_BACKEND=cpu scripts/gpu_run.sh       # rehearsal without a GPU (in a copy of the tree)
 #   GPU_RUN_QUICK=1 ...                          # fewer repeats in the benchmarks
+#   GPU_RUN_ONLY="bench-launch pytest" ...       # only the steps so named (see run below)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -37,6 +38,8 @@ pack() { tar czf "$OUT/gpu-logs.tgz" -C "$LOGS" . 2>/dev/null; }
 step() { echo; echo "=== $* (at ${SECONDS}s)"; }
 run() {  # run NAME LIMIT_S CMD...: log to $LOGS/NAME.log, remember failures
   local name=$1 limit=$2; shift 2
+  # GPU_RUN_ONLY="bench-launch pytest": only the steps so named (a short rerun of what changed).
+  if [ -n "${GPU_RUN_ONLY:-}" ] && [[ " $GPU_RUN_ONLY " != *" $name "* ]]; then return; fi
   local t0=$SECONDS left=$((BUDGET - SECONDS - 5))
   if [ "$left" -lt 10 ]; then
     echo "--- $name: skipped (out of time)" | tee -a "$OUT/summary.txt"
@@ -144,9 +147,12 @@ if want sanitizer && command -v compute-sanitizer >/dev/null; then
   (
     cs() { timeout --kill-after=5 "$1" compute-sanitizer --tool "$2" --error-exitcode 99 \
              --target-processes all "${@:3}"; }
+    # GPU_RUN_SANITIZE_EXAMPLES=0: the pytest part alone.
+    [ "${GPU_RUN_SANITIZE_EXAMPLES:-1}" = 0 ] ||
     for ex in kernel_vector_add kernel_hidden_layer kernel_device_functions kernel_matmul kernel_reduce_histogram; do
       echo "## memcheck $ex"; cs 120 memcheck "$PYTHON" examples/python/$ex.py; echo "## exit $?"
     done
+    [ "${GPU_RUN_SANITIZE_EXAMPLES:-1}" = 0 ] ||
     for ex in kernel_matmul kernel_reduce_histogram; do
       echo "## racecheck $ex"; cs 120 racecheck --racecheck-report all "$PYTHON" examples/python/$ex.py; echo "## exit $?"
     done

@@ -3,6 +3,7 @@ has numba-cuda (no GPU needed), writes what numba-cuda infers and computes
 for every case of numba_typing_cases.py as JSON.
 
     python numba_typing_side.py OUT.json
+    python numba_typing_side.py --numba-version   # prints numba's version only
 
 Types come from ``numba.cuda.compile_ptx(f, sig, device=True)``; values from
 ``numba.njit`` of the same function, kept only where the CPU target infers
@@ -95,4 +96,7 @@ def _numba_cuda_version():
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--numba-version":
+        print(numba.__version__)
+    else:
+        main(sys.argv[1])
