@@ -31,7 +31,8 @@ array_interface export_interface(const device_ndarray& a, std::optional<std::uin
   return ai;
 }
 
-device_ndarray import_interface(const array_interface& ai, std::function<void()> release, bool prompt_release) {
+device_ndarray import_interface(const array_interface& ai, std::function<void()> release, bool prompt_release,
+                                std::optional<int> producer_device) {
   // A failed import lets go of the producer at once, as a failed DLPack import
   // runs its deleter: the binding's release drops the reference it took.
   struct release_unless_adopted {
@@ -80,8 +81,8 @@ device_ndarray import_interface(const array_interface& ai, std::function<void()>
   // The array lives on the device its memory belongs to; host memory any
   // device reaches (and memory the runtime does not know) goes with the
   // current one, as Numba takes it.
-  int dev = device::current().ordinal();
-  if (n > 0) {
+  int dev = producer_device ? *producer_device : device::current().ordinal();
+  if (n > 0 && !producer_device) {
     auto* p = reinterpret_cast<const void*>(ai.data);
     // One look-up (one driver call on a GPU) for the kind, the range and
     // the owner; memory it does not know asks kind_of, as before.

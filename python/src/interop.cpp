@@ -11,6 +11,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
@@ -72,7 +74,7 @@ std::int64_t int_field(py::handle v, const char* what) {
 
 extents int_tuple(py::handle v, const char* what) {
   extents e;
-  if (PyTuple_CheckExact(v.ptr())) {
+  if (PyTuple_Check(v.ptr())) {  // tuple subclasses too (PyTorch's torch.Size)
     Py_ssize_t n = PyTuple_GET_SIZE(v.ptr());
     e.reserve(static_cast<std::size_t>(n));
     for (Py_ssize_t i = 0; i < n; ++i) e.push_back(int_field(PyTuple_GET_ITEM(v.ptr(), i), what));
@@ -163,8 +165,8 @@ void order_after(stream_view producer, stream_view consumer) {
 // legacy default one, where v2 producers and Numba's default-stream arrays
 // work), the producer is let go as soon as the launch drops the view: its
 // allocator reuses the memory in that stream's order, after the kernel.
-device_ndarray import_interface(py::handle obj, py::handle desc, bool sync, const stream_view* launch = nullptr) {
-  auto ai = parse_interface(desc);
+device_ndarray adopt_interface(py::handle obj, const interop::array_interface& ai, bool sync, const stream_view* launch,
+                               std::optional<int> producer_device = std::nullopt) {
   bool prompt = false;
   if (launch) {
     std::uintptr_t producer = ai.stream ? stream_identity(*ai.stream) : stream_view::legacy_handle;
@@ -177,7 +179,11 @@ device_ndarray import_interface(py::handle obj, py::handle desc, bool sync, cons
     py::gil_scoped_release nogil;
     producer.synchronize();
   }
-  return interop::import_interface(ai, keep_alive(obj), prompt);
+  return interop::import_interface(ai, keep_alive(obj), prompt, producer_device);
+}
+
+device_ndarray import_interface(py::handle obj, py::handle desc, bool sync, const stream_view* launch = nullptr) {
+  return adopt_interface(obj, parse_interface(desc), sync, launch);
 }
 
 // The producer's interface, or a null object when it has none. Only an
@@ -190,6 +196,205 @@ py::object interface_of(py::handle obj) {
   if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
   PyErr_Clear();
   return py::object();
+}
+
+// --- CuPy arrays and PyTorch tensors as kernel arguments ---------------------------
+//
+// A launch taking a CuPy array or a PyTorch tensor reads what the interface
+// would say from the producer's own attributes: building the interface's
+// dictionary costs the producer 0.7 us (CuPy) and 1.9 us (PyTorch) per
+// array, more than our whole launch. The fields and the stream are the ones
+// the producer's __cuda_array_interface__ gives (see docs/interop.md); the
+// driver is not asked about the pointer, which the producer owns on the
+// device it names. Only the exact types are read this way (a subclass may
+// change what its interface says), and any case the reader does not cover
+// (a tensor that requires grad, an unusual dtype, an attribute that is not
+// there in some release) goes the interface's way, with its errors.
+
+enum class producer_kind { other, cupy, torch };
+
+// How one producer type's attributes are read, set up when its first array
+// is seen (the producer's module is imported by then).
+struct producer_reader {
+  producer_kind kind = producer_kind::other;
+  py::object stream_ptr;  // CuPy: cupy.cuda.stream.get_current_stream_ptr, or None for no stream
+  std::uintptr_t default_stream = stream_view::legacy_handle;  // CuPy's, for a current stream of 0
+  std::unordered_map<PyObject*, std::pair<std::string, std::int64_t>> torch_dtypes;  // dtype -> typestr, itemsize
+  py::object keep_type;  // the type object, so that its address is not reused
+};
+
+// `name` from the module `module` when that module is imported (never imports it).
+py::object imported_attr(const char* module, const char* name) {
+  PyObject* mods = PyImport_GetModuleDict();  // borrowed
+  PyObject* m = PyDict_GetItemString(mods, module);
+  if (!m) return py::object();
+  PyObject* a = PyObject_GetAttrString(m, name);
+  if (!a) {
+    PyErr_Clear();
+    return py::object();
+  }
+  return py::reinterpret_steal<py::object>(a);
+}
+
+producer_reader make_reader(PyTypeObject* t) {
+  producer_reader r;
+  r.keep_type = py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(t));
+  try {
+    if (py::object c = imported_attr("cupy", "ndarray"); c && c.ptr() == reinterpret_cast<PyObject*>(t)) {
+      py::module_ util = py::module_::import("cupy._util");
+      int export_version = py::cast<int>(util.attr("CUDA_ARRAY_INTERFACE_EXPORT_VERSION"));
+      if (export_version != 3 && export_version != 2) return r;  // CuPy's interface raises: let it
+      r.stream_ptr = py::none();
+      if (export_version == 3) r.stream_ptr = py::module_::import("cupy.cuda.stream").attr("get_current_stream_ptr");
+      const char* ptds = std::getenv("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM");
+      if (ptds && std::strcmp(ptds, "1") == 0) r.default_stream = stream_view::per_thread_handle;
+      r.kind = producer_kind::cupy;
+    } else if (py::object tt = imported_attr("torch", "Tensor"); tt && tt.ptr() == reinterpret_cast<PyObject*>(t)) {
+      // The dtypes PyTorch's interface names, with their typestrs; others go its way.
+      for (auto [name, ts, size] : {std::tuple{"float16", "<f2", 2}, {"float32", "<f4", 4}, {"float64", "<f8", 8},
+                                    {"complex64", "<c8", 8}, {"complex128", "<c16", 16}, {"uint8", "|u1", 1},
+                                    {"int8", "|i1", 1}, {"int16", "<i2", 2}, {"int32", "<i4", 4},
+                                    {"int64", "<i8", 8}, {"bool", "|b1", 1}, {"uint16", "<u2", 2},
+                                    {"uint32", "<u4", 4}, {"uint64", "<u8", 8}}) {
+        py::object d = imported_attr("torch", name);
+        if (!d) continue;  // a release without it
+        r.torch_dtypes.emplace(d.ptr(), std::pair{std::string(ts), static_cast<std::int64_t>(size)});
+        d.release();  // torch's dtype objects live as long as torch: the keys stay valid
+      }
+      r.kind = producer_kind::torch;
+    }
+  } catch (py::error_already_set&) {
+    r.kind = producer_kind::other;  // a release without what the reader expects: the interface's way
+  }
+  return r;
+}
+
+producer_reader& reader_for(PyTypeObject* t) {
+  // Under the GIL. Never destroyed: its Python objects must not be released
+  // after the interpreter is gone.
+  static auto& readers = *new std::unordered_map<PyTypeObject*, producer_reader>;
+  auto it = readers.find(t);
+  if (it == readers.end()) it = readers.emplace(t, make_reader(t)).first;
+  return it->second;
+}
+
+bool truthy(py::handle o) {
+  int v = PyObject_IsTrue(o.ptr());
+  if (v < 0) throw py::error_already_set();
+  return v != 0;
+}
+
+// CuPy's interface, from the array's attributes: `data.ptr` and
+// `data.device_id`, `shape`, `strides`, `dtype.str`, and the stream CuPy
+// would name (its current one, the default stream for 0; none when CuPy
+// exports version 2).
+struct producer_read {
+  interop::array_interface ai;
+  int device = 0;
+};
+
+// The attribute names the readers use, interned once (a name made per read
+// costs more than most reads).
+struct producer_names {
+  PyObject *data, *ptr, *device_id, *shape, *strides, *dtype, *str, *is_cuda, *requires_grad, *is_sparse, *stride,
+      *data_ptr, *get_device;
+};
+const producer_names& names() {
+  static const producer_names n{
+      PyUnicode_InternFromString("data"),      PyUnicode_InternFromString("ptr"),
+      PyUnicode_InternFromString("device_id"), PyUnicode_InternFromString("shape"),
+      PyUnicode_InternFromString("strides"),   PyUnicode_InternFromString("dtype"),
+      PyUnicode_InternFromString("str"),       PyUnicode_InternFromString("is_cuda"),
+      PyUnicode_InternFromString("requires_grad"), PyUnicode_InternFromString("is_sparse"),
+      PyUnicode_InternFromString("stride"),    PyUnicode_InternFromString("data_ptr"),
+      PyUnicode_InternFromString("get_device")};
+  return n;
+}
+
+py::object get(py::handle o, PyObject* name) {
+  PyObject* v = PyObject_GetAttr(o.ptr(), name);
+  if (!v) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(v);
+}
+
+py::object call(py::handle o, PyObject* method) {
+  PyObject* v = PyObject_CallMethodNoArgs(o.ptr(), method);
+  if (!v) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(v);
+}
+
+// A NumPy dtype's typestr, remembered for the dtype objects seen (NumPy's
+// built-in dtypes are singletons; the first 256 others are kept too).
+const std::string& typestr_of(py::handle dtype) {
+  static auto& known = *new std::unordered_map<PyObject*, std::string>;  // never destroyed, as the readers
+  if (auto it = known.find(dtype.ptr()); it != known.end()) return it->second;
+  thread_local std::string scratch;
+  scratch = py::cast<std::string>(get(dtype, names().str));
+  if (known.size() >= 256) return scratch;
+  Py_INCREF(dtype.ptr());  // the key stays this dtype's
+  return known.emplace(dtype.ptr(), scratch).first->second;
+}
+
+std::optional<producer_read> read_cupy(const producer_reader& r, py::handle a) {
+  producer_read out;
+  auto& ai = out.ai;
+  const auto& n = names();
+  py::object mem = get(a, n.data);
+  ai.data = static_cast<std::uintptr_t>(int_field(get(mem, n.ptr), "CuPy's data pointer"));
+  out.device = static_cast<int>(int_field(get(mem, n.device_id), "CuPy's device id"));
+  ai.shape = int_tuple(get(a, n.shape), "shape");
+  ai.strides = int_tuple(get(a, n.strides), "strides");
+  ai.typestr = typestr_of(get(a, n.dtype));
+  if (!r.stream_ptr.is_none()) {
+    auto p = static_cast<std::uintptr_t>(int_field(r.stream_ptr(), "CuPy's stream"));
+    ai.stream = p == 0 ? r.default_stream : p;
+  }
+  return out;
+}
+
+// PyTorch's interface (version 2, no stream), from the tensor's attributes;
+// nullopt where its interface would raise or is not there (a tensor on the
+// CPU, one that requires grad, a sparse one, a dtype it does not name).
+std::optional<producer_read> read_torch(const producer_reader& r, py::handle t) {
+  const auto& n = names();
+  if (!truthy(get(t, n.is_cuda)) || truthy(get(t, n.requires_grad)) || truthy(get(t, n.is_sparse)))
+    return std::nullopt;
+  py::object dt = get(t, n.dtype);
+  auto d = r.torch_dtypes.find(dt.ptr());
+  if (d == r.torch_dtypes.end()) return std::nullopt;
+  producer_read out;
+  auto& ai = out.ai;
+  ai.version = 2;
+  ai.typestr = d->second.first;
+  ai.shape = int_tuple(get(t, n.shape), "shape");
+  extents strides = int_tuple(call(t, n.stride), "strides");
+  for (auto& s : strides) s *= d->second.second;
+  ai.strides = std::move(strides);
+  ai.data = static_cast<std::uintptr_t>(int_field(call(t, n.data_ptr), "the data pointer"));
+  out.device = static_cast<int>(int_field(call(t, n.get_device), "the tensor's device"));
+  return out;
+}
+
+// A CuPy array or PyTorch tensor taken by a launch on `launch`, read
+// through its attributes; nullopt for anything else (and for the cases the
+// readers leave to the interface). A reader that fails to read (a release
+// whose attributes differ) is turned off for that type: its arrays then go
+// the interface's way, which reports what is wrong.
+std::optional<device_ndarray> read_known_producer(py::handle obj, const stream_view& launch) {
+  producer_reader& r = reader_for(Py_TYPE(obj.ptr()));
+  if (r.kind == producer_kind::other) return std::nullopt;
+  std::optional<producer_read> got;
+  try {
+    got = r.kind == producer_kind::cupy ? read_cupy(r, obj) : read_torch(r, obj);
+  } catch (py::error_already_set&) {
+    r.kind = producer_kind::other;
+    return std::nullopt;
+  } catch (py::builtin_exception&) {  // a field of an unexpected type
+    r.kind = producer_kind::other;
+    return std::nullopt;
+  }
+  if (!got) return std::nullopt;
+  return adopt_interface(obj, got->ai, true, &launch, got->device);
 }
 
 // --- DLPack capsules -----------------------------------------------------------
@@ -384,6 +589,8 @@ py::object dlpack_export(const py_devarray& self, py::handle stream, py::handle 
 std::optional<device_ndarray> device_array_of(py::handle obj, bool sync, const stream_view* launch) {
   if (is_devarray(obj)) return obj.cast<const py_devarray&>().a;
   if (py::isinstance<py::array>(obj)) return std::nullopt;  // NumPy: host data, even over mapped memory
+  if (launch)
+    if (auto a = read_known_producer(obj, *launch)) return a;
   if (py::object d = interface_of(obj)) return import_interface(obj, d, sync, launch);
   if (py::hasattr(obj, "__dlpack_device__") && py::hasattr(obj, "__dlpack__")) {
     py::tuple dev = obj.attr("__dlpack_device__")();

@@ -301,6 +301,122 @@ def test_a_torch_bfloat16_tensor_is_refused_and_released(torch):
     assert torch.cuda.memory_allocated() == base  # every failed import ran torch's deleter
 
 
+# --- CuPy arrays and PyTorch tensors as kernel arguments -------------------------
+#
+# A launch reads these producers' attributes instead of their interface
+# (python/src/interop.cpp, read_known_producer): the same view, type and
+# stream rule as the interface gives, which the tests compare.
+
+
+@cuda.jit
+def copy_2d(src, dst):
+    i, j = cuda.grid(2)
+    if i < src.shape[0] and j < src.shape[1]:
+        dst[i, j] = src[i, j]
+
+
+@cuda.jit
+def copy_1d(src, dst):
+    i = cuda.grid(1)
+    if i < src.size:
+        dst[i] = src[i]
+
+
+def launch_copy(src, dst):
+    if len(src.shape) == 1:
+        copy_1d[max(1, (src.shape[0] + 127) // 128), 128](src, dst)
+    else:
+        copy_2d[(max(1, (src.shape[0] + 15) // 16), max(1, (src.shape[1] + 15) // 16)), (16, 16)](src, dst)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "int32", "int64", "float16", "float32",
+                                   "float64", "complex64", "complex128"])
+def test_cupy_arrays_as_kernel_arguments(cupy, dtype):
+    base = cupy.asarray((np.arange(7 * 9) % 5).astype(dtype).reshape(7, 9))
+    for view in (base, base.T, base[::-1, 1::3], base[2:5, 4], base[:0], base.ravel()):
+        want = cupy.asnumpy(view)
+        out = cuda.device_array(view.shape, dtype=view.dtype)
+        launch_copy(view, out)
+        np.testing.assert_array_equal(out.copy_to_host(), want)
+        out2 = cupy.zeros(view.shape, dtype=view.dtype)
+        launch_copy(view, out2)  # a CuPy array written by the kernel
+        np.testing.assert_array_equal(cupy.asnumpy(out2), want)
+
+
+def test_a_launch_waits_for_cupys_current_stream(cupy, slow_fill):
+    c = cupy.zeros(N)
+    cupy.cuda.Device().synchronize()
+    s = cupy.cuda.Stream(non_blocking=True)
+    out = cuda.device_array(N)
+    with s:  # the array's interface would name s: the launch (on our default stream) waits for it
+        slow_fill(c, 7.0, s.ptr)
+        launch_copy(c, out)
+    got = out.copy_to_host()
+    assert (got == 7.0).all(), f"{(got != 7.0).sum()} of {N} elements read before CuPy's stream wrote them"
+
+
+def test_cupy_arguments_add_no_specialisations(cupy):
+    @cuda.jit
+    def scale(a, b):
+        i = cuda.grid(1)
+        if i < a.size:
+            b[i] = 2 * a[i]
+
+    c = cupy.arange(10, dtype=cupy.float32)
+    out = cuda.device_array(10, dtype=np.float32)
+    scale[1, 32](cuda.as_cuda_array(c), out)  # through the interface
+    scale[1, 32](c, out)  # through CuPy's attributes
+    scale[1, 32](cuda.as_cuda_array(c[::2]), out)
+    scale[1, 32](c[::2], out)
+    assert len(scale.signatures) == 2, scale.signatures
+    np.testing.assert_array_equal(out.copy_to_host()[:5], np.arange(0, 10, 2) * 2)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
+                                   "float64", "complex64", "complex128"])
+def test_torch_tensors_as_kernel_arguments(torch, dtype):
+    tdtype = getattr(torch, dtype)
+    base = torch.arange(7 * 9, device="cuda").remainder(5).to(tdtype).reshape(7, 9)
+    for view in (base, base.t(), base[1::2, ::3], base[2:5, 4], base[:0], base.flatten()):
+        want = view.cpu().numpy()
+        out = cuda.device_array(tuple(view.shape), dtype=want.dtype)
+        launch_copy(view, out)
+        np.testing.assert_array_equal(out.copy_to_host(), want)
+        out2 = torch.zeros_like(view).contiguous()
+        launch_copy(view, out2)  # a tensor written by the kernel
+        np.testing.assert_array_equal(out2.cpu().numpy(), want)
+
+
+def test_torch_tensors_the_interface_refuses_are_refused_at_launch(torch):
+    out = cuda.device_array(4, dtype=np.float32)
+    grad = torch.zeros(4, device="cuda", requires_grad=True)
+    with pytest.raises(RuntimeError, match="requires grad"):  # PyTorch's own error, as its interface gives
+        launch_copy(grad, out)
+    launch_copy(grad.detach(), out)
+    brain = torch.zeros(4, dtype=torch.bfloat16, device="cuda")  # refused as the interface refuses it
+    with pytest.raises(Exception) as through_interface:
+        cuda.as_cuda_array(brain)
+    with pytest.raises(type(through_interface.value)):
+        launch_copy(brain, cuda.device_array(4, dtype=np.float32))
+
+
+def test_torch_arguments_add_no_specialisations(torch):
+    @cuda.jit
+    def scale(a, b):
+        i = cuda.grid(1)
+        if i < a.size:
+            b[i] = 2 * a[i]
+
+    t = torch.arange(10, dtype=torch.float32, device="cuda")
+    out = cuda.device_array(10, dtype=np.float32)
+    scale[1, 32](cuda.as_cuda_array(t), out)
+    scale[1, 32](t, out)
+    scale[1, 32](cuda.as_cuda_array(t[::2]), out)
+    scale[1, 32](t[::2], out)
+    assert len(scale.signatures) == 2, scale.signatures
+    np.testing.assert_array_equal(out.copy_to_host()[:5], np.arange(0, 10, 2) * 2)
+
+
 # --- JAX ---------------------------------------------------------------------------
 
 
