@@ -178,12 +178,13 @@ llvm::Value* lower_syncwarp_nvptx(function_lowering& fl, const intrinsic&, const
   return fl.ms.none_value();
 }
 
-// The cpu backend's threads of a block are fibers: the warp's lanes meet at the runtime's warp
-// barrier (a fence alone let lane 0 read its neighbour's slot before lane 1 had written it).
+// The cpu backend's threads of a block are fibers: the lanes of the mask meet at a warp barrier of
+// the runtime's (a fence alone let lane 0 read its neighbour's slot before lane 1 had written it).
 llvm::Value* lower_syncwarp_host(function_lowering& fl, const intrinsic&, const expr& e) {
   auto& b = fl.b;
-  llvm::FunctionCallee fn = fl.ms.mod.getOrInsertFunction("cuforge_cpu_syncwarp", b.getVoidTy(), b.getPtrTy());
-  b.CreateCall(fn, {host_context(fl, e)});
+  llvm::FunctionCallee fn =
+      fl.ms.mod.getOrInsertFunction("cuforge_cpu_syncwarp", b.getVoidTy(), b.getPtrTy(), b.getInt32Ty());
+  b.CreateCall(fn, {host_context(fl, e), i32_operand(fl, e, 0)});
   return fl.ms.none_value();
 }
 
@@ -193,9 +194,10 @@ llvm::Value* lower_syncwarp_host(function_lowering& fl, const intrinsic&, const 
 // 32- and 64-bit ints and floats (the value's type back); all_sync / any_sync / eq_sync (a
 // boolean) and ballot_sync (int32) of an integer or boolean predicate; activemask() and
 // lanemask_lt() (uint32); match_any_sync(mask, value) (int32). On the GPU: shfl.sync (64-bit
-// values as two), vote.sync, match.any.sync. On the cpu backend the lanes of a warp meet in the
-// runtime (cuforge_cpu_warp_*: a warp barrier around an exchange), which reads the shuffle's
-// source lane as shfl.sync does: b's low five bits, out of range giving the lane's own value.
+// values as two), vote.sync, match.any.sync. On the cpu backend the lanes of the mask meet in the
+// runtime (cuforge_cpu_warp_*: a warp barrier of those lanes around an exchange), which reads the
+// shuffle's source lane as shfl.sync does: b's low five bits, out of range or outside the mask
+// giving the lane's own value.
 
 enum shuffle_mode : int { shfl_idx = 0, shfl_up = 1, shfl_down = 2, shfl_xor = 3 };
 enum vote_mode : int { vote_all = 0, vote_any = 1, vote_eq = 2, vote_ballot = 3 };
@@ -241,6 +243,7 @@ llvm::Value* lower_shuffle_nvptx(function_lowering& fl, const intrinsic& self, c
 
 llvm::Value* lower_shuffle_host(function_lowering& fl, const intrinsic& self, const expr& e) {
   auto& b = fl.b;
+  llvm::Value* mask = i32_operand(fl, e, 0);
   llvm::Value* v = fl.expr(e.operands[1]);
   llvm::Value* d = b.CreateAnd(i32_operand(fl, e, 2), b.getInt32(31));  // shfl.sync reads b[4:0]
   llvm::Value* lane = host_lane(fl);
@@ -262,8 +265,8 @@ llvm::Value* lower_shuffle_host(function_lowering& fl, const intrinsic& self, co
   llvm::Value* bits = as_bits(fl, v);
   llvm::Value* wide = b.CreateZExt(bits, b.getInt64Ty());
   llvm::FunctionCallee fn = fl.ms.mod.getOrInsertFunction("cuforge_cpu_warp_shuffle", b.getInt64Ty(), b.getPtrTy(),
-                                                          b.getInt64Ty(), b.getInt32Ty());
-  llvm::Value* r = b.CreateCall(fn, {host_context(fl, e), wide, src});
+                                                          b.getInt32Ty(), b.getInt64Ty(), b.getInt32Ty());
+  llvm::Value* r = b.CreateCall(fn, {host_context(fl, e), mask, wide, src});
   return b.CreateBitCast(b.CreateTrunc(r, bits->getType()), v->getType());
 }
 
@@ -302,9 +305,9 @@ llvm::Value* lower_vote_nvptx(function_lowering& fl, const intrinsic& self, cons
 llvm::Value* lower_vote_host(function_lowering& fl, const intrinsic& self, const expr& e) {
   auto& b = fl.b;
   llvm::Value* mask = i32_operand(fl, e, 0);
-  llvm::FunctionCallee fn =
-      fl.ms.mod.getOrInsertFunction("cuforge_cpu_warp_vote", b.getInt64Ty(), b.getPtrTy(), b.getInt32Ty());
-  llvm::Value* both = b.CreateCall(fn, {host_context(fl, e), i32_operand(fl, e, 1)});
+  llvm::FunctionCallee fn = fl.ms.mod.getOrInsertFunction("cuforge_cpu_warp_vote", b.getInt64Ty(), b.getPtrTy(),
+                                                          b.getInt32Ty(), b.getInt32Ty());
+  llvm::Value* both = b.CreateCall(fn, {host_context(fl, e), mask, i32_operand(fl, e, 1)});
   llvm::Value* ballot = b.CreateTrunc(both, b.getInt32Ty());
   llvm::Value* voters = b.CreateTrunc(b.CreateLShr(both, 32), b.getInt32Ty());
   llvm::Value* r = vote_result(fl, self.arg, ballot, b.CreateAnd(mask, voters));
@@ -355,9 +358,9 @@ llvm::Value* lower_match_any_host(function_lowering& fl, const intrinsic&, const
   auto& b = fl.b;
   llvm::Value* mask = i32_operand(fl, e, 0);
   llvm::Value* wide = b.CreateZExt(as_bits(fl, fl.expr(e.operands[1])), b.getInt64Ty());
-  llvm::FunctionCallee fn =
-      fl.ms.mod.getOrInsertFunction("cuforge_cpu_warp_match", b.getInt32Ty(), b.getPtrTy(), b.getInt64Ty());
-  return result(fl, e, b.CreateAnd(b.CreateCall(fn, {host_context(fl, e), wide}), mask));
+  llvm::FunctionCallee fn = fl.ms.mod.getOrInsertFunction("cuforge_cpu_warp_match", b.getInt32Ty(), b.getPtrTy(),
+                                                          b.getInt32Ty(), b.getInt64Ty());
+  return result(fl, e, b.CreateAnd(b.CreateCall(fn, {host_context(fl, e), mask, wide}), mask));
 }
 
 // cuda.nanosleep(ns): the thread sleeps about ns nanoseconds (at most a millisecond on a GPU).

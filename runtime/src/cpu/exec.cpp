@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -174,11 +175,23 @@ struct barrier_state {
   unsigned long long generation = 0;
 };
 
-/// A warp of a block (32 consecutive linear thread ids): its barrier (for
-/// __syncwarp), the lanes that have not exited, and the values its lanes
-/// offer to a shuffle, vote or match, read once the barrier releases.
-struct warp_state {
+/// The lanes of a warp that meet at one warp operation: those of `mask`
+/// that have not exited (barrier.live). Open while barrier.arrived != 0.
+struct warp_meeting {
+  std::uint32_t mask = 0;
   barrier_state barrier;
+};
+
+/// A warp of a block (32 consecutive linear thread ids): its meetings (one
+/// per member mask waited on now), the lanes that have not exited, and the
+/// values its lanes offer to a shuffle, vote or match, read once their
+/// meeting releases.
+struct warp_state {
+  // Every lane waits at one meeting at most, and the lane opening one is not
+  // waiting, so 32 always leave a free one. Fixed: fibers hold pointers to
+  // their barriers, whose generations must only grow.
+  warp_meeting meetings[32];
+  std::uint32_t open = 0;  ///< bit k: meetings[k] may be open (a superset)
   std::uint32_t live = 0;  ///< bit i: lane i has not exited
   std::uint64_t offered[32] = {};
 };
@@ -237,7 +250,8 @@ class shared_buffer {
 [[noreturn]] void throw_deadlock() {
   throw logic_error(
       "barrier deadlock: every remaining thread waits at a barrier that can no longer complete "
-      "(threads of a block disagree on __syncthreads and grid sync)");
+      "(threads of a block disagree on __syncthreads and grid sync, or lanes of a warp on a warp "
+      "function's member mask)");
 }
 
 /// Runs blocks on the OS thread that owns it. One per OS thread, created on
@@ -299,18 +313,22 @@ class scheduler {
 
   void block_barrier(slot& self) { arrive(self, *self.block); }
 
-  void warp_barrier(slot& self) { arrive(self, self.warp->barrier); }
+  void warp_barrier(slot& self, std::uint32_t mask) {
+    arrive(self, meeting(*self.warp, member_mask(self, mask)));
+  }
 
-  /// Every live lane of the warp offers `value`; once all have, `read(w)`
-  /// gives this lane's answer, and a second barrier keeps the offers until
-  /// every lane has read them.
+  /// The lanes of `mask` that have not exited each offer `value`; once all
+  /// have, `read(w, members)` gives this lane's answer, and a second meeting
+  /// keeps the offers until every member has read them.
   template <class Read>
-  std::uint64_t warp_exchange(slot& self, std::uint64_t value, Read read) {
+  std::uint64_t warp_exchange(slot& self, std::uint32_t mask, std::uint64_t value, Read read) {
     warp_state& w = *self.warp;
+    const std::uint32_t m = member_mask(self, mask);
     w.offered[self.lane] = value;
-    arrive(self, w.barrier);
-    const std::uint64_t r = read(w);
-    arrive(self, w.barrier);
+    arrive(self, meeting(w, m));
+    // Every member not exited has offered: the meeting released on all of them.
+    const std::uint64_t r = read(w, m & w.live);
+    arrive(self, meeting(w, m));
     return r;
   }
 
@@ -423,7 +441,10 @@ class scheduler {
       for (unsigned long long w = 0; w < warps_per_block_; ++w) {
         const unsigned long long lanes = std::min<unsigned long long>(32, threads - 32 * w);
         warp_state& s = warps_[b * warps_per_block_ + w];
-        s.barrier = barrier_state{0, lanes, 0};
+        // A batch ends with every meeting released; their generations may
+        // carry on, as no fiber waits across batches.
+        for (std::uint32_t k = s.open; k != 0; k &= k - 1) s.meetings[std::countr_zero(k)].barrier.arrived = 0;
+        s.open = 0;
         s.live = lanes == 32 ? 0xFFFFFFFFu : (std::uint32_t{1} << lanes) - 1;
       }
   }
@@ -499,6 +520,36 @@ class scheduler {
     ++b.generation;
   }
 
+  // A lane outside the mask it passes is undefined on a GPU: here it meets
+  // as if it were in it.
+  static std::uint32_t member_mask(const slot& self, std::uint32_t mask) noexcept {
+    return mask | (std::uint32_t{1} << self.lane);
+  }
+
+  /// The open meeting of `w` for `mask`, or a free one opened for it. A
+  /// meeting releases (and is free again) once every lane of its mask has
+  /// arrived or exited; lanes passing different masks never meet, so
+  /// disjoint groups of a warp meet independently.
+  static barrier_state& meeting(warp_state& w, std::uint32_t mask) noexcept {
+    std::uint32_t open = 0;
+    for (std::uint32_t k = w.open; k != 0; k &= k - 1) {
+      const unsigned i = static_cast<unsigned>(std::countr_zero(k));
+      warp_meeting& m = w.meetings[i];
+      if (m.barrier.arrived == 0) continue;  // released, or left by an aborted lane
+      if (m.mask == mask) return m.barrier;
+      open |= std::uint32_t{1} << i;
+    }
+    // At most 31 are open: each holds a waiting lane, and the caller is not waiting.
+    const unsigned i = static_cast<unsigned>(std::countr_zero(~open));
+    w.open = open | (std::uint32_t{1} << i);
+    warp_meeting& m = w.meetings[i];
+    m.mask = mask;
+    // Its generation carries on: fibers still suspended at its last release
+    // tell it by the generation alone.
+    m.barrier.live = static_cast<unsigned long long>(std::popcount(mask & w.live));
+    return m.barrier;
+  }
+
   // An exited thread counts as arrived at every barrier from now on.
   static void leave(barrier_state& b) noexcept {
     --b.live;
@@ -506,8 +557,13 @@ class scheduler {
   }
 
   void thread_exited(slot& self) noexcept {
-    self.warp->live &= ~(std::uint32_t{1} << self.lane);
-    leave(self.warp->barrier);
+    warp_state& w = *self.warp;
+    const std::uint32_t bit = std::uint32_t{1} << self.lane;
+    w.live &= ~bit;
+    for (std::uint32_t k = w.open; k != 0; k &= k - 1) {
+      warp_meeting& m = w.meetings[std::countr_zero(k)];
+      if (m.barrier.arrived != 0 && (m.mask & bit) != 0) leave(m.barrier);
+    }
     leave(*self.block);
     if (cooperative_) leave(grid_);
   }
@@ -857,39 +913,43 @@ cuforge::detail::cpu_exec::slot* warp_member(cuforge::cpu::thread_context* ctx, 
 
 }  // namespace
 
-CUFORGE_API void cuforge_cpu_syncwarp(cuforge::cpu::thread_context* ctx) {
-  if (auto* s = warp_member(ctx, "__syncwarp")) s->sched->warp_barrier(*s);
+CUFORGE_API void cuforge_cpu_syncwarp(cuforge::cpu::thread_context* ctx, std::uint32_t mask) {
+  if (auto* s = warp_member(ctx, "__syncwarp")) s->sched->warp_barrier(*s, mask);
 }
 
-CUFORGE_API std::uint64_t cuforge_cpu_warp_shuffle(cuforge::cpu::thread_context* ctx, std::uint64_t value,
-                                                   std::int32_t src) {
+CUFORGE_API std::uint64_t cuforge_cpu_warp_shuffle(cuforge::cpu::thread_context* ctx, std::uint32_t mask,
+                                                   std::uint64_t value, std::int32_t src) {
   auto* s = warp_member(ctx, "a warp shuffle");
   if (s == nullptr) return value;
-  return s->sched->warp_exchange(*s, value, [&](const cuforge::detail::cpu_exec::warp_state& w) {
-    const bool there = src >= 0 && src < 32 && ((w.live >> src) & 1u) != 0;
-    return there ? w.offered[src] : value;
-  });
+  return s->sched->warp_exchange(*s, mask, value,
+                                 [&](const cuforge::detail::cpu_exec::warp_state& w, std::uint32_t members) {
+                                   const bool there = src >= 0 && src < 32 && ((members >> src) & 1u) != 0;
+                                   return there ? w.offered[src] : value;
+                                 });
 }
 
-CUFORGE_API std::uint64_t cuforge_cpu_warp_vote(cuforge::cpu::thread_context* ctx, std::int32_t pred) {
+CUFORGE_API std::uint64_t cuforge_cpu_warp_vote(cuforge::cpu::thread_context* ctx, std::uint32_t mask,
+                                                std::int32_t pred) {
   auto* s = warp_member(ctx, "a warp vote");
   if (s == nullptr) return (std::uint64_t{1} << 32) | (pred != 0 ? 1u : 0u);
-  return s->sched->warp_exchange(*s, pred != 0 ? 1 : 0, [](const cuforge::detail::cpu_exec::warp_state& w) {
-    std::uint64_t ballot = 0;
-    for (unsigned i = 0; i < 32; ++i)
-      if (((w.live >> i) & 1u) != 0 && w.offered[i] != 0) ballot |= std::uint64_t{1} << i;
-    return ballot | (std::uint64_t{w.live} << 32);
-  });
+  return s->sched->warp_exchange(*s, mask, pred != 0 ? 1 : 0,
+                                 [](const cuforge::detail::cpu_exec::warp_state& w, std::uint32_t members) {
+                                   std::uint64_t ballot = 0;
+                                   for (unsigned i = 0; i < 32; ++i)
+                                     if (((members >> i) & 1u) != 0 && w.offered[i] != 0) ballot |= std::uint64_t{1} << i;
+                                   return ballot | (std::uint64_t{members} << 32);
+                                 });
 }
 
-CUFORGE_API std::uint32_t cuforge_cpu_warp_match(cuforge::cpu::thread_context* ctx, std::uint64_t value) {
+CUFORGE_API std::uint32_t cuforge_cpu_warp_match(cuforge::cpu::thread_context* ctx, std::uint32_t mask,
+                                                 std::uint64_t value) {
   auto* s = warp_member(ctx, "a warp match");
   if (s == nullptr) return 1u;
-  return static_cast<std::uint32_t>(
-      s->sched->warp_exchange(*s, value, [&](const cuforge::detail::cpu_exec::warp_state& w) {
+  return static_cast<std::uint32_t>(s->sched->warp_exchange(
+      *s, mask, value, [&](const cuforge::detail::cpu_exec::warp_state& w, std::uint32_t members) {
         std::uint64_t same = 0;
         for (unsigned i = 0; i < 32; ++i)
-          if (((w.live >> i) & 1u) != 0 && w.offered[i] == value) same |= std::uint64_t{1} << i;
+          if (((members >> i) & 1u) != 0 && w.offered[i] == value) same |= std::uint64_t{1} << i;
         return same;
       }));
 }

@@ -247,6 +247,43 @@ void mismatched_barriers(cpu::thread_context* ctx) {
   }
 }
 
+// Lanes 0-15 shuffle twice among themselves while lanes 16-31 vote once, so
+// that both meetings are open together; then the halves swap with a full
+// mask. `out`: each thread's final value; `votes`: its vote's answer.
+void warp_halves(cpu::thread_context* ctx, std::uint64_t* out, std::uint64_t* votes) {
+  const unsigned t = ctx->linear_thread_id();
+  const unsigned lane = t % 32;
+  const unsigned long long g = global_linear(ctx);
+  std::uint64_t v = 1000 + t;
+  if (lane < 16) {
+    v = cuforge_cpu_warp_shuffle(ctx, 0x0000FFFFu, v, static_cast<std::int32_t>(lane ^ 1));
+    v += cuforge_cpu_warp_shuffle(ctx, 0x0000FFFFu, v, static_cast<std::int32_t>(lane + 1));
+  } else {
+    votes[g] = cuforge_cpu_warp_vote(ctx, 0xFFFF0000u, lane % 3 == 0);
+  }
+  out[g] = cuforge_cpu_warp_shuffle(ctx, 0xFFFFFFFFu, v, static_cast<std::int32_t>(lane ^ 16));
+}
+
+// Lanes 4-7 return while lanes 0-3 meet with 0xFF; every lane of the block
+// then matches with a full mask.
+void warp_exits(cpu::thread_context* ctx, std::uint64_t* votes, std::uint32_t* matches) {
+  const unsigned t = ctx->linear_thread_id();
+  const unsigned lane = t % 32;
+  if (lane >= 4 && lane < 8) return;
+  if (lane < 4) {
+    cuforge_cpu_syncwarp(ctx, 0xFFu);
+    votes[t] = cuforge_cpu_warp_vote(ctx, 0xFFu, 1);
+  }
+  matches[t] = cuforge_cpu_warp_match(ctx, 0xFFFFFFFFu, lane / 8);
+}
+
+// Lane 0 meets with 0x3, lane 1 with 0x7: each waits for the other.
+void warp_mismatch(cpu::thread_context* ctx) {
+  const unsigned lane = ctx->linear_thread_id() % 32;
+  if (lane == 0) cuforge_cpu_syncwarp(ctx, 0x3u);
+  if (lane == 1) cuforge_cpu_syncwarp(ctx, 0x7u);
+}
+
 void nested_launch(cpu::thread_context*, void**) {
   cpu_exec::grid_launch inner;
   inner.fn = &throw_non_std;
@@ -587,6 +624,86 @@ TEST(CpuExec, MismatchedBarriersReportDeadlock) {
   } catch (const cuforge::cuda_error& e) {
     EXPECT_EQ(e.status(), CUDA_ERROR_LAUNCH_FAILED);
     EXPECT_NE(e.message().find("deadlock"), std::string::npos) << e.message();
+  }
+}
+
+// What warp_halves gives, worked out lane by lane for block size `size`.
+void expect_warp_halves(unsigned blocks, unsigned size, const std::vector<std::uint64_t>& out,
+                        const std::vector<std::uint64_t>& votes) {
+  for (unsigned b = 0; b < blocks; ++b) {
+    for (unsigned base = 0; base < size; base += 32) {
+      const unsigned first = b * size + base;
+      const unsigned lanes = std::min(32u, size - base);
+      std::uint64_t v[32];
+      std::uint32_t ballot = 0, voters = 0;
+      for (unsigned l = 0; l < lanes; ++l) v[l] = 1000 + base + l;  // thread ids are per block
+      std::uint64_t swapped[16];
+      for (unsigned l = 0; l < 16 && l < lanes; ++l) swapped[l] = (l ^ 1) < lanes ? v[l ^ 1] : v[l];
+      for (unsigned l = 0; l < 16 && l < lanes; ++l)
+        v[l] = swapped[l] + (l + 1 < 16 && l + 1 < lanes ? swapped[l + 1] : swapped[l]);
+      for (unsigned l = 16; l < lanes; ++l) {
+        voters |= 1u << l;
+        if (l % 3 == 0) ballot |= 1u << l;
+      }
+      for (unsigned l = 0; l < lanes; ++l) {
+        const std::uint64_t want = (l ^ 16) < lanes ? v[l ^ 16] : v[l];
+        ASSERT_EQ(out[first + l], want) << "block " << b << ", thread " << base + l;
+        if (l >= 16) {
+          ASSERT_EQ(votes[first + l], (std::uint64_t{voters} << 32) | ballot) << "block " << b << ", thread " << base + l;
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuExec, WarpMeetingsFollowTheirMasks) {
+  for (unsigned size : {32u, 64u, 50u, 20u}) {
+    for (bool cooperative : {false, true}) {
+      SCOPED_TRACE("block size " + std::to_string(size) + (cooperative ? ", cooperative" : ""));
+      const unsigned blocks = 3;
+      std::vector<std::uint64_t> out(blocks * size, 0), votes(blocks * size, 0);
+      launch_options o{blocks, size};
+      o.cooperative = cooperative;
+      {
+        watchdog guard("warp_halves");
+        launch(cpu::entry<&warp_halves>, o, out.data(), votes.data());
+      }
+      expect_warp_halves(blocks, size, out, votes);
+    }
+  }
+}
+
+TEST(CpuExec, ExitedLanesCountAsArrivedAtWarpMeetings) {
+  const unsigned size = 40;
+  std::vector<std::uint64_t> votes(size, 0);
+  std::vector<std::uint32_t> matches(size, 0);
+  {
+    watchdog guard("warp_exits");
+    launch(cpu::entry<&warp_exits>, {1, size}, votes.data(), matches.data());
+  }
+  for (unsigned t = 0; t < size; ++t) {
+    const unsigned lane = t % 32;
+    if (lane >= 4 && lane < 8) continue;
+    // Lanes 4-7 of each warp have returned; the second warp has 8 lanes.
+    const unsigned lanes = t < 32 ? 32 : 8;
+    std::uint32_t same = 0;
+    for (unsigned l = 0; l < lanes; ++l)
+      if ((l < 4 || l >= 8) && l / 8 == lane / 8) same |= 1u << l;
+    EXPECT_EQ(matches[t], same) << "thread " << t;
+    if (lane < 4) {
+      EXPECT_EQ(votes[t], (std::uint64_t{0xF} << 32) | 0xF) << "thread " << t;
+    }
+  }
+}
+
+TEST(CpuExec, MismatchedWarpMasksReportDeadlock) {
+  watchdog guard("warp_mismatch");
+  try {
+    launch(&cpu::entry<&warp_mismatch>, {2, 32});
+    ADD_FAILURE() << "run() should have thrown";
+  } catch (const cuforge::cuda_error& e) {
+    EXPECT_EQ(e.status(), CUDA_ERROR_LAUNCH_FAILED);
+    EXPECT_NE(e.message().find("member mask"), std::string::npos) << e.message();
   }
 }
 

@@ -73,20 +73,26 @@ CUFORGE_API void cuforge_cpu_syncthreads(cuforge::cpu::thread_context* ctx);
 CUFORGE_API void cuforge_cpu_grid_sync(cuforge::cpu::thread_context* ctx);
 
 /// The warp operations. A warp is 32 consecutive linear thread ids of a
-/// block, as on a GPU; its lanes that have not exited all take part (a mask
-/// naming fewer is read as the whole warp: lanes that never come make a
-/// barrier deadlock error, not a hang).
+/// block, as on a GPU. Each takes the member mask of CUDA's `*_sync`
+/// functions: the caller waits until every lane of `mask` has called one
+/// with the same mask or exited, and the result is over those lanes (its
+/// members). Lanes that exited, or that a partial warp lacks, count as
+/// arrived; a caller outside its own mask (undefined on a GPU) is read as in
+/// it; lanes disagreeing on a mask end in the barrier deadlock error, not a
+/// hang.
 /// Warp barrier (`__syncwarp`).
-CUFORGE_API void cuforge_cpu_syncwarp(cuforge::cpu::thread_context* ctx);
-/// Every lane offers `value`; returns lane `src`'s (this lane's own when
-/// `src` is not a lane that has not exited). The shuffles.
-CUFORGE_API std::uint64_t cuforge_cpu_warp_shuffle(cuforge::cpu::thread_context* ctx, std::uint64_t value,
-                                                   std::int32_t src);
-/// Every lane offers `pred`; returns the ballot (bit i: lane i's was
-/// non-zero) in the low 32 bits, the lanes that voted in the high 32.
-CUFORGE_API std::uint64_t cuforge_cpu_warp_vote(cuforge::cpu::thread_context* ctx, std::int32_t pred);
-/// Every lane offers `value`; returns the lanes whose value equals this lane's.
-CUFORGE_API std::uint32_t cuforge_cpu_warp_match(cuforge::cpu::thread_context* ctx, std::uint64_t value);
+CUFORGE_API void cuforge_cpu_syncwarp(cuforge::cpu::thread_context* ctx, std::uint32_t mask);
+/// Every member offers `value`; returns lane `src`'s (this lane's own when
+/// `src` is not a member). The shuffles.
+CUFORGE_API std::uint64_t cuforge_cpu_warp_shuffle(cuforge::cpu::thread_context* ctx, std::uint32_t mask,
+                                                   std::uint64_t value, std::int32_t src);
+/// Every member offers `pred`; returns the ballot (bit i: member i's was
+/// non-zero) in the low 32 bits, the members in the high 32.
+CUFORGE_API std::uint64_t cuforge_cpu_warp_vote(cuforge::cpu::thread_context* ctx, std::uint32_t mask,
+                                                std::int32_t pred);
+/// Every member offers `value`; returns the members whose value equals this lane's.
+CUFORGE_API std::uint32_t cuforge_cpu_warp_match(cuforge::cpu::thread_context* ctx, std::uint32_t mask,
+                                                 std::uint64_t value);
 /// The lanes of the caller's warp that have not exited.
 CUFORGE_API std::uint32_t cuforge_cpu_warp_active(cuforge::cpu::thread_context* ctx);
 }
