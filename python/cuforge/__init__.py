@@ -20,6 +20,9 @@ def backend_reason() -> str:
     return _core.backend_reason()
 
 
+# Where libdevice is (NVIDIA's pip wheels added to the compiler's search).
+from cuforge._toolkit import find_libdevice, libdevice_candidates  # noqa: E402
+
 # numba's top-level type names, so `from numba import cuda, float32` becomes
 # `from cuforge import cuda, float32`.
 from cuforge.types import *  # noqa: E402,F401,F403
@@ -30,7 +33,7 @@ from cuforge._ufunc import guvectorize, vectorize  # noqa: E402
 # numba's jit and njit for the host (`from numba import jit, njit, prange`).
 from cuforge._host_jit import jit, njit, prange  # noqa: E402
 
-__all__ = ["backend", "backend_reason", "cuda", "guvectorize", "jit", "njit", "prange", "vectorize", *_type_names]
+__all__ = ["backend", "backend_reason", "cuda", "find_libdevice", "guvectorize", "libdevice_candidates", "jit", "njit", "prange", "vectorize", *_type_names]
 
 
 def __getattr__(name):

@@ -6,6 +6,7 @@
 #include <cuforge/frontend/diagnostics.hpp>
 #include <cuforge/frontend/intrinsics.hpp>
 #include <cuforge/frontend/ir.hpp>
+#include <cuforge/frontend/toolkit.hpp>
 #include <cuforge/frontend/types.hpp>
 
 namespace cuforge::python {
@@ -197,6 +198,20 @@ void bind_compiler(py::module_& m) {
       .def("finish", &builder::finish);
 
   m.attr("NO_ID") = no_id;
+
+  m.def("add_libdevice_candidate", [](std::string path, std::string found_by) {
+    add_libdevice_candidate({std::move(path), std::move(found_by)});
+  }, py::arg("path"), py::arg("found_by"),
+     "A place libdevice may be (cuforge/_toolkit.py adds NVIDIA's pip wheels), searched after the environment's.");
+  m.def("libdevice_candidates", [] {
+    py::list out;
+    for (auto& c : libdevice_candidates()) out.append(py::make_tuple(c.path, c.found_by));
+    return out;
+  }, "Every place searched for libdevice, in order, as (path, found_by).");
+  m.def("libdevice_location", [] {
+    auto c = libdevice_location();
+    return py::make_tuple(c.path, c.found_by);
+  }, "The libdevice compiles use, as (path, found_by); raises naming every place searched when none exists.");
 
   m.def("intrinsics", [] {
     py::list rows;
