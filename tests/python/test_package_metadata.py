@@ -35,3 +35,12 @@ def test_the_installed_metadata_says_so():
     assert meta["Version"] == cuforge.__version__
     assert meta.get("License-Expression") == "Apache-2.0"
     assert "Environment :: GPU :: NVIDIA CUDA" in meta.get_all("Classifier")
+
+
+def test_typed_with_stubs_for_the_cuda_module():
+    # PEP 561: the marker tells type checkers to read the package's own annotations and stubs.
+    package = pathlib.Path(cuforge.__file__).parent
+    assert (package / "py.typed").is_file()
+    stub = (package / "cuda" / "__init__.pyi").read_text()
+    for name in ("def jit", "def to_device", "def device_array", "def shfl_sync"):
+        assert name in stub, name

@@ -290,6 +290,7 @@ def test_torch_memory_lives_while_we_use_it(torch):
 
 
 def test_a_torch_bfloat16_tensor_is_refused_and_released(torch):
+    settle()  # an earlier test's tensors, collected later, would move the baseline
     torch.cuda.synchronize()
     base = torch.cuda.memory_allocated()
     t = torch.zeros(N, dtype=torch.bfloat16, device="cuda")
