@@ -193,8 +193,8 @@ llvm::Value* lower_syncwarp_host(function_lowering& fl, const intrinsic&, const 
 // numba-cuda's: cuda.shfl_sync / shfl_up_sync / shfl_down_sync / shfl_xor_sync(mask, value, b) of
 // 32- and 64-bit ints and floats (the value's type back); all_sync / any_sync / eq_sync (a
 // boolean) and ballot_sync (int32) of an integer or boolean predicate; activemask() and
-// lanemask_lt() (uint32); match_any_sync(mask, value) (int32). On the GPU: shfl.sync (64-bit
-// values as two), vote.sync, match.any.sync. On the cpu backend the lanes of the mask meet in the
+// lanemask_lt() (uint32); match_any_sync(mask, value) (int32) and match_all_sync (int32,
+// boolean). On the GPU: shfl.sync (64-bit values as two), vote.sync, match.any/all.sync. On the cpu backend the lanes of the mask meet in the
 // runtime (cuforge_cpu_warp_*: a warp barrier of those lanes around an exchange), which reads the
 // shuffle's source lane as shfl.sync does: b's low five bits, out of range or outside the mask
 // giving the lane's own value.
@@ -332,19 +332,49 @@ llvm::Value* lower_lane_masks_host(function_lowering& fl, const intrinsic& self,
   return result(fl, e, b.CreateCall(fn, {host_context(fl, e)}));
 }
 
-value type_match_any(function_typer& ft, const intrinsic& self, call_args& c) {
-  expect_args(ft, c, 2, 2);
-  value mask = ft.cast(int_arg(ft, c, 0), ft.tc_.uint32(), c.loc);
-  if (!c.args[1].ty->is_scalar() || !shufflable(c.args[1].ty))
-    ft.no_impl(c, "match_any_sync takes a 32- or 64-bit int or float");
-  return ft.intrinsic_op(self, ft.tc_.int32(), {mask, c.args[1]}, c.loc, {}, true);
+// The value a match compares, as numba-cuda converts it to one of its 32- and 64-bit cases:
+// narrower ints and booleans to int32, uint32 to int64, float16 to float32 (each exact, so
+// equal values stay equal and different ones different).
+value match_value(function_typer& ft, call_args& c, const char* what) {
+  const value& v = c.args[1];
+  const type* t = v.ty;
+  if (!t->is_scalar() || !(t->is_int() || t->is_float() || t->kind == type_kind::boolean))
+    ft.no_impl(c, std::string(what) + " takes an int, float or boolean");
+  if (t->kind == type_kind::boolean || (t->is_int() && t->bits < 32)) return ft.cast(v, ft.tc_.int32(), c.loc);
+  if (t->is_int() && !t->is_signed) return ft.cast(v, ft.tc_.int64(), c.loc);  // uint64 keeps its bits
+  if (t->is_float() && t->bits < 32) return ft.cast(v, ft.tc_.float32(), c.loc);
+  return v;
 }
 
-llvm::Value* lower_match_any_nvptx(function_lowering& fl, const intrinsic&, const expr& e) {
+value type_match(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 2, 2);
+  value mask = ft.cast(int_arg(ft, c, 0), ft.tc_.uint32(), c.loc);
+  const bool all = self.arg == 1;
+  value v = match_value(ft, c, all ? "match_all_sync" : "match_any_sync");
+  // numba-cuda's results: the matching lanes (int32); for match_all, with whether all matched.
+  const type* out = all ? ft.tc_.tuple({ft.tc_.int32(), ft.tc_.boolean()}) : ft.tc_.int32();
+  return ft.intrinsic_op(self, out, {mask, v}, c.loc, {}, true);
+}
+
+// (mask, all): match_all's tuple, its boolean as the tuple stores one.
+llvm::Value* match_all_tuple(function_lowering& fl, const expr& e, llvm::Value* lanes, llvm::Value* all) {
+  auto& b = fl.b;
+  llvm::Type* st = fl.ms.value_type(e.ty);
+  llvm::Value* t = llvm::PoisonValue::get(st);
+  t = b.CreateInsertValue(t, lanes, 0u);
+  return b.CreateInsertValue(t, b.CreateZExtOrTrunc(all, st->getStructElementType(1)), 1u);
+}
+
+llvm::Value* lower_match_nvptx(function_lowering& fl, const intrinsic& self, const expr& e) {
   llvm::Value* bits = as_bits(fl, fl.expr(e.operands[1]));
   const bool wide = bits->getType()->isIntegerTy(64);
-  return result(fl, e, fl.intrinsic(wide ? llvm::Intrinsic::nvvm_match_any_sync_i64 : llvm::Intrinsic::nvvm_match_any_sync_i32,
-                                    {}, {i32_operand(fl, e, 0), bits}));
+  llvm::Value* mask = i32_operand(fl, e, 0);
+  if (self.arg == 0)
+    return result(fl, e, fl.intrinsic(wide ? llvm::Intrinsic::nvvm_match_any_sync_i64
+                                           : llvm::Intrinsic::nvvm_match_any_sync_i32, {}, {mask, bits}));
+  llvm::Value* r = fl.intrinsic(wide ? llvm::Intrinsic::nvvm_match_all_sync_i64p : llvm::Intrinsic::nvvm_match_all_sync_i32p,
+                                {}, {mask, bits});
+  return match_all_tuple(fl, e, fl.b.CreateExtractValue(r, 0u), fl.b.CreateExtractValue(r, 1u));
 }
 
 // A warp function's row: `mode` its variant, lowered per target; on the cpu backend its kernel's
@@ -354,13 +384,20 @@ constexpr intrinsic warp_row(std::string_view name, std::string_view params, std
   return lowered_by(function_entry(name, params, doc, typing, op_id::none, mode, cpu_needs::warp_sync), nvptx, host);
 }
 
-llvm::Value* lower_match_any_host(function_lowering& fl, const intrinsic&, const expr& e) {
+// match.any gives the members holding this lane's value; match.all gives the mask when every
+// member holds it (match.all.sync's d), else 0, and whether they did.
+llvm::Value* lower_match_host(function_lowering& fl, const intrinsic& self, const expr& e) {
   auto& b = fl.b;
   llvm::Value* mask = i32_operand(fl, e, 0);
   llvm::Value* wide = b.CreateZExt(as_bits(fl, fl.expr(e.operands[1])), b.getInt64Ty());
-  llvm::FunctionCallee fn = fl.ms.mod.getOrInsertFunction("cuforge_cpu_warp_match", b.getInt32Ty(), b.getPtrTy(),
+  llvm::FunctionCallee fn = fl.ms.mod.getOrInsertFunction("cuforge_cpu_warp_match", b.getInt64Ty(), b.getPtrTy(),
                                                           b.getInt32Ty(), b.getInt64Ty());
-  return result(fl, e, b.CreateAnd(b.CreateCall(fn, {host_context(fl, e), mask, wide}), mask));
+  llvm::Value* both = b.CreateCall(fn, {host_context(fl, e), mask, wide});
+  llvm::Value* same = b.CreateTrunc(both, b.getInt32Ty());
+  if (self.arg == 0) return result(fl, e, b.CreateAnd(same, mask));
+  llvm::Value* members = b.CreateTrunc(b.CreateLShr(both, 32), b.getInt32Ty());
+  llvm::Value* all = b.CreateICmpEQ(same, members);
+  return match_all_tuple(fl, e, b.CreateSelect(all, mask, b.getInt32(0)), all);
 }
 
 // cuda.nanosleep(ns): the thread sleeps about ns nanoseconds (at most a millisecond on a GPU).
@@ -574,8 +611,11 @@ const intrinsic table[] = {
     warp_row("cuda.ballot_sync", "(mask, predicate)", "The lanes of mask whose predicate is true, as bits (int32).",
              type_vote, vote_ballot, lower_vote_nvptx, lower_vote_host),
     warp_row("cuda.match_any_sync", "(mask, value)",
-             "The lanes of mask whose value equals this lane's, as bits (int32; sm_70 and up).", type_match_any, 0,
-             lower_match_any_nvptx, lower_match_any_host),
+             "The lanes of mask whose value equals this lane's, as bits (int32; sm_70 and up).", type_match, 0,
+             lower_match_nvptx, lower_match_host),
+    warp_row("cuda.match_all_sync", "(mask, value)",
+             "(mask, True) when every lane of mask holds this lane's value, else (0, False) (int32, boolean; sm_70 and up).",
+             type_match, 1, lower_match_nvptx, lower_match_host),
     warp_row("cuda.activemask", "()", "The lanes of the warp executing this call, as bits (uint32).",
              type_lane_masks, 0, lower_lane_masks_nvptx, lower_lane_masks_host),
     lowered_by(function_entry("cuda.lanemask_lt", "()", "The bits of the lanes below this one (uint32).",

@@ -1658,6 +1658,8 @@ def longlong3(x: Any, y: Any, z: Any) -> Any:
     """CUDA C's longlong3: another name of cuda.int64x3."""
 def longlong4(x: Any, y: Any, z: Any, w: Any) -> Any:
     """CUDA C's longlong4: another name of cuda.int64x4."""
+def match_all_sync(mask: Any, value: Any) -> Any:
+    """(mask, True) when every lane of mask holds this lane's value, else (0, False) (int32, boolean; sm_70 and up)."""
 def match_any_sync(mask: Any, value: Any) -> Any:
     """The lanes of mask whose value equals this lane's, as bits (int32; sm_70 and up)."""
 def nanosleep(ns: Any) -> Any:

@@ -941,17 +941,17 @@ CUFORGE_API std::uint64_t cuforge_cpu_warp_vote(cuforge::cpu::thread_context* ct
                                  });
 }
 
-CUFORGE_API std::uint32_t cuforge_cpu_warp_match(cuforge::cpu::thread_context* ctx, std::uint32_t mask,
+CUFORGE_API std::uint64_t cuforge_cpu_warp_match(cuforge::cpu::thread_context* ctx, std::uint32_t mask,
                                                  std::uint64_t value) {
   auto* s = warp_member(ctx, "a warp match");
-  if (s == nullptr) return 1u;
-  return static_cast<std::uint32_t>(s->sched->warp_exchange(
+  if (s == nullptr) return (std::uint64_t{1} << 32) | 1u;
+  return s->sched->warp_exchange(
       *s, mask, value, [&](const cuforge::detail::cpu_exec::warp_state& w, std::uint32_t members) {
         std::uint64_t same = 0;
         for (unsigned i = 0; i < 32; ++i)
           if (((members >> i) & 1u) != 0 && w.offered[i] == value) same |= std::uint64_t{1} << i;
-        return same;
-      }));
+        return same | (std::uint64_t{members} << 32);
+      });
 }
 
 CUFORGE_API std::uint32_t cuforge_cpu_warp_active(cuforge::cpu::thread_context* ctx) {

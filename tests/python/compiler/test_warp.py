@@ -1,5 +1,5 @@
 """Warp-level programming (issue 13): cuda.syncwarp, the shuffles, the votes,
-match_any_sync, activemask and lanemask_lt, with numba-cuda's types, on every
+match_any_sync, match_all_sync, activemask and lanemask_lt, with numba-cuda's types, on every
 backend (on the cpu backend a warp's lanes meet in the runtime, as fibers of
 their block), and their PTX (shfl.sync, vote.sync, match.any.sync) through
 ptxas with the rest of the suite's kernels."""
@@ -133,11 +133,18 @@ def shuffled(x):
     return cuda.shfl_sync(0xFFFFFFFF, x, 0)
 
 
+def all_matching(x):
+    return cuda.match_all_sync(0xFFFFFFFF, x)
+
+
 # (the types numba-cuda 0.30.4's compile_ptx gives for the same functions)
 @pytest.mark.parametrize("fn, arg, want", [
     (all_of, "int32", "bool"), (all_of, "boolean", "bool"), (ballot_of, "boolean", "int32"),
     (active, "int32", "uint32"), (lanes_below, "int32", "uint32"), (matching, "float64", "int32"),
     (shuffled, "float32", "float32"), (shuffled, "int64", "int64"),
+    (matching, "uint32", "int32"), (matching, "boolean", "int32"), (matching, "int16", "int32"),
+    (matching, "float16", "int32"), (all_matching, "int32", "Tuple(int32, bool)"),
+    (all_matching, "uint64", "Tuple(int32, bool)"), (all_matching, "boolean", "Tuple(int32, bool)"),
 ])
 def test_result_types_are_numba_cudas(fn, arg, want):
     _, resty = cuda.compile_ptx(fn, f"({arg},)", device=True)
@@ -165,6 +172,34 @@ def test_a_partial_warp_reads_only_its_own_lanes():
         assert beyond[32:].tolist() == list(range(32, 40))
 
 
+def test_match_all_says_whether_every_lane_of_the_mask_holds_the_value():
+    # Warp 0: every lane holds 5. Warp 1: lane 8 differs. Lanes 0-15 of each warp also match among
+    # themselves (a half-warp mask), where warp 1's odd one out spoils the first half only.
+    @cuda.jit
+    def matches(vals, lanes, alls, halves, anys):
+        i = cuda.grid(1)
+        m, ok = cuda.match_all_sync(FULL, vals[i])
+        lanes[i] = m
+        alls[i] = ok
+        if cuda.laneid < 16:
+            h, hok = cuda.match_all_sync(0x0000FFFF, vals[i])
+            halves[i] = h if hok else -1
+        anys[i] = cuda.match_any_sync(FULL, np.uint32(vals[i]))  # numba-cuda takes uint32 as well
+
+    vals = np.full(64, 5, np.int64)
+    vals[32:] = 7
+    vals[40] = 6
+    lanes = np.zeros(64, np.int32)
+    alls = np.zeros(64, np.bool_)
+    halves = np.zeros(64, np.int64)
+    anys = np.zeros(64, np.int64)
+    matches[1, 64](vals, lanes, alls, halves, anys)
+    assert lanes.view(np.uint32).tolist() == [FULL] * 32 + [0] * 32
+    assert alls.tolist() == [True] * 32 + [False] * 32
+    assert halves.tolist() == [0xFFFF] * 16 + [0] * 16 + [-1] * 16 + [0] * 16
+    assert (anys[32:] & FULL).tolist() == [0x100 if i == 8 else FULL & ~0x100 for i in range(32)]
+
+
 def test_lanes_that_returned_do_not_hold_up_the_others():
     @cuda.jit
     def early(out):
@@ -183,7 +218,8 @@ def test_lanes_that_returned_do_not_hold_up_the_others():
     ("cuda.shfl_sync(0xFFFFFFFF, np.uint32(1), 0)", "only supports 32- and 64-bit ints and floats"),  # as numba's
     ("cuda.shfl_sync(0xFFFFFFFF, 1j, 0)", "only supports 32- and 64-bit ints and floats"),
     ("cuda.all_sync(0xFFFFFFFF, 1.5)", "predicate must be an integer or boolean"),
-    ("cuda.match_any_sync(0xFFFFFFFF, True)", "32- or 64-bit int or float"),
+    ("cuda.match_any_sync(0xFFFFFFFF, 1j)", "takes an int, float or boolean"),
+    ("cuda.match_all_sync(0xFFFFFFFF, 1j)", "takes an int, float or boolean"),
     ("cuda.shfl_down_sync(0xFFFFFFFF, 1)", "argument"),
 ])
 def test_bad_arguments_are_typing_errors(body, match, tmp_path):

@@ -90,8 +90,9 @@ CUFORGE_API std::uint64_t cuforge_cpu_warp_shuffle(cuforge::cpu::thread_context*
 /// non-zero) in the low 32 bits, the members in the high 32.
 CUFORGE_API std::uint64_t cuforge_cpu_warp_vote(cuforge::cpu::thread_context* ctx, std::uint32_t mask,
                                                 std::int32_t pred);
-/// Every member offers `value`; returns the members whose value equals this lane's.
-CUFORGE_API std::uint32_t cuforge_cpu_warp_match(cuforge::cpu::thread_context* ctx, std::uint32_t mask,
+/// Every member offers `value`; returns the members whose value equals this
+/// lane's in the low 32 bits, the members in the high 32.
+CUFORGE_API std::uint64_t cuforge_cpu_warp_match(cuforge::cpu::thread_context* ctx, std::uint32_t mask,
                                                  std::uint64_t value);
 /// The lanes of the caller's warp that have not exited.
 CUFORGE_API std::uint32_t cuforge_cpu_warp_active(cuforge::cpu::thread_context* ctx);
