@@ -484,6 +484,19 @@ value type_fma(function_typer& ft, const intrinsic& self, call_args& c) {
   return ft.op(op_id::fma, call.sig.result, std::move(call.args), c.loc);
 }
 
+// cuda.selp(predicate, a, b): a where the predicate is true, else b (PTX's selp). numba-cuda's
+// types: a and b of one type, float32, float64 or a 16-, 32- or 64-bit int; the result that type.
+value type_selp(function_typer& ft, const intrinsic&, call_args& c) {
+  expect_args(ft, c, 3, 3);
+  const type* p = c.args[0].ty;
+  if (!p->is_scalar() || !(p->is_int() || p->kind == type_kind::boolean))
+    ft.no_impl(c, "the predicate must be a boolean or an integer");
+  const type* t = c.args[1].ty;
+  const bool ok = t == c.args[2].ty && t->is_scalar() && ((t->is_float() && t->bits >= 32) || (t->is_int() && t->bits >= 16));
+  if (!ok) ft.no_impl(c, "selp takes two values of one type: float32, float64, or a 16-, 32- or 64-bit int");
+  return ft.conditional(ft.truth(c.args[0], c.loc), c.args[1], c.args[2], t, c.loc);
+}
+
 // --- arrays: cuda.shared.array (arg 1), cuda.local.array (arg 0), cuda.const.array_like ------------
 
 value type_array_alloc(function_typer& ft, const intrinsic& self, call_args& c) {
@@ -651,6 +664,9 @@ const intrinsic table[] = {
                lower_bits),
     function_entry("cuda.fma", "(a, b, c)", "a * b + c rounded once (floats).", type_fma),
     function_entry("cuda.cbrt", "(x)", "The cube root of x.", type_unary, op_id::cbrt),
+    function_entry("cuda.selp", "(predicate, a, b)",
+                   "a where the predicate is true, else b (one type: float32, float64 or a 16- to 64-bit int).",
+                   type_selp),
     taking_compile_time_args(function_entry(
         "cuda.shared.array", "(shape, dtype)",
         "An array in the block's shared memory; shape 0 is the launch's dynamic shared memory.", type_array_alloc,

@@ -1666,6 +1666,8 @@ def nanosleep(ns: Any) -> Any:
     """Suspends the thread for about ns nanoseconds (uint32; a GPU sleeps at most about a millisecond, sm_70 and up)."""
 def popc(x: Any) -> Any:
     """The number of bits set in the integer x (x's type)."""
+def selp(predicate: Any, a: Any, b: Any) -> Any:
+    """a where the predicate is true, else b (one type: float32, float64 or a 16- to 64-bit int)."""
 class _shared:
     """Arrays in the block's shared memory."""
     def array(self, shape: Any, dtype: Any) -> Any:

@@ -461,3 +461,36 @@ def test_nanosleep_sleeps_on_the_cpu_backend_and_is_the_ptx_instruction():
     assert "nanosleep.u32" in ptx
     with pytest.raises(cuda.TypingError, match="nanosleep for \\(float64,\\): it takes an integer"):
         cuda.compile_ptx(lambda: cuda.nanosleep(1.5), ())
+
+
+def pick(p, a, b):
+    return cuda.selp(p, a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16", "uint16", "int32", "uint32", "int64", "uint64"])
+def test_selp_picks_by_the_predicate_with_numba_cudas_types(dtype):
+    @cuda.jit
+    def choose(flags, a, b, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = cuda.selp(flags[i], a[i], b[i])
+
+    flags = np.array([True, False, True, False])
+    a = np.arange(1, 5).astype(dtype)
+    b = (np.arange(1, 5) * 10).astype(dtype)
+    out = np.zeros(4, dtype)
+    choose[1, 4](flags, a, b, out)
+    assert out.tolist() == [1, 20, 3, 40]
+    ptx, resty = cuda.compile_ptx(pick, f"(boolean, {dtype}, {dtype})", device=True)
+    assert str(resty) == dtype and "selp." in ptx  # numba-cuda 0.30.4's result type, PTX's selp
+
+
+@pytest.mark.parametrize("sig, match", [
+    ("(boolean, int8, int8)", "two values of one type"),  # numba-cuda has no int8 case either
+    ("(boolean, int32, int64)", "two values of one type"),
+    ("(boolean, float16, float16)", "two values of one type"),
+    ("(float64, int32, int32)", "predicate must be a boolean or an integer"),
+])
+def test_selp_refuses_what_numba_cuda_has_no_case_for(sig, match):
+    with pytest.raises(cuda.TypingError, match=match):
+        cuda.compile_ptx(pick, sig, device=True)
