@@ -6,6 +6,7 @@
 #include <cuforge/runtime/error.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <condition_variable>
@@ -247,6 +248,38 @@ class shared_buffer {
   std::size_t capacity_ = 0;
 };
 
+// Past the end of each block's shared memory: a guard, checked after the
+// block, and past the batch's last block slack, never checked. A kernel that
+// writes past its shared memory (a shared.array(0) launched with too few
+// dynamic bytes) fails its launch, as an out-of-range shared access does on a
+// GPU, instead of corrupting the heap; a read there gets garbage, as on a GPU.
+constexpr std::size_t shared_guard_bytes = 256;
+constexpr std::size_t shared_slack_bytes = 64 * 1024;
+constexpr unsigned char shared_guard_value = 0xA5;
+
+void arm_shared_guard(char* end) noexcept { std::memset(end, shared_guard_value, shared_guard_bytes); }
+
+bool shared_guard_intact(const char* end) noexcept {
+  static const auto pattern = [] {
+    std::array<unsigned char, shared_guard_bytes> p{};
+    p.fill(shared_guard_value);
+    return p;
+  }();
+  return std::memcmp(end, pattern.data(), shared_guard_bytes) == 0;
+}
+
+// One block's shared memory, its guard and the alignment of the next block's.
+std::size_t shared_stride(std::size_t shared_bytes) noexcept {
+  return (shared_bytes + shared_guard_bytes + 63) & ~std::size_t{63};
+}
+
+std::string shared_overrun_message(std::size_t static_bytes, std::size_t dynamic_bytes) {
+  return "the kernel wrote past the end of its block's shared memory (" + std::to_string(static_bytes) +
+         " bytes of static shared arrays, " + std::to_string(dynamic_bytes) +
+         " dynamic bytes given at launch): an index out of range, or a cuda.shared.array(0) that needs more "
+         "dynamic shared memory than the launch gave (kernel[grid, block, stream, dynamic_bytes])";
+}
+
 [[noreturn]] void throw_deadlock() {
   throw logic_error(
       "barrier deadlock: every remaining thread waits at a barrier that can no longer complete "
@@ -297,7 +330,7 @@ class scheduler {
 
   /// Runs the whole grid of `st` as fibers of this thread, with a grid barrier.
   void run_cooperative(launch_state& st) {
-    std::size_t stride = (st.shared_bytes + 63) & ~std::size_t{63};
+    std::size_t stride = shared_stride(st.shared_bytes);
     barriers_.assign(st.total_blocks, barrier_state{0, st.threads_per_block, 0});
     reset_warps(st, st.total_blocks);
     grid_ = barrier_state{0, st.total_blocks * st.threads_per_block, 0};
@@ -360,7 +393,9 @@ class scheduler {
     ctx.grid_dim = st.grid;
     ctx.static_shared_bytes = st.static_shared_bytes;
     ctx.dynamic_shared_bytes = st.dynamic_shared_bytes;
-    ctx.shared = shared_.reserve(st.shared_bytes);
+    ctx.shared = shared_.reserve(st.shared_bytes + shared_guard_bytes + shared_slack_bytes);
+    char* guard = static_cast<char*>(ctx.shared) + st.shared_bytes;
+    arm_shared_guard(guard);
     // A kernel declared without barriers that calls one is wrong at any block
     // size: say so even where the barrier would be harmless.
     ctx.scheduler = st.uses_barrier ? &loop_single_thread_tag : &loop_without_barrier_tag;
@@ -386,6 +421,10 @@ class scheduler {
           }
         }
       }
+      if (!shared_guard_intact(guard)) [[unlikely]] {
+        st.record(shared_overrun_message(st.static_shared_bytes, st.dynamic_shared_bytes).c_str(), ctx.block_idx, {});
+        arm_shared_guard(guard);
+      }
     }
     // A kernel thread may have changed the rounding mode: not for the
     // worker. (Within a chunk, the threads of a loop share it.)
@@ -394,7 +433,7 @@ class scheduler {
   }
 
   void run_fiber_blocks(launch_state& st, unsigned long long first, unsigned long long last) {
-    std::size_t stride = (st.shared_bytes + 63) & ~std::size_t{63};
+    std::size_t stride = shared_stride(st.shared_bytes);
     for (unsigned long long b = first; b < last; ++b) {
       barriers_[0] = barrier_state{0, st.threads_per_block, 0};
       reset_warps(st, 1);
@@ -411,8 +450,9 @@ class scheduler {
     batch_first_ = first;
     batch_blocks_ = count;
     shared_stride_ = stride;
-    batch_shared_ = shared_.reserve(std::max<std::size_t>(stride * count, 1));
+    batch_shared_ = shared_.reserve(stride * count + shared_slack_bytes);
     if (st.shared_bytes != 0) std::memset(batch_shared_, 0, stride * count);
+    for (unsigned long long b = 0; b < count; ++b) arm_shared_guard(batch_shared_ + b * stride + st.shared_bytes);
     cursor_x_ = cursor_y_ = cursor_z_ = 0;
     block_x_ = st.block.x;
     block_y_ = st.block.y;
@@ -431,6 +471,12 @@ class scheduler {
     }
     switch_context(native_, s->fib.context());
     *current_ = nullptr;
+    for (unsigned long long b = 0; b < count; ++b)
+      if (!shared_guard_intact(batch_shared_ + b * stride + st.shared_bytes)) [[unlikely]] {
+        st.record(shared_overrun_message(st.static_shared_bytes, st.dynamic_shared_bytes).c_str(),
+                  block_coords(first + b, st.grid), {});
+        break;
+      }
   }
 
   void reset_warps(const launch_state& st, unsigned long long blocks) {
