@@ -18,6 +18,14 @@ namespace {
 constexpr std::size_t alignment = 256;
 // Big blocks go straight to mmap so that freeing returns them to the system.
 constexpr std::size_t mmap_threshold = std::size_t{1} << 20;
+// Past the end of every allocation, memory of ours that no array owns: a
+// kernel reading just past an array (numba's laplace example reads one
+// element past its last row) gets garbage, as on a GPU, whose allocations
+// are whole pages, instead of faulting at the unmapped page an mmap'd block
+// ends on. Smaller blocks come from the heap, where a neighbour or the
+// heap's own top follows. The region's size stays the one asked for.
+constexpr std::size_t slack_bytes = 4096;
+constexpr std::size_t heap_slack_bytes = alignment;
 }  // namespace
 
 memory_info read_meminfo() {
@@ -53,10 +61,10 @@ void* host_memory::allocate(memory_kind kind, std::size_t bytes, int device, boo
   void* p = nullptr;
   bool mmapped = rounded >= mmap_threshold;
   if (mmapped) {
-    p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    p = mmap(nullptr, rounded + slack_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) p = nullptr;
   } else {
-    p = std::aligned_alloc(alignment, rounded);
+    p = std::aligned_alloc(alignment, rounded + heap_slack_bytes);
   }
   if (!p)
     throw out_of_memory(bytes, std::string(to_string(kind)) + " memory on cpu device " + std::to_string(device),
@@ -76,7 +84,7 @@ bool host_memory::release(void* p) noexcept {
     regions_.erase(it);
   }
   if (r.mmapped)
-    munmap(p, r.bytes);
+    munmap(p, r.bytes + slack_bytes);
   else
     std::free(p);
   return true;

@@ -41,3 +41,17 @@ case("fibers-after", reverse, 2, 32 * 8)  # the launch after a failed one runs
 case("loop-enough", fill, 3, 32 * 4)
 case("loop-none", fill, 3, 0)
 case("loop-after", fill, 3, 32 * 4)
+
+
+@cuda.jit
+def one_past(a, out):
+    out[0] = a[a.size]  # one element past the end (no bounds check outside debug mode)
+
+
+# Arrays whose end falls on a page boundary of their own mapping (1 MiB and more are mmap'd):
+# the read gets whatever lies there, as on a GPU, and the process goes on.
+for n in (262144, 524288):
+    out = np.zeros(1, np.float32)
+    one_past[1, 1](cuda.to_device(np.ones(n, np.float32)), out)
+    one_past[1, 1](np.ones(n, np.float32), out)  # a host argument's device copy
+    print(f"past-{n}", "ok")
