@@ -63,7 +63,10 @@ void device::make_current() const {
   current_ordinal = ordinal_;
 }
 
-void device::synchronize() const { detail::active().device_synchronize(ordinal_); }
+void device::synchronize() const {
+  detail::refuse_wait_in_callback("device synchronize");
+  detail::active().device_synchronize(ordinal_);
+}
 
 void synchronize() { device::current().synchronize(); }
 
@@ -86,6 +89,15 @@ void check_generation(std::uint64_t gen, const char* what) {
 }
 
 bool on_callback_thread() noexcept { return in_callback; }
+
+void detail::refuse_wait_in_callback(const char* what) {
+  if (!in_callback) return;
+  detail::raise(CUDA_ERROR_NOT_PERMITTED,
+                std::string(what) + " inside a stream callback would wait for the callback itself; a callback "
+                "may not synchronize, wait for an event or copy synchronously: queue that work from the thread "
+                "that added the callback",
+                what);
+}
 
 void profiler_start() { detail::active().profiler_start(); }
 void profiler_stop() { detail::active().profiler_stop(); }

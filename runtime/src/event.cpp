@@ -50,6 +50,7 @@ bool event::query() const {
 
 void event::synchronize() const {
   check_generation(generation_, "event");
+  detail::refuse_wait_in_callback("event synchronize");
   active().event_synchronize(handle_, device_);
 }
 

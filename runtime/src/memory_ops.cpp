@@ -2,6 +2,7 @@
 #include "status.hpp"
 
 #include <cuforge/runtime/detail/backend.hpp>
+#include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/memory_ops.hpp>
 
 namespace cuforge {
@@ -80,6 +81,7 @@ void copy_sync(void* dst, const void* src, std::size_t bytes, stream_view s) {
 
 void copy_host_sync(void* dst, const void* src, std::size_t bytes, stream_view s) {
   if (bytes == 0) return;
+  detail::refuse_wait_in_callback("a blocking copy");
   CUFORGE_EXPECTS(dst != nullptr && src != nullptr, "copy with a null pointer");
   active().copy_host_sync(dst, src, bytes, s.handle(), s.device());
 }

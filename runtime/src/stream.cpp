@@ -28,7 +28,10 @@ int stream_view::device() const {
   return is_default() ? resolve_device(-1) : active().stream_device(handle_);
 }
 
-void stream_view::synchronize() const { active().stream_synchronize(handle_, device()); }
+void stream_view::synchronize() const {
+  detail::refuse_wait_in_callback("stream synchronize");
+  active().stream_synchronize(handle_, device());
+}
 bool stream_view::is_idle() const { return active().stream_query(handle_, device()); }
 
 void stream_view::wait(const event& e) const {

@@ -26,6 +26,8 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <functional>
+#include <initializer_list>
 #include <vector>
 
 #include "test_support.hpp"
@@ -356,6 +358,27 @@ TEST_F(Streams, CallbacksRunOnACallbackThread) {
   s.synchronize();
   EXPECT_EQ(flagged.load(), 1) << "on_callback_thread() must be true inside a host callback";
   EXPECT_FALSE(on_callback_thread());
+}
+
+TEST_F(Streams, WaitingForTheDeviceInACallbackIsNotPermitted) {
+  stream s;
+  event e;
+  e.record(s);
+  std::vector<int> statuses;
+  s.add_callback([&] {
+    for (auto wait : std::initializer_list<std::function<void()>>{
+             [&] { s.synchronize(); }, [&] { e.synchronize(); }, [] { cuforge::synchronize(); }}) {
+      try {
+        wait();
+        statuses.push_back(0);
+      } catch (const cuda_error& err) {
+        statuses.push_back(err.status());
+      }
+    }
+  });
+  s.synchronize();  // no deadlock: each wait was refused
+  EXPECT_EQ(statuses, (std::vector<int>{800, 800, 800}));  // CUDA_ERROR_NOT_PERMITTED, as the driver answers
+  s.synchronize();
 }
 
 TEST_F(Streams, ThrowingCallbackDoesNotBreakTheStream) {

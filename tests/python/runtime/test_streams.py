@@ -342,3 +342,20 @@ def test_streams_are_the_packages_subclass_and_the_binding_is_left_as_it_is():
     assert cuda.Stream(s) == s and hash(cuda.Stream(s)) == hash(s)
     with pytest.raises(TypeError, match="subclass of _core.Stream"):
         _core._set_stream_class(int)
+
+
+def test_waiting_for_the_device_inside_a_callback_is_refused_not_a_deadlock():
+    # Issue 15 item 3. In a child process, so that a regression hangs it (and times out), not the run.
+    import pathlib
+    import subprocess
+    import sys
+
+    script = pathlib.Path(__file__).with_name("callback_wait_child.py")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = dict(line.split(": ", 1) for line in r.stdout.splitlines())
+    for name in ["device synchronize", "stream synchronize", "default stream synchronize", "event synchronize",
+                 "copy_to_host", "to_device"]:
+        assert lines[name].startswith("refused") and "CUDA_ERROR_NOT_PERMITTED" in lines[name], (name, lines)
+        assert "inside a stream callback would wait for the callback itself" in lines[name], (name, lines)
+    assert lines["later"] == "ran [0.0, 1.0, 2.0, 3.0]", lines

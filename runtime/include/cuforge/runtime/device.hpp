@@ -129,6 +129,13 @@ CUFORGE_API void check_generation(std::uint64_t generation, const char* what);
 /// there, waiting for the device would deadlock (the driver forbids it).
 CUFORGE_API bool on_callback_thread() noexcept;
 
+namespace detail {
+/// @brief Throws cuda_error CUDA_ERROR_NOT_PERMITTED (what the driver answers
+/// a call from a callback) on a callback thread: `what` would wait for the
+/// callback itself (a deadlock on the cpu backend, whose stream worker runs it).
+CUFORGE_API void refuse_wait_in_callback(const char* what);
+}  // namespace detail
+
 CUFORGE_API void profiler_start();
 CUFORGE_API void profiler_stop();
 

@@ -62,7 +62,9 @@ class CUFORGE_API stream_view {
   /// @brief Work queued after this call waits for `e`'s last record.
   void wait(const event& e) const;
   /// @brief Runs `fn` on a host thread once prior work completes; later work
-  /// waits for it. `fn` must not call into cuforge (as with the driver).
+  /// waits for it. `fn` must not wait for the device: a synchronize, event
+  /// wait or blocking copy inside it would wait for `fn` itself, and is
+  /// refused (on_callback_thread) with the driver's CUDA_ERROR_NOT_PERMITTED.
   void add_callback(std::function<void()> fn) const;
   int priority() const;
   bool is_non_blocking() const;
