@@ -356,21 +356,26 @@ def test_a_launch_waits_for_cupys_current_stream(cupy, slow_fill):
     assert (got == 7.0).all(), f"{(got != 7.0).sum()} of {N} elements read before CuPy's stream wrote them"
 
 
-def test_cupy_arguments_add_no_specialisations(cupy):
+def one_specialisation_per_layout(array):
+    """Launches a fresh kernel with `array` (10 float32) and a strided view of it, each through the
+    interface and as itself: the kernel gets two specialisations, not four."""
+
     @cuda.jit
     def scale(a, b):
         i = cuda.grid(1)
         if i < a.size:
             b[i] = 2 * a[i]
 
-    c = cupy.arange(10, dtype=cupy.float32)
     out = cuda.device_array(10, dtype=np.float32)
-    scale[1, 32](cuda.as_cuda_array(c), out)  # through the interface
-    scale[1, 32](c, out)  # through CuPy's attributes
-    scale[1, 32](cuda.as_cuda_array(c[::2]), out)
-    scale[1, 32](c[::2], out)
+    for view in (array, array[::2]):
+        scale[1, 32](cuda.as_cuda_array(view), out)  # through the interface
+        scale[1, 32](view, out)  # through the producer's attributes
     assert len(scale.signatures) == 2, scale.signatures
     np.testing.assert_array_equal(out.copy_to_host()[:5], np.arange(0, 10, 2) * 2)
+
+
+def test_cupy_arguments_add_no_specialisations(cupy):
+    one_specialisation_per_layout(cupy.arange(10, dtype=cupy.float32))
 
 
 @pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
@@ -402,20 +407,7 @@ def test_torch_tensors_the_interface_refuses_are_refused_at_launch(torch):
 
 
 def test_torch_arguments_add_no_specialisations(torch):
-    @cuda.jit
-    def scale(a, b):
-        i = cuda.grid(1)
-        if i < a.size:
-            b[i] = 2 * a[i]
-
-    t = torch.arange(10, dtype=torch.float32, device="cuda")
-    out = cuda.device_array(10, dtype=np.float32)
-    scale[1, 32](cuda.as_cuda_array(t), out)
-    scale[1, 32](t, out)
-    scale[1, 32](cuda.as_cuda_array(t[::2]), out)
-    scale[1, 32](t[::2], out)
-    assert len(scale.signatures) == 2, scale.signatures
-    np.testing.assert_array_equal(out.copy_to_host()[:5], np.arange(0, 10, 2) * 2)
+    one_specialisation_per_layout(torch.arange(10, dtype=torch.float32, device="cuda"))
 
 
 # --- JAX ---------------------------------------------------------------------------
