@@ -201,6 +201,7 @@ llvm::Value* lower_syncwarp_host(function_lowering& fl, const intrinsic&, const 
 
 enum shuffle_mode : int { shfl_idx = 0, shfl_up = 1, shfl_down = 2, shfl_xor = 3 };
 enum vote_mode : int { vote_all = 0, vote_any = 1, vote_eq = 2, vote_ballot = 3 };
+enum match_mode : int { match_any = 0, match_all = 1 };
 
 bool shufflable(const type* t) {
   return ((t->is_int() && t->is_signed) || t->is_float()) && (t->bits == 32 || t->bits == 64);  // numba-cuda: i4 i8 f4 f8
@@ -349,7 +350,7 @@ value match_value(function_typer& ft, call_args& c, const char* what) {
 value type_match(function_typer& ft, const intrinsic& self, call_args& c) {
   expect_args(ft, c, 2, 2);
   value mask = ft.cast(int_arg(ft, c, 0), ft.tc_.uint32(), c.loc);
-  const bool all = self.arg == 1;
+  const bool all = self.arg == match_all;
   value v = match_value(ft, c, all ? "match_all_sync" : "match_any_sync");
   // numba-cuda's results: the matching lanes (int32); for match_all, with whether all matched.
   const type* out = all ? ft.tc_.tuple({ft.tc_.int32(), ft.tc_.boolean()}) : ft.tc_.int32();
@@ -369,7 +370,7 @@ llvm::Value* lower_match_nvptx(function_lowering& fl, const intrinsic& self, con
   llvm::Value* bits = as_bits(fl, fl.expr(e.operands[1]));
   const bool wide = bits->getType()->isIntegerTy(64);
   llvm::Value* mask = i32_operand(fl, e, 0);
-  if (self.arg == 0)
+  if (self.arg == match_any)
     return result(fl, e, fl.intrinsic(wide ? llvm::Intrinsic::nvvm_match_any_sync_i64
                                            : llvm::Intrinsic::nvvm_match_any_sync_i32, {}, {mask, bits}));
   llvm::Value* r = fl.intrinsic(wide ? llvm::Intrinsic::nvvm_match_all_sync_i64p : llvm::Intrinsic::nvvm_match_all_sync_i32p,
@@ -394,7 +395,7 @@ llvm::Value* lower_match_host(function_lowering& fl, const intrinsic& self, cons
                                                           b.getInt32Ty(), b.getInt64Ty());
   llvm::Value* both = b.CreateCall(fn, {host_context(fl, e), mask, wide});
   llvm::Value* same = b.CreateTrunc(both, b.getInt32Ty());
-  if (self.arg == 0) return result(fl, e, b.CreateAnd(same, mask));
+  if (self.arg == match_any) return result(fl, e, b.CreateAnd(same, mask));
   llvm::Value* members = b.CreateTrunc(b.CreateLShr(both, 32), b.getInt32Ty());
   llvm::Value* all = b.CreateICmpEQ(same, members);
   return match_all_tuple(fl, e, b.CreateSelect(all, mask, b.getInt32(0)), all);
@@ -624,11 +625,11 @@ const intrinsic table[] = {
     warp_row("cuda.ballot_sync", "(mask, predicate)", "The lanes of mask whose predicate is true, as bits (int32).",
              type_vote, vote_ballot, lower_vote_nvptx, lower_vote_host),
     warp_row("cuda.match_any_sync", "(mask, value)",
-             "The lanes of mask whose value equals this lane's, as bits (int32; sm_70 and up).", type_match, 0,
+             "The lanes of mask whose value equals this lane's, as bits (int32; sm_70 and up).", type_match, match_any,
              lower_match_nvptx, lower_match_host),
     warp_row("cuda.match_all_sync", "(mask, value)",
              "(mask, True) when every lane of mask holds this lane's value, else (0, False) (int32, boolean; sm_70 and up).",
-             type_match, 1, lower_match_nvptx, lower_match_host),
+             type_match, match_all, lower_match_nvptx, lower_match_host),
     warp_row("cuda.activemask", "()", "The lanes of the warp executing this call, as bits (uint32).",
              type_lane_masks, 0, lower_lane_masks_nvptx, lower_lane_masks_host),
     lowered_by(function_entry("cuda.lanemask_lt", "()", "The bits of the lanes below this one (uint32).",

@@ -87,18 +87,24 @@ extents int_tuple(py::handle v, const char* what) {
   return e;
 }
 
-// The interface's keys, interned once: a launch reads one dictionary per
-// foreign argument, and making and hashing the key strings each time cost
+// The interface's keys and the attributes the CuPy and PyTorch readers
+// read, interned once: a launch reads one dictionary (or a few attributes)
+// per foreign argument, and making and hashing the strings each time cost
 // more than the rest of the import.
-struct interface_keys {
-  PyObject *shape, *typestr, *data, *version, *strides, *mask, *stream;
+struct interned_names {
+  PyObject *shape, *typestr, *data, *version, *strides, *mask, *stream;  // the interface's keys
+  PyObject *ptr, *device_id, *dtype, *str, *is_cuda, *requires_grad, *is_sparse, *stride, *data_ptr,
+      *get_device;  // the readers' attributes (shape, strides and data too)
 };
-const interface_keys& keys() {
-  static const interface_keys k{PyUnicode_InternFromString("shape"),   PyUnicode_InternFromString("typestr"),
-                                PyUnicode_InternFromString("data"),    PyUnicode_InternFromString("version"),
-                                PyUnicode_InternFromString("strides"), PyUnicode_InternFromString("mask"),
-                                PyUnicode_InternFromString("stream")};
-  return k;
+const interned_names& names() {
+  static const interned_names n = [] {
+    auto in = [](const char* s) { return PyUnicode_InternFromString(s); };
+    return interned_names{in("shape"),     in("typestr"),   in("data"),     in("version"),       in("strides"),
+                          in("mask"),      in("stream"),    in("ptr"),      in("device_id"),     in("dtype"),
+                          in("str"),       in("is_cuda"),   in("requires_grad"), in("is_sparse"), in("stride"),
+                          in("data_ptr"),  in("get_device")};
+  }();
+  return n;
 }
 
 // d[key], or a null handle when absent.
@@ -112,7 +118,7 @@ interop::array_interface parse_interface(py::handle desc) {
   if (!PyDict_Check(desc.ptr()))
     throw py::type_error("__cuda_array_interface__ must be a dict, not " +
                          std::string(py::str(py::type::of(desc).attr("__name__"))));
-  const auto& k = keys();
+  const auto& k = names();
   py::handle shape = entry(desc, k.shape), typestr = entry(desc, k.typestr), data = entry(desc, k.data),
              version = entry(desc, k.version);
   for (auto [v, key] : {std::pair{shape, "shape"}, {typestr, "typestr"}, {data, "data"}, {version, "version"}})
@@ -292,24 +298,6 @@ struct producer_read {
   interop::array_interface ai;
   int device = 0;
 };
-
-// The attribute names the readers use, interned once (a name made per read
-// costs more than most reads).
-struct producer_names {
-  PyObject *data, *ptr, *device_id, *shape, *strides, *dtype, *str, *is_cuda, *requires_grad, *is_sparse, *stride,
-      *data_ptr, *get_device;
-};
-const producer_names& names() {
-  static const producer_names n{
-      PyUnicode_InternFromString("data"),      PyUnicode_InternFromString("ptr"),
-      PyUnicode_InternFromString("device_id"), PyUnicode_InternFromString("shape"),
-      PyUnicode_InternFromString("strides"),   PyUnicode_InternFromString("dtype"),
-      PyUnicode_InternFromString("str"),       PyUnicode_InternFromString("is_cuda"),
-      PyUnicode_InternFromString("requires_grad"), PyUnicode_InternFromString("is_sparse"),
-      PyUnicode_InternFromString("stride"),    PyUnicode_InternFromString("data_ptr"),
-      PyUnicode_InternFromString("get_device")};
-  return n;
-}
 
 py::object get(py::handle o, PyObject* name) {
   PyObject* v = PyObject_GetAttr(o.ptr(), name);

@@ -75,6 +75,7 @@ void copy(void* dst, const void* src, std::size_t bytes, stream_view s) {
 }
 
 void copy_sync(void* dst, const void* src, std::size_t bytes, stream_view s) {
+  detail::refuse_wait_in_callback("a blocking copy");  // before queuing a copy nobody could wait for
   copy(dst, src, bytes, s);
   s.synchronize();
 }
