@@ -77,6 +77,23 @@ llvm::Value* function_lowering::element_pointer(const type* t, llvm::Value* a, s
   return b.CreateInBoundsGEP(b.getInt8Ty(), p.data, offset);
 }
 
+void function_lowering::check_bounds(const type* t, llvm::Value* a, const std::vector<llvm::Value*>& idx, bool wrap,
+                                     std::int32_t site, location loc) {
+  array_parts p = unpack(a, t);
+  for (std::size_t d = 0; d < idx.size() && d < p.shape.size(); ++d) {
+    llvm::Value* i = idx[d];
+    if (wrap) i = b.CreateSelect(b.CreateICmpSLT(i, b.getInt64(0)), b.CreateAdd(i, p.shape[d]), i);
+    // Unsigned: a negative index left after wrapping is out too.
+    auto* out = llvm::BasicBlock::Create(c_(), "index.out", fn);
+    auto* ok = llvm::BasicBlock::Create(c_(), "index.ok", fn);
+    b.CreateCondBr(b.CreateICmpUGE(i, p.shape[d]), out, ok);
+    b.SetInsertPoint(out);
+    const index_error detail{static_cast<std::int32_t>(d), idx[d], p.shape[d]};
+    raise_site_at(site, loc, &detail);
+    b.SetInsertPoint(ok);
+  }
+}
+
 llvm::Value* function_lowering::load_element(const type* t, llvm::Value* ptr) {
   llvm::Type* mt = ms.memory_type(t->dtype);
   return from_memory(b.CreateAlignedLoad(mt, ptr, ms.layout().getABITypeAlign(mt)), t->dtype);
@@ -210,7 +227,9 @@ llvm::Value* function_lowering::array_op(const frontend::expr& e) {
       llvm::Value* value = !store ? nullptr : record ? expr(e.operands[1]) : cast(expr(e.operands[1]), type_of(e.operands[1]), at->dtype);
       std::vector<llvm::Value*> idx;
       for (std::size_t i = first_index; i < e.operands.size(); ++i) idx.push_back(to_index(expr(e.operands[i]), type_of(e.operands[i])));
-      llvm::Value* ptr = element_pointer(at, arr, idx, !e.attrs.empty() && e.attrs[0] == 1);
+      const bool wrap = !e.attrs.empty() && e.attrs[0] == 1;
+      if (e.attrs.size() > 1 && e.attrs[1] >= 0) check_bounds(at, arr, idx, wrap, static_cast<std::int32_t>(e.attrs[1]), e.loc);
+      llvm::Value* ptr = element_pointer(at, arr, idx, wrap);
       if (record) {
         // A record element is its address; storing one copies its bytes.
         if (!store) {

@@ -198,6 +198,10 @@ class function_lowering {
   /// The strides addresses are computed from: the extents' for C and F layouts, the array's own for A.
   std::vector<llvm::Value*> effective_strides(const type* t, const array_parts& p);
   llvm::Value* element_pointer(const type* t, llvm::Value* a, std::vector<llvm::Value*> idx, bool wrap);
+  /// Raises raise site `site` (an IndexError) when an index of `idx` (wrapped first when `wrap`)
+  /// lies outside its dimension of array `a`.
+  void check_bounds(const type* t, llvm::Value* a, const std::vector<llvm::Value*>& idx, bool wrap, std::int32_t site,
+                    location loc);
   llvm::Value* load_element(const type* t, llvm::Value* ptr);
   void store_element(const type* t, llvm::Value* ptr, llvm::Value* v);
   llvm::Value* array_op(const frontend::expr& e);
@@ -216,9 +220,17 @@ class function_lowering {
   void copy_record(llvm::Value* dst, llvm::Value* src, const type* record);
   void copy_nested_array(llvm::Value* dst, const field_info& f, llvm::Value* src, const type* src_type);
 
-  /// Raises the exception of raise site `site` (the module's raise_sites) at `loc`: records it and
-  /// ends the thread; the insert block is terminated after.
-  void raise_site_at(std::int32_t site, location loc);
+  /// What an index error records besides its site: the axis, the index as written and the extent
+  /// (int64 values).
+  struct index_error {
+    std::int32_t axis;
+    llvm::Value* index;
+    llvm::Value* extent;
+  };
+  /// Raises the exception of raise site `site` (the module's raise_sites) at `loc`: records it (with
+  /// `detail` for an index error) and ends the thread; the insert block is terminated after. Site
+  /// no_id: an unreported raise, which only ends the thread.
+  void raise_site_at(std::int32_t site, location loc, const index_error* detail = nullptr);
 
  private:
   struct loop_targets {

@@ -374,6 +374,29 @@ void function_lowering::set_location(location loc) {
   b.SetCurrentDebugLocation(llvm::DILocation::get(ms.ctx, line, static_cast<unsigned>(std::max(loc.col, 0)) + 1, sp_));
 }
 
+namespace {
+
+// The DWARF type of a variable of type `t`: scalars as base types a debugger
+// prints (integers, floats, bool, complex), anything else as a structure of
+// its size named by its type (an array's data pointer, extents and strides).
+llvm::DIType* debug_type(module_state& ms, const type* t, llvm::Type* lt) {
+  const std::uint64_t bits = ms.layout().getTypeAllocSizeInBits(lt);
+  unsigned encoding = 0;
+  switch (t->kind) {
+    case type_kind::boolean: encoding = llvm::dwarf::DW_ATE_boolean; break;
+    case type_kind::integer: encoding = t->is_signed ? llvm::dwarf::DW_ATE_signed : llvm::dwarf::DW_ATE_unsigned; break;
+    case type_kind::floating: encoding = llvm::dwarf::DW_ATE_float; break;
+    case type_kind::complex: encoding = llvm::dwarf::DW_ATE_complex_float; break;
+    default: break;
+  }
+  if (encoding != 0) return ms.dib->createBasicType(t->str(), bits, encoding);
+  return ms.dib->createStructType(ms.cu, t->str(), ms.cu->getFile(), 0, bits,
+                                  static_cast<std::uint32_t>(ms.layout().getABITypeAlign(lt).value() * 8),
+                                  llvm::DINode::FlagZero, nullptr, ms.dib->getOrCreateArray({}));
+}
+
+}  // namespace
+
 llvm::AllocaInst* function_lowering::entry_alloca(llvm::Type* t, const llvm::Twine& name) {
   llvm::BasicBlock& entry = fn->getEntryBlock();
   llvm::IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
@@ -391,6 +414,20 @@ void function_lowering::emit(const std::vector<llvm::Value*>& params) {
     llvm::Type* lt = ms.value_type(t);
     vars_[v] = entry_alloca(lt, f.vars[v].name.empty() ? "tmp" : f.vars[v].name);
     b.CreateStore(llvm::Constant::getNullValue(lt), vars_[v]);
+    if (ms.opts.debug() && sp_ != nullptr && !f.vars[v].name.empty()) {
+      // debug=True: each Python variable is a DWARF variable (arguments numbered from 1), so a
+      // debugger shows it by its name at the lines it is live.
+      const auto line = static_cast<unsigned>(std::max(f.vars[v].first.line > 0 ? f.vars[v].first.line : f.first_line, 0));
+      unsigned arg_no = 0;
+      for (std::size_t i = 0; i < f.params.size(); ++i)
+        if (f.params[i] == static_cast<var_id>(v)) arg_no = static_cast<unsigned>(i + 1);
+      llvm::DIType* dt = debug_type(ms, t, lt);
+      llvm::DILocalVariable* var =
+          arg_no != 0 ? ms.dib->createParameterVariable(sp_, f.vars[v].name, arg_no, sp_->getFile(), line, dt, true)
+                      : ms.dib->createAutoVariable(sp_, f.vars[v].name, sp_->getFile(), line, dt, true);
+      ms.dib->insertDeclare(vars_[v], var, ms.dib->createExpression(), llvm::DILocation::get(ms.ctx, line, 0, sp_),
+                            b.GetInsertBlock());
+    }
   }
   if (params.size() != f.params.size()) fail_at("parameter count mismatch", location{f.first_line, 0});
   for (std::size_t i = 0; i < params.size(); ++i) {

@@ -110,7 +110,9 @@ llvm::Value* lower_arith(const op_site& s) {
   const type* t = s.e.ty;
   s.need(2);
   if (!t->is_scalar()) s.bad("on " + t->str());
-  return s.fl.arith(s.e.op, s.operand(0, t), s.operand(1, t), scalar_of(t));
+  llvm::Value* a = s.operand(0, t);  // Python's order: the left operand first
+  llvm::Value* y = s.operand(1, t);
+  return s.fl.arith(s.e.op, a, y, scalar_of(t));
 }
 
 llvm::Value* lower_neg(const op_site& s) {
@@ -179,7 +181,9 @@ llvm::Value* lower_compare(const op_site& s) {
   const type* at = fl.type_of(s.e.operands[0]);
   const type* bt = fl.type_of(s.e.operands[1]);
   if (at != bt) s.bad("of " + at->str() + " and " + bt->str());
-  llvm::Value* r = fl.compare(s.e.op, fl.expr(s.e.operands[0]), fl.expr(s.e.operands[1]), at);
+  llvm::Value* a = fl.expr(s.e.operands[0]);  // Python's order: the left operand first
+  llvm::Value* y = fl.expr(s.e.operands[1]);
+  llvm::Value* r = fl.compare(s.e.op, a, y, at);
   return t->kind == type_kind::boolean ? r : fl.scalar_cast(r, scalar_info{k::boolean, 1, false}, scalar_of(t));
 }
 
@@ -387,6 +391,35 @@ llvm::Value* lower_optional(const op_site& s) {
     }
     default: s.bad("is not an optional op");
   }
+}
+
+// A divisor checked under debug=True: zero raises its site's ZeroDivisionError.
+llvm::Value* lower_check(const op_site& s) {
+  s.need(1);
+  if (s.e.attrs.empty()) s.bad("without its raise site");
+  auto& b = s.fl.b;
+  const type* t = s.fl.type_of(s.e.operands[0]);
+  llvm::Value* y = s.fl.expr(s.e.operands[0]);
+  llvm::Value* zero = nullptr;
+  if (t->is_complex()) {
+    llvm::Value* re = b.CreateExtractValue(y, 0);
+    llvm::Value* im = b.CreateExtractValue(y, 1);
+    llvm::Constant* z = llvm::ConstantFP::get(re->getType(), 0.0);
+    zero = b.CreateAnd(b.CreateFCmpOEQ(re, z), b.CreateFCmpOEQ(im, z));
+  } else if (t->is_float()) {
+    zero = b.CreateFCmpOEQ(y, llvm::ConstantFP::get(y->getType(), 0.0));
+  } else if (t->is_int() || t->kind == type_kind::boolean) {
+    zero = b.CreateIsNull(y);
+  } else {
+    s.bad("on " + t->str());
+  }
+  auto* raise_bb = llvm::BasicBlock::Create(s.fl.c_(), "divisor.zero", s.fl.fn);
+  auto* ok = llvm::BasicBlock::Create(s.fl.c_(), "divisor.ok", s.fl.fn);
+  b.CreateCondBr(zero, raise_bb, ok);
+  b.SetInsertPoint(raise_bb);
+  s.fl.raise_site_at(static_cast<std::int32_t>(s.e.attrs[0]), s.e.loc);
+  b.SetInsertPoint(ok);
+  return y;
 }
 
 llvm::Value* lower_call_device(const op_site& s) { return s.fl.call_device(s.e); }

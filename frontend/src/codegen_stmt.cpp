@@ -66,7 +66,11 @@ void function_lowering::statement(stmt_id id) {
   fail_at("unknown statement kind", s.loc);
 }
 
-void function_lowering::raise_site_at(std::int32_t site, location loc) {
+void function_lowering::raise_site_at(std::int32_t site, location loc, const index_error* detail) {
+  if (site == no_id) {  // an unreported raise (a kernel's without debug=True): the thread ends
+    ms.tgt.exit_thread(*this);
+    return;
+  }
   if (site < 0 || static_cast<std::size_t>(site) >= ms.tm.raise_sites.size())
     fail_at("a raising statement without its raise site", loc);
   const kernel_error code = ms.tm.raise_sites[static_cast<std::size_t>(site)].code;
@@ -95,6 +99,14 @@ void function_lowering::raise_site_at(std::int32_t site, location loc) {
       b.CreateStore(ms.tgt.special_register(*this, sreg::block_idx, dim), field(offsetof(kernel_error_record, block) + 4 * d));
       b.CreateStore(ms.tgt.special_register(*this, sreg::thread_idx, dim),
                     field(offsetof(kernel_error_record, thread) + 4 * d));
+    }
+    if (detail != nullptr) {
+      b.CreateStore(b.getInt32(detail->axis), field(offsetof(kernel_error_record, axis)));
+      auto wide = [&](std::size_t offset) {
+        return b.CreateConstInBoundsGEP1_32(b.getInt64Ty(), error_record, static_cast<unsigned>(offset / 8));
+      };
+      b.CreateStore(detail->index, wide(offsetof(kernel_error_record, index)));
+      b.CreateStore(detail->extent, wide(offsetof(kernel_error_record, extent)));
     }
     b.CreateBr(done);
     b.SetInsertPoint(done);

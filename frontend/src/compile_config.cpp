@@ -73,6 +73,7 @@ std::string compile_config::key() const {
   k += " fastmath=" + std::to_string(fastmath);
   k += " debug=" + std::to_string(debug_level);
   k += " lineinfo=" + std::to_string(lineinfo);
+  if (boundscheck) k += " boundscheck=1";
   k += " opt=" + std::to_string(opt);
   k += " maxnreg=" + std::to_string(target == target_kind::nvptx ? max_registers : 0);
   if (target == target_kind::nvptx && (max_threads_per_block || min_blocks_per_sm || max_blocks_per_cluster))
@@ -86,7 +87,8 @@ std::size_t compile_config::hash() const noexcept {
   std::size_t h = std::hash<int>{}(static_cast<int>(target));
   auto mix = [&](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
   mix(static_cast<std::size_t>(cc.major) << 8 | static_cast<std::size_t>(cc.minor));
-  mix(static_cast<std::size_t>(fastmath) | static_cast<std::size_t>(lineinfo) << 1 | static_cast<std::size_t>(opt) << 2);
+  mix(static_cast<std::size_t>(fastmath) | static_cast<std::size_t>(lineinfo) << 1 | static_cast<std::size_t>(opt) << 2 |
+      static_cast<std::size_t>(boundscheck) << 3);
   mix(static_cast<std::size_t>(debug_level));
   mix(static_cast<std::size_t>(max_registers));
   mix(static_cast<std::size_t>(max_threads_per_block) | static_cast<std::size_t>(min_blocks_per_sm) << 16 |

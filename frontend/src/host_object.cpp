@@ -14,8 +14,11 @@
 #include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/EPCEHFrameRegistrar.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/DebugObjectManagerPlugin.h>
+#include <llvm/ExecutionEngine/Orc/EPCDebugObjectRegistrar.h>
 #include <llvm/ExecutionEngine/Orc/ExecutorProcessControl.h>
 #include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
+#include <llvm/ExecutionEngine/Orc/TargetProcess/JITLoaderGDB.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/DynamicLibrary.h>
@@ -23,11 +26,13 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/SubtargetFeature.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -87,7 +92,7 @@ class host_symbol_generator final : public llvm::orc::DefinitionGenerator {
   llvm::sys::DynamicLibrary process_;
 };
 
-object_linker* make_linker() {
+object_linker* make_linker(bool debuggable) {
   auto l = std::make_unique<object_linker>();
   auto epc = llvm::orc::SelfExecutorProcessControl::Create(nullptr, std::make_unique<llvm::orc::InPlaceTaskDispatcher>());
   if (!epc) throw logic_error("codegen: host JIT: " + llvm::toString(epc.takeError()));
@@ -102,20 +107,39 @@ object_linker* make_linker() {
   auto registrar = llvm::orc::EPCEHFrameRegistrar::Create(es);
   if (!registrar) throw logic_error("codegen: host JIT: " + llvm::toString(registrar.takeError()));
   l->layer->addPlugin(std::make_unique<llvm::orc::EHFrameRegistrationPlugin>(es, std::move(*registrar)));
+  // The linker of objects with debug information (debug=True, lineinfo=True) announces them to
+  // debuggers through GDB's JIT interface (__jit_debug_register_code), so gdb and lldb see the
+  // kernel's Python file, lines and variables. The other linker spares cache hits that work.
+  if (debuggable)
+    l->layer->addPlugin(std::make_unique<llvm::orc::DebugObjectManagerPlugin>(
+      es,
+      std::make_unique<llvm::orc::EPCDebugObjectRegistrar>(
+          es, llvm::orc::ExecutorAddr::fromPtr(&llvm_orc_registerJITLoaderGDBWrapper)),
+      /*RequireDebugSections=*/true, /*AutoRegisterCode=*/true));
   l->host = &es.createBareJITDylib("cuforge_host_symbols");
   l->host->addGenerator(std::make_unique<host_symbol_generator>());
   return l.release();
 }
 
-object_linker& linker() {
-  static object_linker* l = make_linker();  // a failure throws here and is retried next time
+object_linker& linker(bool debuggable) {
+  if (debuggable) {
+    static object_linker* d = make_linker(true);  // a failure throws here and is retried next time
+    return *d;
+  }
+  static object_linker* l = make_linker(false);
   return *l;
 }
 
-void remove_dylib(llvm::orc::JITDylib& jd) noexcept {
+// Whether an object file holds DWARF (a .debug_info section's name in its string table).
+bool has_debug_info(const std::string& object) {
+  static constexpr std::string_view name = ".debug_info";
+  return std::search(object.begin(), object.end(), name.begin(), name.end()) != object.end();
+}
+
+void remove_dylib(object_linker& l, llvm::orc::JITDylib& jd) noexcept {
   // Frees the code and deregisters its unwind tables; an error has nowhere
   // to go (this runs in destructors).
-  if (auto e = linker().es->removeJITDylib(jd)) llvm::consumeError(std::move(e));
+  if (auto e = l.es->removeJITDylib(jd)) llvm::consumeError(std::move(e));
 }
 
 }  // namespace
@@ -176,11 +200,11 @@ host_kernel load_host_object(const host_object& obj) {
   if (obj.object.empty()) throw logic_error("codegen: an empty host object");
   // No initialize_llvm(): linking needs no target registry, and registering
   // the targets would double what a cache hit costs.
-  object_linker& l = linker();
+  object_linker& l = linker(has_debug_info(obj.object));
   llvm::orc::ExecutionSession& es = *l.es;
   llvm::orc::JITDylib& jd = es.createBareJITDylib("cuforge_cached_" + std::to_string(l.next++));
   jd.addToLinkOrder(*l.host);
-  std::shared_ptr<void> session(&jd, [](void* p) { remove_dylib(*static_cast<llvm::orc::JITDylib*>(p)); });
+  std::shared_ptr<void> session(&jd, [&l](void* p) { remove_dylib(l, *static_cast<llvm::orc::JITDylib*>(p)); });
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(obj.object, obj.name);
   if (auto e = l.layer->add(jd, std::move(buffer)))
     throw logic_error("codegen: host JIT cannot load the object of " + obj.name + ": " + llvm::toString(std::move(e)));

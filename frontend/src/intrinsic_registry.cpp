@@ -16,6 +16,7 @@ std::string_view to_string(cpu_needs c) noexcept {
     case cpu_needs::nothing: return "nothing";
     case cpu_needs::warp_sync: return "warp_sync";
     case cpu_needs::block_sync: return "block_sync";
+    case cpu_needs::grid_sync: return "grid_sync";
   }
   return "?";
 }

@@ -1,8 +1,14 @@
 // The registry's builtins.* rows (Python's builtins a kernel may call) and
 // operator.* rows (the operator module's functions, typed as the operators
 // they name). They type into ordinary ops.
+#include "codegen_lower.hpp"
 #include "intrinsic_registry.hpp"
 #include "numba_typing.hpp"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
+
+#include <functional>
 
 namespace cuforge::frontend::detail {
 
@@ -106,7 +112,132 @@ value type_loop_only(function_typer& ft, const intrinsic& self, call_args& c) {
   ft.fail(c.loc, "Unsupported: " + std::string(self.info.name.substr(9)) + "() outside the iterable of a for loop");
 }
 
-value type_print(function_typer& ft, const intrinsic&, call_args& c) { ft.fail(c.loc, "Unsupported: print() in kernels"); }
+// print(*values): numba-cuda's line, its format made here (printimpl.py's rules): an integer as
+// %lld or %llu (widened to 64 bits), a float as %f (a double; in host-only code %R, Python's repr,
+// as Numba's CPU target prints: host_print.cpp), a boolean as True or False, a constant
+// string as itself, a tuple as (a, b) or (a,), cuda.threadIdx and its kin as (x, y, z); the items
+// joined by spaces, a newline last. The intrinsic op's operands are the values the format takes
+// (int64, uint64, float64 or bool, in order); attrs[1] indexes the format in the module's strings.
+constexpr std::size_t print_max_values = 32;  // vprintf's limit
+
+value type_print(function_typer& ft, const intrinsic& self, call_args& c) {
+  const location loc = c.loc;
+  if (!c.kwargs.empty())
+    ft.no_impl(c, "print() in a kernel takes no keyword arguments ('" + c.kwargs.front().name + "' given)");
+  std::string format;
+  std::vector<value> values;
+  std::function<void(const value&)> item = [&](const value& v) {
+    const type* t = v.ty;
+    if (t == nullptr) ft.no_impl(c);
+    if (t->kind == type_kind::string_literal) {
+      for (char ch : t->name) format += ch == '%' ? std::string("%%") : std::string(1, ch);
+      return;
+    }
+    if (t->kind == type_kind::module && (t->name == "cuda.threadIdx" || t->name == "cuda.blockIdx" ||
+                                         t->name == "cuda.blockDim" || t->name == "cuda.gridDim")) {
+      format += "(";
+      for (const char* d : {".x", ".y", ".z"}) {
+        const intrinsic* e = find_entry(t->name + d);
+        if (e == nullptr || e->read == nullptr) ft.no_impl(c, "cannot read " + t->name + d);
+        if (d[1] != 'x') format += ", ";
+        item(e->read(ft, *e, loc));
+      }
+      format += ")";
+      return;
+    }
+    if (!v.runtime()) ft.no_impl(c, "print() cannot print " + t->str());
+    if (t->kind == type_kind::boolean) {
+      format += "%s";
+      values.push_back(v);
+    } else if (t->is_int()) {
+      format += t->is_signed ? "%lld" : "%llu";
+      values.push_back(ft.cast(v, t->is_signed ? ft.tc_.int64() : ft.tc_.uint64(), loc));
+    } else if (t->is_float() || t->is_bfloat16()) {
+      format += ft.host_only() ? "%R" : "%f";  // the host jit prints as Python (Numba's CPU print)
+      values.push_back(ft.cast(t->is_bfloat16() ? ft.cast(v, ft.tc_.float32(), loc) : v, ft.tc_.float64(), loc));
+    } else if (t->is_tuple()) {
+      std::vector<value> es = ft.tuple_elements(v, loc);
+      format += "(";
+      for (std::size_t i = 0; i < es.size(); ++i) {
+        if (i != 0) format += ", ";
+        item(es[i]);
+      }
+      format += es.size() == 1 ? ",)" : ")";
+    } else {
+      ft.no_impl(c, "print() cannot print " + t->str() + " (numbers, booleans, constant strings and tuples of them)");
+    }
+  };
+  for (std::size_t i = 0; i < c.args.size(); ++i) {
+    if (i != 0) format += " ";
+    item(c.args[i]);
+  }
+  format += "\n";
+  if (values.size() > print_max_values)
+    ft.no_impl(c, "print() in a kernel prints at most " + std::to_string(print_max_values) + " values, not " +
+                      std::to_string(values.size()) + " (CUDA's vprintf limit)");
+  return ft.intrinsic_op(self, ft.tc_.none(), std::move(values), loc, {ft.add_string(format)}, true);
+}
+
+// print's format and values: the format's text, then each value as printf takes it (a bool as the
+// string True or False), every string a constant of address space `space` seen as a generic pointer.
+std::vector<llvm::Value*> print_arguments(function_lowering& fl, const expr& e, unsigned space) {
+  auto& b = fl.b;
+  if (e.attrs.size() < 2 || e.attrs[1] < 0 || static_cast<std::size_t>(e.attrs[1]) >= fl.ms.tm.strings.size())
+    fl.fail_at("print without its format", e.loc);
+  auto text = [&](const std::string& t) -> llvm::Value* {
+    auto* init = llvm::ConstantDataArray::getString(fl.c_(), t, true);
+    auto* g = new llvm::GlobalVariable(fl.ms.mod, init->getType(), true, llvm::GlobalValue::InternalLinkage, init,
+                                       "print.text", nullptr, llvm::GlobalVariable::NotThreadLocal, space);
+    g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    g->setAlignment(llvm::Align(1));
+    return space == 0 ? static_cast<llvm::Value*>(g) : b.CreateAddrSpaceCast(g, llvm::PointerType::get(fl.c_(), 0));
+  };
+  std::vector<llvm::Value*> out{text(fl.ms.tm.strings[static_cast<std::size_t>(e.attrs[1])])};
+  llvm::Value* true_text = nullptr;
+  llvm::Value* false_text = nullptr;
+  for (expr_id id : e.operands) {
+    const type* t = fl.type_of(id);
+    llvm::Value* v = fl.expr(id);
+    if (t->kind == type_kind::boolean) {
+      if (true_text == nullptr) {
+        true_text = text("True");
+        false_text = text("False");
+      }
+      v = b.CreateSelect(fl.truth(v, t), true_text, false_text);
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+// The GPU's: vprintf(format, a buffer holding the values), as CUDA's printf is compiled.
+llvm::Value* lower_print_nvptx(function_lowering& fl, const intrinsic&, const expr& e) {
+  auto& b = fl.b;
+  std::vector<llvm::Value*> args = print_arguments(fl, e, 4);  // the constant space
+  auto* generic = llvm::PointerType::get(fl.c_(), 0);
+  llvm::Value* buffer = llvm::ConstantPointerNull::get(generic);
+  if (args.size() > 1) {
+    std::vector<llvm::Type*> fields;
+    for (std::size_t i = 1; i < args.size(); ++i) fields.push_back(args[i]->getType());
+    auto* st = llvm::StructType::get(fl.c_(), fields);
+    llvm::AllocaInst* slot = fl.entry_alloca(st, "print.values");
+    for (std::size_t i = 1; i < args.size(); ++i)
+      b.CreateStore(args[i], b.CreateStructGEP(st, slot, static_cast<unsigned>(i - 1)));
+    buffer = slot->getType() == generic ? static_cast<llvm::Value*>(slot) : b.CreateAddrSpaceCast(slot, generic);
+  }
+  llvm::FunctionCallee vprintf = fl.ms.mod.getOrInsertFunction("vprintf", b.getInt32Ty(), generic, generic);
+  b.CreateCall(vprintf, {args[0], buffer});
+  return fl.ms.none_value();
+}
+
+// The host's: cuforge_host_print(format, values...), C varargs (host_print.cpp), one whole line.
+llvm::Value* lower_print_host(function_lowering& fl, const intrinsic&, const expr& e) {
+  auto& b = fl.b;
+  std::vector<llvm::Value*> args = print_arguments(fl, e, 0);
+  auto* fty = llvm::FunctionType::get(b.getVoidTy(), {llvm::PointerType::get(fl.c_(), 0)}, /*isVarArg=*/true);
+  b.CreateCall(fl.ms.mod.getOrInsertFunction("cuforge_host_print", fty), args);
+  return fl.ms.none_value();
+}
 
 // --- operator -------------------------------------------------------------------------------------
 
@@ -157,7 +288,12 @@ const intrinsic table[] = {
     function_entry("builtins.range", "(start, stop, step)", "The iterable of a for loop.", type_loop_only),
     function_entry("builtins.enumerate", "(iterable)", "The iterable of a for loop.", type_loop_only),
     function_entry("builtins.zip", "(*iterables)", "The iterable of a for loop.", type_loop_only),
-    function_entry("builtins.print", "(*values)", "Not supported in kernels yet.", type_print),
+    lowered_by(taking_compile_time_args(function_entry(
+                   "builtins.print", "(*values)",
+                   "Prints numbers, booleans, constant strings and tuples of them, space-separated, as one line "
+                   "(vprintf on a GPU, the process's stdout on the cpu backend).",
+                   type_print)),
+               lower_print_nvptx, lower_print_host),
     function_entry("builtins.__range_len__", "(start, stop, step)",
                    "The walker's: the length of a range() inside enumerate() or zip().", type_range_part,
                    op_id::none, 0),

@@ -188,6 +188,101 @@ llvm::Value* lower_syncwarp_host(function_lowering& fl, const intrinsic&, const 
   return fl.ms.none_value();
 }
 
+// --- cooperative groups: cuda.cg ----------------------------------------------------------------
+
+// cuda.cg.this_grid() (arg 0) and cuda.cg.this_thread_block() (arg 1): the group, a compile-time
+// value whose sync() is a row of its own. As in numba-cuda, this_grid() alone makes the launch
+// cooperative.
+value type_this_group(function_typer& ft, const intrinsic& self, call_args& c) {
+  expect_args(ft, c, 0, 0);
+  value v;
+  v.ty = ft.tc_.module(self.arg == 0 ? "cuda.cg.GridGroup" : "cuda.cg.ThreadBlock");
+  if (self.arg == 0) ft.mark_cooperative();
+  return v;
+}
+
+// A group's thread_rank and size (CUDA's cooperative groups' thread_rank() and size()), int64:
+// the grid's (arg 0, 1) or the block's (arg 2, 3), x fastest.
+value read_group_value(function_typer& ft, const intrinsic& self, location loc) {
+  auto rd = [&](const std::string& name) {
+    const intrinsic* e = find_entry(name);
+    if (e == nullptr || e->read == nullptr) ft.fail(loc, "internal: no " + name);
+    return ft.cast(e->read(ft, *e, loc), ft.tc_.int64(), loc);
+  };
+  auto linear = [&](const char* index, const char* extent) {  // x + y * X + z * X * Y
+    const std::string i(index), n(extent);
+    value x = rd(i + ".x"), y = rd(i + ".y"), z = rd(i + ".z");
+    value nx = rd(n + ".x"), ny = rd(n + ".y");
+    return ft.binary(binop::add, x, ft.binary(binop::mul, nx, ft.binary(binop::add, y, ft.binary(binop::mul, ny, z, loc), loc), loc), loc);
+  };
+  auto count = [&](const char* extent) {
+    const std::string n(extent);
+    return ft.binary(binop::mul, ft.binary(binop::mul, rd(n + ".x"), rd(n + ".y"), loc), rd(n + ".z"), loc);
+  };
+  value r;
+  switch (self.arg) {
+    case 0:
+      r = ft.binary(binop::add, ft.binary(binop::mul, linear("cuda.blockIdx", "cuda.gridDim"), count("cuda.blockDim"), loc),
+                    linear("cuda.threadIdx", "cuda.blockDim"), loc);
+      break;
+    case 1: r = ft.binary(binop::mul, count("cuda.gridDim"), count("cuda.blockDim"), loc); break;
+    case 2: r = linear("cuda.threadIdx", "cuda.blockDim"); break;
+    default: r = count("cuda.blockDim"); break;
+  }
+  r.nonneg = true;
+  return r;
+}
+
+// GridGroup.sync() on a GPU: every block's thread 0 arrives at a barrier word of the module and
+// waits for the word's top bit to flip; block (0, 0, 0) adds 2^31 - (blocks - 1) and the others 1,
+// so each round adds exactly 2^31 and the word needs no reset. The block's own barrier before and
+// after, and fences around the arrival, as CUDA's cooperative groups do it. The launch is
+// cooperative (every block co-resident), so the wait ends.
+llvm::Value* lower_grid_sync_nvptx(function_lowering& fl, const intrinsic&, const expr&) {
+  auto& b = fl.b;
+  auto* i32 = b.getInt32Ty();
+  llvm::GlobalVariable* word = fl.ms.mod.getNamedGlobal("cuforge_grid_barrier");
+  if (word == nullptr)
+    word = new llvm::GlobalVariable(fl.ms.mod, i32, false, llvm::GlobalValue::InternalLinkage,
+                                    llvm::ConstantInt::get(i32, 0), "cuforge_grid_barrier", nullptr,
+                                    llvm::GlobalVariable::NotThreadLocal, /*global space*/ 1);
+  auto reg = [&](sreg r, int d) { return fl.ms.tgt.special_register(fl, r, d); };
+  auto all_zero = [&](sreg r) {
+    return b.CreateAnd(b.CreateAnd(b.CreateIsNull(reg(r, 0)), b.CreateIsNull(reg(r, 1))), b.CreateIsNull(reg(r, 2)));
+  };
+  fl.ms.tgt.barrier(fl);
+  auto* arrive = llvm::BasicBlock::Create(fl.c_(), "grid.arrive", fl.fn);
+  auto* wait = llvm::BasicBlock::Create(fl.c_(), "grid.wait", fl.fn);
+  auto* passed = llvm::BasicBlock::Create(fl.c_(), "grid.passed", fl.fn);
+  auto* after = llvm::BasicBlock::Create(fl.c_(), "grid.after", fl.fn);
+  b.CreateCondBr(all_zero(sreg::thread_idx), arrive, after);
+  b.SetInsertPoint(arrive);
+  llvm::Value* blocks = b.CreateMul(b.CreateMul(reg(sreg::grid_dim, 0), reg(sreg::grid_dim, 1)), reg(sreg::grid_dim, 2));
+  llvm::Value* first = b.CreateSub(b.getInt32(0x80000000u), b.CreateSub(blocks, b.getInt32(1)));
+  llvm::Value* add = b.CreateSelect(all_zero(sreg::block_idx), first, b.getInt32(1));
+  fl.intrinsic(llvm::Intrinsic::nvvm_membar_gl, {}, {});  // __threadfence()
+  llvm::Value* old = b.CreateAtomicRMW(llvm::AtomicRMWInst::Add, word, add, llvm::Align(4), llvm::AtomicOrdering::Monotonic);
+  b.CreateBr(wait);
+  b.SetInsertPoint(wait);
+  llvm::LoadInst* now = b.CreateAlignedLoad(i32, word, llvm::Align(4), /*isVolatile=*/true);
+  llvm::Value* flipped = b.CreateIsNotNull(b.CreateAnd(b.CreateXor(old, now), b.getInt32(0x80000000u)));
+  b.CreateCondBr(flipped, passed, wait);
+  b.SetInsertPoint(passed);
+  fl.intrinsic(llvm::Intrinsic::nvvm_membar_gl, {}, {});
+  b.CreateBr(after);
+  b.SetInsertPoint(after);
+  fl.ms.tgt.barrier(fl);
+  return fl.ms.none_value();
+}
+
+// The cpu backend's grid barrier (a cooperative launch's blocks are all fibers at once).
+llvm::Value* lower_grid_sync_host(function_lowering& fl, const intrinsic&, const expr& e) {
+  auto& b = fl.b;
+  llvm::FunctionCallee fn = fl.ms.mod.getOrInsertFunction("cuforge_cpu_grid_sync", b.getVoidTy(), b.getPtrTy());
+  b.CreateCall(fn, {host_context(fl, e)});
+  return fl.ms.none_value();
+}
+
 // --- warp shuffles, votes and matches ----------------------------------------------------------
 //
 // numba-cuda's: cuda.shfl_sync / shfl_up_sync / shfl_down_sync / shfl_xor_sync(mask, value, b) of
@@ -668,6 +763,31 @@ const intrinsic table[] = {
     function_entry("cuda.selp", "(predicate, a, b)",
                    "a where the predicate is true, else b (one type: float32, float64 or a 16- to 64-bit int).",
                    type_selp),
+    module_entry("cuda.cg", "Cooperative groups: the grid and the block as groups that sync."),
+    function_entry("cuda.cg.this_grid", "()",
+                   "The grid as a group; a kernel that calls it is launched cooperatively (every block "
+                   "co-resident, the grid at most max_cooperative_grid_blocks).",
+                   type_this_group, op_id::none, 0),
+    function_entry("cuda.cg.this_thread_block", "()", "The thread's block as a group.", type_this_group, op_id::none,
+                   1),
+    module_entry("cuda.cg.GridGroup", "What cuda.cg.this_grid() returns."),
+    lowered_by(function_entry("cuda.cg.GridGroup.sync", "()",
+                              "Waits until every thread of the grid has reached it.", type_no_args, op_id::none, 0,
+                              cpu_needs::grid_sync),
+               lower_grid_sync_nvptx, lower_grid_sync_host),
+    value_entry("cuda.cg.GridGroup.thread_rank", "The thread's rank in the grid, x fastest (int64).",
+                read_group_value, op_id::none, 0),
+    value_entry("cuda.cg.GridGroup.size", "The number of threads in the grid (int64).", read_group_value,
+                op_id::none, 1),
+    module_entry("cuda.cg.ThreadBlock", "What cuda.cg.this_thread_block() returns."),
+    value_entry("cuda.cg.ThreadBlock.thread_rank", "The thread's rank in its block, x fastest (int64).",
+                read_group_value, op_id::none, 2),
+    value_entry("cuda.cg.ThreadBlock.size", "The number of threads in the block (int64).", read_group_value,
+                op_id::none, 3),
+    lowered_by(function_entry("cuda.cg.ThreadBlock.sync", "()",
+                              "Waits until every thread of the block has reached it (cuda.syncthreads()).",
+                              type_no_args, op_id::none, 0, cpu_needs::block_sync),
+               lower_syncthreads),
     taking_compile_time_args(function_entry(
         "cuda.shared.array", "(shape, dtype)",
         "An array in the block's shared memory; shape 0 is the launch's dynamic shared memory.", type_array_alloc,

@@ -393,7 +393,9 @@ class dumper {
       case stmt_kind::continue_: line(d, "continue"); break;
       case stmt_kind::return_: line(d, "return " + (s.value == no_id ? std::string("None") : e(s.value))); break;
       case stmt_kind::pass: line(d, "pass"); break;
-      case stmt_kind::raise_: line(d, "raise " + e(s.value)); break;
+      case stmt_kind::raise_:  // typed: the message it raises with, the class in its raise site
+        line(d, s.value != no_id ? "raise " + e(s.value) : s.message.empty() ? std::string("raise") : "raise: " + s.message);
+        break;
       case stmt_kind::assert_:
         line(d, "assert " + e(s.value) + (s.message.empty() ? std::string() : ", " + s.message));
         break;

@@ -52,6 +52,7 @@ extern "C" [[noreturn]] void cuforge_codegen_exit_thread() { throw cuforge::cpu:
 extern "C" double cuforge_host_random();
 extern "C" void cuforge_host_seed(std::int64_t n);
 extern "C" void cuforge_host_nanosleep(std::uint32_t ns);
+extern "C" void cuforge_host_print(const char* fmt, ...);  // host_print.cpp
 
 namespace cuforge::frontend::detail {
 
@@ -311,6 +312,7 @@ std::vector<host_symbol> host_symbols() {
       {"cuforge_host_random", reinterpret_cast<void*>(&cuforge_host_random)},
       {"cuforge_host_seed", reinterpret_cast<void*>(&cuforge_host_seed)},
       {"cuforge_host_nanosleep", reinterpret_cast<void*>(&cuforge_host_nanosleep)},
+      {"cuforge_host_print", reinterpret_cast<void*>(&cuforge_host_print)},
       {"memcpy", reinterpret_cast<void*>(&std::memcpy)},
       {"memmove", reinterpret_cast<void*>(&std::memmove)},
       {"memset", reinterpret_cast<void*>(&std::memset)},

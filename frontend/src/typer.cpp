@@ -140,6 +140,7 @@ void check_local_memory(const typed_module& m) {
 typed_module module_typer::assemble(typed_function entry) {
   typed_module m;
   m.raise_sites = sites_;
+  m.strings = strings_;
   m.functions.push_back(std::move(entry));
   std::map<int, int> index{{-1, 0}};  // specialisation id (-1: the entry, called recursively) -> position
   for (std::size_t k = 0; k < m.functions.size(); ++k) {

@@ -73,7 +73,24 @@ value function_typer::wrap_index(const value& a, int dim, const value& i, locati
   return r;
 }
 
-value function_typer::index_array(const value& a0, const std::vector<index_item>& items, location loc) {
+std::int64_t function_typer::bounds_site(expr_id array_expr, location loc) {
+  if (!m_.opts.boundscheck) return -1;
+  if (!final_) return 0;  // a scratch pass's site is never lowered
+  std::string label;
+  if (array_expr != no_id) {
+    const expr& x = sx(array_expr, loc);
+    if (x.kind == expr_kind::variable && x.var >= 0 && static_cast<std::size_t>(x.var) < src_.vars.size() &&
+        !src_.vars[static_cast<std::size_t>(x.var)].name.empty())
+      label = "array '" + src_.vars[static_cast<std::size_t>(x.var)].name + "'";
+    else if (x.kind == expr_kind::global && x.global >= 0 && static_cast<std::size_t>(x.global) < src_.globals.size() &&
+             !src_.globals[static_cast<std::size_t>(x.global)].name.empty())
+      label = "array '" + src_.globals[static_cast<std::size_t>(x.global)].name + "'";
+  }
+  return m_.add_site({kernel_error::index, std::string(python_exception_of(kernel_error::index)), std::move(label),
+                      src_.display_name(), src_.filename, loc.line});
+}
+
+value function_typer::index_array(const value& a0, const std::vector<index_item>& items, location loc, expr_id array_expr) {
   const type* at = a0.ty;
   if (items.size() > static_cast<std::size_t>(at->ndim))
     fail(loc, "too many indices for array: array is " + std::to_string(at->ndim) + "-dimensional, but " +
@@ -87,7 +104,9 @@ value function_typer::index_array(const value& a0, const std::vector<index_item>
       operands.push_back(it.i);
       neg = neg || !it.i.nonneg;
     }
-    value r = op(op_id::array_load, element_type(at), std::move(operands), loc, {neg ? 1 : 0});
+    std::vector<std::int64_t> attrs{neg ? 1 : 0};
+    if (std::int64_t site = bounds_site(array_expr, loc); site >= 0) attrs.push_back(site);
+    value r = op(op_id::array_load, element_type(at), std::move(operands), loc, std::move(attrs));
     r.nonneg = at->dtype->kind == type_kind::boolean || (at->dtype->is_int() && !at->dtype->is_signed);
     if (at->dtype->is_record()) r.roots = a0.roots;  // a reference into the array
     return r;
@@ -144,12 +163,12 @@ value function_typer::index_array(const value& a0, const std::vector<index_item>
   return r;
 }
 
-value function_typer::subscript(const value& obj, expr_id index, location loc) {
+value function_typer::subscript(const value& obj, expr_id index, location loc, expr_id array_expr) {
   if (obj.runtime() && obj.ty->is_record()) return record_get(obj, field_index(obj, index, "", loc), loc);
   if (obj.runtime() && obj.ty->is_array()) {
     value a = obj;
     std::vector<index_item> items = index_items(index, loc);
-    return index_array(a, items, loc);
+    return index_array(a, items, loc, array_expr);
   }
   if (obj.runtime() && obj.ty->is_tuple()) {
     const expr& ix = sx(index, loc);
@@ -419,9 +438,10 @@ std::vector<value> function_typer::element_indices(const value& a, const value& 
   return out;
 }
 
-void function_typer::store(const value& a, expr_id index, const value& v, location loc, std::vector<stmt_id>& out) {
+void function_typer::store(const value& a, expr_id index, const value& v, location loc, std::vector<stmt_id>& out,
+                           expr_id array_expr) {
   if ((a.ty && a.ty->is_optional()) || (v.ty && v.ty->is_optional()))
-    return store(unwrap(a, loc), index, unwrap(v, loc), loc, out);
+    return store(unwrap(a, loc), index, unwrap(v, loc), loc, out, array_expr);
   if (a.runtime() && a.ty->is_tuple()) fail(loc, "tuples are immutable: cannot assign to an element of " + a.ty->str());
   if (a.runtime() && a.ty->is_record()) {
     record_set(a, field_index(a, index, "", loc), v, loc, out);
@@ -457,7 +477,9 @@ void function_typer::store(const value& a, expr_id index, const value& v, locati
     operands.push_back(it.i);
     neg = neg || !it.i.nonneg;
   }
-  value s = op(op_id::array_store, tc_.none(), std::move(operands), loc, {neg ? 1 : 0}, true);
+  std::vector<std::int64_t> attrs{neg ? 1 : 0};
+  if (std::int64_t site = bounds_site(array_expr, loc); site >= 0) attrs.push_back(site);
+  value s = op(op_id::array_store, tc_.none(), std::move(operands), loc, std::move(attrs), true);
   mark_written(a);
   emit_effect(s, loc, out);
 }

@@ -29,6 +29,7 @@ value function_typer::intrinsic_op(const intrinsic& e, const type* t, std::vecto
   // The cpu backend runs kernels whose threads never meet as plain loops;
   // these need its fibers.
   if (e.info.cpu != cpu_needs::nothing) uses_barrier_ = true;
+  if (e.info.cpu == cpu_needs::grid_sync) cooperative_ = true;
   attrs.insert(attrs.begin(), index_of(e));
   return op(op_id::intrinsic, t, std::move(operands), loc, std::move(attrs), side_effects);
 }
@@ -209,6 +210,7 @@ value function_typer::call_device(const function& callee, call_args& c) {
   const type* rt = nullptr;
   const std::vector<bool>* writes = nullptr;
   bool barrier = false;
+  bool cooperative = false;
   const std::vector<int>* roots = nullptr;
   if (const module_typer::frame* fr = m_.find_frame(callee, types)) {
     // A recursive call of a function still being typed: it returns its
@@ -226,6 +228,7 @@ value function_typer::call_device(const function& callee, call_args& c) {
     sid = fr->sid;
     writes = &ft.writes_;
     barrier = ft.uses_barrier_;
+    cooperative = ft.cooperative_;
     roots = &ft.ret_.roots;
   } else {
     try {
@@ -243,11 +246,13 @@ value function_typer::call_device(const function& callee, call_args& c) {
     rt = sp.tf.return_type;
     writes = &sp.tf.writes_arg;
     barrier = sp.tf.uses_barrier;
+    cooperative = sp.tf.cooperative;
     roots = &sp.return_roots;
   }
   for (std::size_t i = 0; i < n && i < writes->size(); ++i)
     if ((*writes)[i]) mark_written(args[i]);
   uses_barrier_ = uses_barrier_ || barrier;
+  cooperative_ = cooperative_ || cooperative;
   value r = op(op_id::call_device, rt, operands, c.loc, {sid}, true);
   for (int j : *roots)
     if (j >= 0 && static_cast<std::size_t>(j) < args.size()) add_roots(r.roots, args[static_cast<std::size_t>(j)].roots);

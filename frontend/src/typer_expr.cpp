@@ -247,7 +247,7 @@ value function_typer::lower(expr_id id) {
       return call(callee, c);
     }
     case expr_kind::attribute: need(1); return attribute(unwrap(lower(x.operands[0]), loc), x.name, loc);
-    case expr_kind::subscript: need(2); return subscript(unwrap(lower(x.operands[0]), loc), x.operands[1], loc);
+    case expr_kind::subscript: need(2); return subscript(unwrap(lower(x.operands[0]), loc), x.operands[1], loc, x.operands[0]);
     case expr_kind::slice: fail(loc, "Unsupported: a slice outside an array subscript");
     case expr_kind::cast:
     case expr_kind::op: fail(loc, "malformed IR: a typed expression in the untyped input");
@@ -371,6 +371,11 @@ value function_typer::lower_global(std::int32_t gi, location loc) {
       }
       v.ty = tc_.device_function(g.callee.get());
       return v;
+    case global_value::kind::string:
+      v.ty = tc_.string_literal(g.message);
+      return v;
+    case global_value::kind::exception:
+      fail(loc, "Unsupported: the exception " + g.cls + " used as a value (a kernel may only raise it)");
     case global_value::kind::unsupported:
       fail(loc, "Unsupported global: " + (g.name.empty() ? std::string("a Python object") : g.name));
   }
@@ -518,6 +523,32 @@ value function_typer::pow(const value& a, const value& b, location loc) {
   return r;
 }
 
+value function_typer::checked_divisor(binop o, const value& y, location loc) {
+  // Numba's python error model, which numba-cuda's debug=True turns on: a zero divisor raises.
+  if (!m_.opts.debug) return y;
+  if (const constant_value* k = const_of(y)) {
+    const bool zero = k->k == constant_value::kind::integer    ? k->i == 0
+                      : k->k == constant_value::kind::boolean  ? !k->b
+                      : k->k == constant_value::kind::floating ? k->f == 0.0
+                      : k->k == constant_value::kind::complex  ? k->c == std::complex<double>(0.0, 0.0)
+                                                               : false;
+    if (!zero) return y;
+  }
+  const bool integer = y.ty->is_int() || y.ty->kind == type_kind::boolean;
+  std::string message = y.ty->is_complex()        ? "complex division by zero"
+                        : o == binop::mod         ? (integer ? "integer modulo by zero" : "modulo by zero")
+                        : o == binop::floordiv && integer ? "integer division by zero"
+                                                  : "division by zero";
+  std::int64_t site = 0;  // a scratch pass's site is never lowered
+  if (final_)
+    site = m_.add_site({kernel_error::zero_division, std::string(python_exception_of(kernel_error::zero_division)),
+                        std::move(message), src_.display_name(), src_.filename, loc.line});
+  value r = op(op_id::nonzero, y.ty, {y}, loc, {site});
+  r.nonneg = y.nonneg;
+  r.weak = y.weak;
+  return r;
+}
+
 value function_typer::binary(binop o, const value& a, const value& b, location loc) {
   const char* sym = to_string(o);
   auto unsupported = [&]() -> value {
@@ -577,6 +608,7 @@ value function_typer::binary(binop o, const value& a, const value& b, location l
       return constant(cv, t, loc, weak);
     }
   }
+  if (o == binop::truediv || o == binop::floordiv || o == binop::mod) y = checked_divisor(o, y, loc);
   value r = op(arith_op(o), t, {x, y}, loc);
   r.weak = weak;
   if (t->is_int()) {

@@ -110,6 +110,9 @@ constant_value convert_constant(const constant_value& cv, const type* from, cons
     case type_kind::floating:
       r.k = constant_value::kind::floating;
       r.f = as_double(cv, from);
+      // A narrower float holds the value rounded (np.float32(0.1) widened again is 0.10000000149011612).
+      if (to->bits == 32) r.f = static_cast<double>(static_cast<float>(r.f));
+      if (to->bits == 16) r.f = static_cast<double>(static_cast<_Float16>(r.f));
       break;
     case type_kind::complex:
       r.k = constant_value::kind::complex;
@@ -263,6 +266,8 @@ std::optional<std::int64_t> function_typer::const_int(const value& v) const {
   if (c->k == constant_value::kind::boolean) return c->b ? 1 : 0;
   return std::nullopt;
 }
+
+std::int64_t function_typer::add_string(const std::string& text) { return m_.add_string(text); }
 
 value function_typer::unwrap(const value& v, location loc) {
   if (v.ty == nullptr || !v.ty->is_optional()) return v;
@@ -714,6 +719,7 @@ typed_function function_typer::run() {
     changed_ = false;
     writes_.assign(args_.size(), false);
     uses_barrier_ = false;
+    cooperative_ = false;
     loop_depth_ = 0;
     depth_ = 0;
     prefix_ = nullptr;
@@ -825,6 +831,7 @@ typed_function function_typer::run() {
   tf.is_kernel = is_kernel_;
   tf.writes_arg = writes_;
   tf.uses_barrier = uses_barrier_;
+  tf.cooperative = cooperative_;
   return tf;
 }
 

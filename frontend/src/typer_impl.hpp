@@ -148,6 +148,13 @@ class module_typer {
     sites_.push_back(std::move(site));
     return static_cast<std::int32_t>(sites_.size() - 1);
   }
+  /// The index of constant string `text` in the module's strings (added once).
+  std::int64_t add_string(const std::string& text) {
+    for (std::size_t i = 0; i < strings_.size(); ++i)
+      if (strings_[i] == text) return static_cast<std::int64_t>(i);
+    strings_.push_back(text);
+    return static_cast<std::int64_t>(strings_.size() - 1);
+  }
 
   type_context& tc;
   const typer_options& opts;
@@ -165,6 +172,7 @@ class module_typer {
  private:
   std::deque<specialization> specs_;
   std::vector<raise_site> sites_;
+  std::vector<std::string> strings_;
 };
 
 /// @throws typing_error when a thread's local arrays exceed CUDA's 512 KiB.
@@ -189,6 +197,16 @@ class function_typer {
   // --- the source, checked (malformed IR is a typing_error, never a crash) --
   const expr& sx(expr_id id, location where) const;
   const stmt& ss(stmt_id id) const;
+
+  /// The code runs on the host only (the host jit, vectorize's CPU loops).
+  bool host_only() const noexcept { return m_.opts.host_only; }
+  /// It uses the whole grid as a group (cuda.cg.this_grid()): its launches are cooperative.
+  void mark_cooperative() {
+    cooperative_ = true;
+    uses_barrier_ = true;
+  }
+  /// The index of constant string `text` in the module's strings (typed_module::strings).
+  std::int64_t add_string(const std::string& text);
 
   // --- emitting typed nodes into out_ ---------------------------------------------
   expr_id add(expr e);
@@ -262,6 +280,8 @@ class function_typer {
   value global_constant(const global_value& g, location loc);
   value truth(const value& v, location loc);
   value unary(unop o, const value& a, location loc);
+  /// Divisor `y` of `o` (/, //, %), checked for zero under debug=True (a nonzero op).
+  value checked_divisor(binop o, const value& y, location loc);
   value binary(binop o, const value& a, const value& b, location loc);
   value compare(cmpop o, const value& a, const value& b, location loc);
   /// An operator with a bfloat16 operand, as numba-cuda types it (intrinsics_bf16.cpp): its cuda.bf16
@@ -307,9 +327,13 @@ class function_typer {
                      std::vector<std::int64_t> attrs = {}, bool side_effects = false);
 
   // --- arrays and tuples (typer_arrays.cpp) ---------------------------------------
-  value subscript(const value& obj, expr_id index, location loc);
+  /// `array_expr`: the source expression of obj (names an array in a bounds check's message).
+  value subscript(const value& obj, expr_id index, location loc, expr_id array_expr = no_id);
   std::vector<index_item> index_items(expr_id index, location loc);
-  value index_array(const value& a, const std::vector<index_item>& items, location loc);
+  value index_array(const value& a, const std::vector<index_item>& items, location loc, expr_id array_expr = no_id);
+  /// The raise site of a bounds check on the array `array_expr` names, at `loc`; -1 where indices
+  /// are not checked (boundscheck off).
+  std::int64_t bounds_site(expr_id array_expr, location loc);
   value tuple_index(const value& t, const value& idx, location loc);
   value array_attribute(const value& a, const std::string& name, location loc);
   /// A run-time check before the statement being typed: raises `exception(message)` at `loc` in the
@@ -318,7 +342,8 @@ class function_typer {
   /// `a.reshape(shape)` / `a.reshape(d0, d1, ...)` of a C-contiguous array (one extent may be -1).
   value reshape(const value& self, call_args& c);
   /// `a[index] = v` as an array_store statement.
-  void store(const value& a, expr_id index, const value& v, location loc, std::vector<stmt_id>& out);
+  void store(const value& a, expr_id index, const value& v, location loc, std::vector<stmt_id>& out,
+             expr_id array_expr = no_id);
   /// The operands (int64 indices) for an element of `a` at `idx` (an int or
   /// a tuple of ints), `may_be_negative` set when one may be negative.
   std::vector<value> element_indices(const value& a, const value& idx, location loc, bool& may_be_negative,
@@ -361,6 +386,7 @@ class function_typer {
   location ret_loc_;
   std::vector<bool> writes_;
   bool uses_barrier_ = false;
+  bool cooperative_ = false;  ///< it meets the whole grid (cuda.cg's grid sync): a cooperative launch
   std::vector<stmt_id>* prefix_ = nullptr;  ///< where hoisted evaluations go
   int loop_depth_ = 0;
   int depth_ = 0;  ///< nesting of lower()/statement(): a cycle in malformed IR ends here

@@ -85,17 +85,24 @@ void function_typer::statement_impl(stmt_id id, std::vector<stmt_id>& out) {
     case stmt_kind::return_: guarded([&] { return_(s, out); }); return;
     case stmt_kind::raise_:
       guarded([&] {
-        // The walker leaves the exception unevaluated: an unsupported global
-        // named "exception <its source>".
-        std::string what = "raise";
+        // The walker resolved what is raised to an exception global: its class and message.
+        const global_value* g = nullptr;
         if (s.value != no_id) {
           const expr& x = sx(s.value, s.loc);
-          if (x.kind == expr_kind::global && x.global >= 0 && static_cast<std::size_t>(x.global) < src_.globals.size()) {
-            const std::string& n = src_.globals[static_cast<std::size_t>(x.global)].name;
-            if (n.rfind("exception ", 0) == 0) what += " " + n.substr(10);
-          }
+          if (x.kind == expr_kind::global && x.global >= 0 && static_cast<std::size_t>(x.global) < src_.globals.size() &&
+              src_.globals[static_cast<std::size_t>(x.global)].k == global_value::kind::exception)
+            g = &src_.globals[static_cast<std::size_t>(x.global)];
         }
-        fail(s.loc, "Unsupported: " + what + " (exceptions in kernels are not supported yet)");
+        if (g == nullptr) fail(s.loc, "malformed IR: a raise without its exception");
+        stmt t;
+        t.kind = stmt_kind::raise_;
+        t.loc = s.loc;
+        t.message = g->message;
+        // Numba's model: a kernel's raise is reported under debug=True (and in host code, as
+        // Python does); otherwise it ends the raising thread, unreported (site stays no_id).
+        if (final_ && (m_.opts.debug || m_.opts.host_only))
+          t.site = m_.add_site({kernel_error::raised, g->cls, g->message, src_.display_name(), src_.filename, s.loc.line});
+        out.push_back(add_stmt(std::move(t)));
       });
       return;
     case stmt_kind::assert_:
@@ -127,7 +134,7 @@ void function_typer::assign(const stmt& s, std::vector<stmt_id>& out) {
     if (t.operands.size() != 2) fail(t.loc, "malformed IR: a subscript needs an object and an index");
     value v = lower(s.value);
     value a = lower(t.operands[0]);
-    store(a, t.operands[1], v, t.loc, out);
+    store(a, t.operands[1], v, t.loc, out, t.operands[0]);
     return;
   }
   value v = lower(s.value);
@@ -185,7 +192,7 @@ void function_typer::assign_target(expr_id target, const value& v, location loc,
     case expr_kind::subscript: {
       if (t.operands.size() != 2) fail(t.loc, "malformed IR: a subscript needs an object and an index");
       value a = lower(t.operands[0]);
-      store(a, t.operands[1], v, t.loc, out);
+      store(a, t.operands[1], v, t.loc, out, t.operands[0]);
       return;
     }
     case expr_kind::attribute: {

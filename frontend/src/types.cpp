@@ -86,6 +86,7 @@ std::string type::str() const {
     case type_kind::function: return "Function(" + name + ")";
     case type_kind::dtype: return "dtype(" + dtype->str() + ")";
     case type_kind::device_function: return "DeviceFunction(" + name + ")";
+    case type_kind::string_literal: return "Literal[str](" + name + ")";
     case type_kind::tuple_class: {
       std::string s = "TupleClass(" + name;
       for (const auto& n : names) s += ", " + n;
@@ -267,6 +268,13 @@ const type* type_context::function(const std::string& name) {
   type t;
   t.kind = type_kind::function;
   t.name = name;
+  return intern(t);
+}
+
+const type* type_context::string_literal(const std::string& text) {
+  type t;
+  t.kind = type_kind::string_literal;
+  t.name = text;
   return intern(t);
 }
 

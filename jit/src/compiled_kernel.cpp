@@ -19,6 +19,7 @@ std::shared_ptr<compiled_kernel> compiled_kernel::compile(std::shared_ptr<const 
   typer_options topts;
   topts.debug = config.debug();
   topts.host_only = config.host_only;
+  topts.boundscheck = config.checks_bounds();
   signature sig;
   sig.args = k->arg_types_;
   sig.ret = return_type;
@@ -35,6 +36,7 @@ void compiled_kernel::set_entry_facts() {
   facts_.symbol = e.symbol;
   facts_.writes_arg = e.writes_arg;
   facts_.uses_barrier = e.uses_barrier;
+  facts_.cooperative = e.cooperative;
   facts_.return_type = e.return_type;
   facts_.raise_sites = module_.raise_sites;
   layout_ = layout_of(arg_types_, facts_.may_raise());
@@ -138,7 +140,7 @@ loaded_kernel& compiled_kernel::load(int dev) {
   module_image image = [&] {
     if (config_.target == target_kind::nvptx) return module_image::from_ptx(ptx());
     std::lock_guard lock(compile_lock());
-    if (!host_) host_ = host_obj_ ? load_host_object(*host_obj_) : compile_host(module_, config_);
+    if (!host_) host_ = load_host();
     cpu_kernel_symbol sym;
     sym.name = host_->name;
     sym.fn = host_->fn;
@@ -166,6 +168,16 @@ loaded_kernel& compiled_kernel::load(int dev) {
   return made;
 }
 
+host_kernel compiled_kernel::load_host() {
+  if (host_obj_) return load_host_object(*host_obj_);
+  // Code with debug information goes through an object, whose loader announces it to debuggers.
+  if (config_.line_tables()) {
+    host_obj_ = compile_host_object(module_, config_);
+    return load_host_object(*host_obj_);
+  }
+  return compile_host(module_, config_);
+}
+
 const host_kernel& compiled_kernel::host_code() {
   if (device_) throw logic_error("a device function has no host code of its own");
   if (config_.target != target_kind::host)
@@ -176,7 +188,7 @@ const host_kernel& compiled_kernel::host_code() {
   }
   if (!host_obj_) ensure_module();
   std::lock_guard lock(compile_lock());
-  if (!host_) host_ = host_obj_ ? load_host_object(*host_obj_) : compile_host(module_, config_);
+  if (!host_) host_ = load_host();
   return *host_;
 }
 

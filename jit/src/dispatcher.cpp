@@ -218,8 +218,12 @@ void dispatcher::launch(compiled_kernel& k, std::vector<kernel_argument>& args, 
   // over and the record read (debug kernels: their launches are waited for).
   std::unique_lock<std::mutex> record_owner;
   if (k.facts().may_raise()) record_owner = std::unique_lock(ld.error_record_lock);
+  // A kernel that syncs its grid (cuda.cg) is launched cooperatively: every block co-resident, and
+  // a grid larger than can be is refused before it starts (runtime/launch.cpp).
+  launch_config run = cfg;
+  run.cooperative = cfg.cooperative || k.facts().cooperative;
   try {
-    cuforge::launch(*ld.k, cfg, params.pointers());
+    cuforge::launch(*ld.k, run, params.pointers());
   } catch (const logic_error& e) {
     // The runtime names the kernel by its symbol; the user knows its Python name.
     std::string msg = e.what();

@@ -49,7 +49,7 @@ void call_on_host(compiled_kernel& k, std::span<const std::uint64_t> slots) {
     const auto& sites = k.facts().raise_sites;
     if (record.site < 0 || static_cast<std::size_t>(record.site) >= sites.size())
       throw logic_error("'" + k.facts().symbol + "' raised from an unknown site");
-    throw kernel_exception(record, sites[static_cast<std::size_t>(record.site)]);
+    throw kernel_exception(record, sites[static_cast<std::size_t>(record.site)], /*thread_prefix=*/false);
   }
 }
 

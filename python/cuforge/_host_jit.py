@@ -135,7 +135,7 @@ class HostDispatcher(_core.HostFunction):
     packed and the result boxed in C++. What it cannot serve comes to
     ``_fallback`` here, which compiles and tells it the new entry."""
 
-    def __init__(self, py_func, parallel=False, cache=False, fastmath=False, signatures=()):
+    def __init__(self, py_func, parallel=False, cache=False, fastmath=False, signatures=(), boundscheck=False):
         _core.HostFunction.__init__(self, self._fallback)
         if not inspect.isfunction(py_func):
             raise TypeError(f"cuforge.jit compiles Python functions, not {type(py_func).__name__}")
@@ -144,6 +144,7 @@ class HostDispatcher(_core.HostFunction):
         self.parallel = bool(parallel)
         self.cache = bool(cache)
         self.fastmath = bool(fastmath)
+        self.boundscheck = bool(boundscheck)
         self._sig = inspect.signature(py_func)
         self._entries = {}
         self._nparams = len(self._sig.parameters)
@@ -189,7 +190,7 @@ class HostDispatcher(_core.HostFunction):
             if got is not None:
                 return got
             core = self._device_function()
-            config = host_config(self.fastmath)
+            config = host_config(self.fastmath, self.boundscheck)
             ret = return_type(self.py_func, key, config)
             n = len(arg_types)
             params = [f"a{i}" for i in range(n)]
@@ -329,14 +330,15 @@ def jit(signature_or_function=None, nopython=True, nogil=False, cache=False, par
         forceobj=False, boundscheck=None, error_model=None, inline="never", locals=None, **options):
     """numba's ``jit`` for the host, in nopython mode (cuforge has no object
     mode: ``forceobj=True`` or ``nopython=False`` is refused)."""
-    del nogil, boundscheck, error_model, inline, locals  # numba's knobs that change nothing here
+    del nogil, error_model, inline, locals  # numba's knobs that change nothing here
     if options:
         raise TypeError(f"jit: unsupported option(s): {', '.join(sorted(options))}")
     if forceobj or not nopython:
         raise TypeError("jit: cuforge compiles in nopython mode only (object mode has no compiler here)")
 
     def wrap(func, sigs=()):
-        return HostDispatcher(func, parallel=parallel, cache=cache, fastmath=fastmath, signatures=sigs)
+        return HostDispatcher(func, parallel=parallel, cache=cache, fastmath=fastmath, signatures=sigs,
+                              boundscheck=bool(boundscheck))
 
     if signature_or_function is None:
         return wrap

@@ -101,6 +101,13 @@ global_value global_of(py::dict d) {
     // No callee: a function being compiled further up (recursion), named by qualname and file.
     if (!get("callee").is_none()) g.callee = get("callee").cast<std::shared_ptr<function>>();
     if (!get("file").is_none()) g.file = py::str(get("file"));
+  } else if (kind == "string") {
+    g.k = global_value::kind::string;
+    g.message = py::str(get("message"));
+  } else if (kind == "exception") {
+    g.k = global_value::kind::exception;
+    g.cls = py::str(get("cls"));
+    if (!get("message").is_none()) g.message = py::str(get("message"));
   } else if (kind == "unsupported") {
     g.k = global_value::kind::unsupported;
   } else {
@@ -233,7 +240,8 @@ void bind_compiler(py::module_& m) {
                              "What one compilation is for (frontend/compile_config.hpp): target, compute capability "
                              "and the options that change the code. Hashable; `key` is the disk cache's.")
       .def(py::init([](const std::string& target, std::optional<std::pair<int, int>> cc, bool fastmath, int debug_level,
-                       bool lineinfo, bool opt, int max_registers, bool host_only, std::tuple<int, int, int> bounds) {
+                       bool lineinfo, bool opt, int max_registers, bool host_only, std::tuple<int, int, int> bounds,
+                       bool boundscheck) {
              compile_config c;
              if (target == "nvptx")
                c.target = target_kind::nvptx;
@@ -245,6 +253,7 @@ void bind_compiler(py::module_& m) {
              c.fastmath = fastmath;
              c.debug_level = debug_level;
              c.lineinfo = lineinfo;
+             c.boundscheck = boundscheck;
              c.opt = opt;
              c.max_registers = max_registers;
              std::tie(c.max_threads_per_block, c.min_blocks_per_sm, c.max_blocks_per_cluster) = bounds;
@@ -256,12 +265,14 @@ void bind_compiler(py::module_& m) {
            }),
            py::kw_only(), py::arg("target") = "nvptx", py::arg("cc") = py::none(), py::arg("fastmath") = false,
            py::arg("debug_level") = 0, py::arg("lineinfo") = false, py::arg("opt") = true, py::arg("max_registers") = 0,
-           py::arg("host_only") = false, py::arg("launch_bounds") = std::make_tuple(0, 0, 0))
+           py::arg("host_only") = false, py::arg("launch_bounds") = std::make_tuple(0, 0, 0),
+           py::arg("boundscheck") = false)
       .def_property_readonly("target", [](const compile_config& c) { return std::string(to_string(c.target)); })
       .def_property_readonly("cc", [](const compile_config& c) { return py::make_tuple(c.cc.major, c.cc.minor); })
       .def_readonly("fastmath", &compile_config::fastmath)
       .def_readonly("debug_level", &compile_config::debug_level)
       .def_readonly("lineinfo", &compile_config::lineinfo)
+      .def_readonly("boundscheck", &compile_config::boundscheck)
       .def_readonly("opt", &compile_config::opt)
       .def_readonly("max_registers", &compile_config::max_registers)
       .def_readonly("host_only", &compile_config::host_only)

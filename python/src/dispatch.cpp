@@ -91,6 +91,7 @@ py::tuple cache_payload(compiled_kernel& k) {
   facts["symbol"] = e.facts.symbol;
   facts["writes_arg"] = e.facts.writes_arg;
   facts["uses_barrier"] = e.facts.uses_barrier;
+  facts["cooperative"] = e.facts.cooperative;
   py::list sites;
   for (const auto& r : e.facts.raise_sites)
     sites.append(py::make_tuple(static_cast<int>(r.code), r.exception, r.message, r.function, r.filename, r.line));
@@ -121,6 +122,7 @@ std::shared_ptr<compiled_kernel> load_compiled(const std::string& kind, py::dict
     e.facts.symbol = facts["symbol"].cast<std::string>();
     e.facts.writes_arg = facts["writes_arg"].cast<std::vector<bool>>();
     e.facts.uses_barrier = facts["uses_barrier"].cast<bool>();
+    e.facts.cooperative = facts["cooperative"].cast<bool>();
     for (auto item : facts["raise_sites"].cast<py::list>()) {
       auto t = item.cast<py::tuple>();
       if (t.size() != 6) throw py::value_error("a cache entry with a malformed raise site");
@@ -734,6 +736,8 @@ void bind_dispatch(py::module_& m) {
       .def_property_readonly("symbol", [](const compiled_kernel& k) { return k.facts().symbol; })
       .def_property_readonly("writes_arg", [](const compiled_kernel& k) { return k.facts().writes_arg; })
       .def_property_readonly("uses_barrier", [](const compiled_kernel& k) { return k.facts().uses_barrier; })
+      .def_property_readonly("cooperative", [](const compiled_kernel& k) { return k.facts().cooperative; },
+                             "Whether it syncs the whole grid (cuda.cg): its launches are cooperative.")
       .def_property_readonly("may_raise", [](const compiled_kernel& k) { return k.facts().may_raise(); },
                              "Whether it may write its launch's error record (raise, assert under debug=True).")
       .def_property_readonly("from_cache", &compiled_kernel::from_disk_cache,

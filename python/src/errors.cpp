@@ -27,11 +27,20 @@ void raise_internal(const frontend::internal_compiler_error& e) {
 // builtin: AssertionError, ZeroDivisionError...), in Numba's words, with the
 // record's facts as attributes.
 void raise_kernel(const jit::kernel_exception& e) {
-  py::object builtins = py::module_::import("builtins");
-  py::object cls = py::hasattr(builtins, e.python_exception().c_str())
-                       ? builtins.attr(e.python_exception().c_str())
-                       : py::reinterpret_borrow<py::object>(PyExc_RuntimeError);
-  py::object exc = cls(e.what());
+  // A builtin by its name, a user's class through the walker's registry (cuforge/cuda/_errors.py).
+  py::object cls = py::module_::import("cuforge.cuda._errors").attr("kernel_exception_class")(e.python_exception());
+  std::string text = e.what();
+  if (cls.is_none()) {
+    cls = py::reinterpret_borrow<py::object>(PyExc_RuntimeError);
+    text = e.python_exception() + " (a class this process cannot find): " + text;
+  }
+  py::object exc;
+  try {
+    exc = text.empty() ? cls() : cls(text);
+  } catch (const py::error_already_set&) {  // a class whose constructor takes other arguments
+    exc = py::reinterpret_borrow<py::object>(PyExc_RuntimeError)(e.python_exception() + ": " + text);
+    cls = py::reinterpret_borrow<py::object>(PyExc_RuntimeError);
+  }
   try {
     exc.attr("tid") = py::make_tuple(e.thread()[0], e.thread()[1], e.thread()[2]);
     exc.attr("ctaid") = py::make_tuple(e.block()[0], e.block()[1], e.block()[2]);

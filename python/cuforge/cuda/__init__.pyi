@@ -635,6 +635,31 @@ def brev(x: Any) -> Any:
     """The integer x with its bits in reverse order (uint32, or uint64 for 64-bit x)."""
 def cbrt(x: Any) -> Any:
     """The cube root of x."""
+class _cg:
+    """Cooperative groups: the grid and the block as groups that sync."""
+    class _cg_GridGroup:
+        """What cuda.cg.this_grid() returns."""
+        size: Any
+        """The number of threads in the grid (int64)."""
+        def sync(self) -> Any:
+            """Waits until every thread of the grid has reached it."""
+        thread_rank: Any
+        """The thread's rank in the grid, x fastest (int64)."""
+    GridGroup: _cg_GridGroup
+    class _cg_ThreadBlock:
+        """What cuda.cg.this_thread_block() returns."""
+        size: Any
+        """The number of threads in the block (int64)."""
+        def sync(self) -> Any:
+            """Waits until every thread of the block has reached it (cuda.syncthreads())."""
+        thread_rank: Any
+        """The thread's rank in its block, x fastest (int64)."""
+    ThreadBlock: _cg_ThreadBlock
+    def this_grid(self) -> Any:
+        """The grid as a group; a kernel that calls it is launched cooperatively (every block co-resident, the grid at most max_cooperative_grid_blocks)."""
+    def this_thread_block(self) -> Any:
+        """The thread's block as a group."""
+cg: _cg
 def char1(x: Any) -> Any:
     """CUDA C's char1: another name of cuda.int8x1."""
 def char2(x: Any, y: Any) -> Any:

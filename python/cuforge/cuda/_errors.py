@@ -1,6 +1,10 @@
 """The compiler's error: TypingError, raised by the Python walker and (mapped
 from frontend::typing_error) by the C++ typer, with one message format."""
 
+import builtins
+import importlib
+import threading
+
 from cuforge import _core
 
 __all__ = ["TypingError", "format_diagnostic"]
@@ -45,3 +49,47 @@ TypingError.__module__ = "cuforge.cuda"
 
 # frontend::typing_error from C++ becomes this same class.
 _core.set_typing_error_class(TypingError)
+
+
+# --- exceptions raised in kernels ------------------------------------------------------
+
+_kernel_exceptions = {}  # "module.qualname" -> the class a kernel raises
+_kernel_exceptions_lock = threading.Lock()
+
+
+def register_kernel_exception(cls) -> str:
+    """The name a kernel's raise site carries for exception class ``cls``:
+    a builtin's own name ("ValueError"), else "module.qualname", kept here so
+    the launcher raises that very class (classes defined in functions too)."""
+    if cls.__module__ == "builtins" and getattr(builtins, cls.__name__, None) is cls:
+        return cls.__name__
+    key = f"{cls.__module__}.{cls.__qualname__}"
+    with _kernel_exceptions_lock:
+        _kernel_exceptions[key] = cls
+    return key
+
+
+def kernel_exception_class(key: str):
+    """The exception class a raise site names (register_kernel_exception's
+    key), or None when this process cannot find it (a kernel from the disk
+    cache whose class is not importable by name)."""
+    if "." not in key:
+        cls = getattr(builtins, key, None)
+        return cls if isinstance(cls, type) and issubclass(cls, BaseException) else None
+    with _kernel_exceptions_lock:
+        cls = _kernel_exceptions.get(key)
+    if cls is not None:
+        return cls
+    parts = key.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for attr in parts[cut:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            return None
+        return obj if isinstance(obj, type) and issubclass(obj, BaseException) else None
+    return None

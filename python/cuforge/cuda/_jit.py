@@ -48,6 +48,7 @@ class CompileOptions:
     max_registers: Optional[int] = None
     cc: Optional[tuple] = None
     launch_bounds: Optional[tuple] = None  # (max threads per block, min blocks per SM, max blocks per cluster)
+    boundscheck: bool = False
 
     def as_dict(self):
         """The options that are set, by name (what the decorator was given)."""
@@ -57,7 +58,8 @@ class CompileOptions:
     def host_config(self):
         """The configuration of host-only code (the host jit, vectorize's
         CPU loops): the host target, host-only functions allowed."""
-        kw = dict(fastmath=self.fastmath, debug_level=1 if self.debug else 0, lineinfo=self.lineinfo, opt=self.opt)
+        kw = dict(fastmath=self.fastmath, debug_level=1 if self.debug else 0, lineinfo=self.lineinfo, opt=self.opt,
+                  boundscheck=self.boundscheck)
         return _core.CompileConfig(target="host", host_only=True, **kw)
 
     def config(self, target=None):
@@ -66,7 +68,8 @@ class CompileOptions:
         compute capability) when ``target`` is None, else for ``target``
         ("nvptx", at ``cc``, sm_90 when not given)."""
         kw = dict(fastmath=self.fastmath, debug_level=1 if self.debug else 0, lineinfo=self.lineinfo, opt=self.opt,
-                  max_registers=self.max_registers or 0, launch_bounds=self.launch_bounds or (0, 0, 0))
+                  max_registers=self.max_registers or 0, launch_bounds=self.launch_bounds or (0, 0, 0),
+                  boundscheck=self.boundscheck)
         if target is None:
             return _core.CompileConfig(**kw).for_active_backend()
         return _core.CompileConfig(target=target, cc=self.cc, **kw)
@@ -480,7 +483,8 @@ def _launch_bounds(value):
 
 
 def jit(func_or_sig=None, device=False, inline=False, forceinline=False, link=(), debug=None, opt=None,
-        lineinfo=False, cache=False, fastmath=False, max_registers=None, launch_bounds=None, lto=None, **kws):
+        lineinfo=False, cache=False, fastmath=False, max_registers=None, launch_bounds=None, lto=None,
+        boundscheck=None, **kws):
     """Compiles a Python function for the GPU (and the cpu backend), as
     numba.cuda.jit does.
 
@@ -489,8 +493,11 @@ def jit(func_or_sig=None, device=False, inline=False, forceinline=False, link=()
     ``@cuda.jit(device=True)``. With signatures the function is compiled now,
     for them only; without, at each launch with new argument types.
 
-    Options: ``device``, ``debug`` (assertions checked, debug info; implies
-    ``opt=False`` unless given), ``lineinfo``, ``fastmath``, ``opt``,
+    Options: ``device``, ``debug`` (assertions checked, ``raise`` reported,
+    ZeroDivisionError for a zero divisor, array indices checked, debug info;
+    implies ``opt=False`` unless given), ``boundscheck`` (array indices
+    checked: an IndexError naming the index, axis, array and thread; beyond
+    numba-cuda, which refuses it), ``lineinfo``, ``fastmath``, ``opt``,
     ``max_registers``, ``cache`` (kernels are stored on disk and loaded by
     later processes: docs/compiler.md, "Disk cache"; ``kernel.stats``
     counts hits and misses), ``launch_bounds`` (an int or a tuple of up to
@@ -503,8 +510,6 @@ def jit(func_or_sig=None, device=False, inline=False, forceinline=False, link=()
         if kws.pop(name, None) is not None:
             raise TypeError(f"cuda.jit: the {name!r} keyword was removed from Numba; pass the signature as the first "
                             "argument")
-    if kws.pop("boundscheck", None):
-        raise NotImplementedError("bounds checking is not supported for CUDA")
     if kws.pop("extensions", None):
         raise NotImplementedError("cuda.jit(extensions=...) is not supported")
     if kws:
@@ -523,8 +528,10 @@ def jit(func_or_sig=None, device=False, inline=False, forceinline=False, link=()
         raise ValueError(f"max_registers must be a positive int, not {max_registers!r}")
     bounds = _launch_bounds(launch_bounds)
     options = CompileOptions(debug=debug, lineinfo=bool(lineinfo), fastmath=bool(fastmath), opt=opt,
-                             max_registers=max_registers, launch_bounds=None if device else bounds)
+                             max_registers=max_registers, launch_bounds=None if device else bounds,
+                             boundscheck=bool(boundscheck))
     targetoptions = dict(debug=debug, lineinfo=bool(lineinfo), fastmath=bool(fastmath), opt=opt,
+                         boundscheck=bool(boundscheck),
                          max_registers=max_registers, cache=bool(cache), inline=inline, forceinline=forceinline,
                          launch_bounds=launch_bounds, lto=lto)
 

@@ -159,7 +159,8 @@ TEST(TyperBuiltins, RangeOutsideAForLoop) {
   env e;
   location w;
   EXPECT_TYPING_ERROR(fails(e, "range(a)", {"int32"}, w), "Unsupported: range() outside the iterable of a for loop", w);
-  EXPECT_TYPING_ERROR(fails(e, "print(a)", {"int32"}, w), "Unsupported: print() in kernels", w);
+  EXPECT_TYPING_ERROR(fails(e, "print(a)", {"array(int32, 1d, C)"}, w),
+                      "print() cannot print array(int32, 1d, C) (numbers, booleans, constant strings and tuples", w);
 }
 
 TEST(TyperMath, SinglePrecisionStaysSingle) {

@@ -273,15 +273,30 @@ TEST(TyperStatements, DeviceReturnsOfNoneAndValuesAreOptional) {
 TEST(TyperStatements, RaiseAndAssert) {
   env e;
   global_value exc;
-  exc.k = global_value::kind::unsupported;
-  exc.name = "exception ValueError('bad')";
+  exc.k = global_value::kind::exception;
+  exc.cls = "ValueError";
+  exc.message = "bad";
   e.globals["EXC"] = exc;
   std::string src = "def k(a):\n    if a[0] < 0:\n        raise EXC\n";
-  EXPECT_TYPING_ERROR(e.fail(src, {f32}), "Unsupported: raise ValueError('bad') (exceptions in kernels are not supported yet)",
-                      at(src, 3, "raise"));
   typer_options debug;
   debug.debug = true;
-  EXPECT_TYPING_ERROR(e.fail(src, {f32}, true, debug), "exceptions in kernels are not supported yet", at(src, 3, "raise"));
+  // Numba's model: without debug=True a raise ends the thread, unreported (no site, no record).
+  auto quiet = e.infer(src, {f32}, true);
+  EXPECT_FALSE(quiet.may_raise());
+  const function& qf = *quiet.functions[0].ir;
+  const stmt& q = qf.at_stmt(qf.at_stmt(qf.body[0]).body[0]);
+  EXPECT_EQ(q.kind, stmt_kind::raise_);
+  EXPECT_EQ(q.site, no_id);
+  // Under debug=True it is reported: a site naming the class and its message.
+  auto loud = e.infer(src, {f32}, true, debug);
+  ASSERT_EQ(loud.raise_sites.size(), 1u);
+  EXPECT_EQ(loud.raise_sites[0].code, kernel_error::raised);
+  EXPECT_EQ(loud.raise_sites[0].exception, "ValueError");
+  EXPECT_EQ(loud.raise_sites[0].message, "bad");
+  EXPECT_EQ(loud.raise_sites[0].line, 3);
+  // The exception is only raised, never used as a value.
+  std::string as_value = "def k(a):\n    x = EXC\n";
+  EXPECT_TYPING_ERROR(e.fail(as_value, {f32}), "the exception ValueError used as a value", at(as_value, 2, "EXC"));
   std::string as = "def k(a):\n    assert a[0] > 0, 'positive'\n    a[0] = 1.0\n";
   auto plain = kernel(e, as, {f32});
   EXPECT_EQ(plain->body.size(), 1u);  // dropped, unchecked

@@ -365,7 +365,10 @@ TEST(ErrorRecord, ARaisingThreadMakesTheLaunchThrowWhatItRecorded) {
   debug.debug_level = 1;
   auto k = compile(assert_src, {"array(int64, 1d, C)"}, debug);
   ASSERT_TRUE(k->facts().may_raise());
-  ASSERT_EQ(k->facts().raise_sites.size(), 1u);
+  // a[i]'s bounds check (debug=True checks indices), then the assert.
+  ASSERT_EQ(k->facts().raise_sites.size(), 2u);
+  EXPECT_EQ(k->facts().raise_sites[0].code, frontend::kernel_error::index);
+  EXPECT_EQ(k->facts().raise_sites[1].code, frontend::kernel_error::assertion);
   EXPECT_EQ(k->layout().total_slots(), 4u) << "the array's three and the error record";
   dispatcher d("check", nullptr);
   d.add(k);
@@ -411,12 +414,51 @@ TEST(ErrorRecord, CacheEntriesKeepTheRaiseSites) {
   debug.debug_level = 1;
   auto k = compile(assert_src, {"array(int64, 1d, C)"}, debug);
   auto loaded = compiled_kernel::from_cache(k->to_cache_entry(), k->arg_types(), k->config());
-  ASSERT_EQ(loaded->facts().raise_sites.size(), 1u);
-  EXPECT_EQ(loaded->facts().raise_sites[0].message, "value too large");
+  ASSERT_EQ(loaded->facts().raise_sites.size(), 2u);
+  EXPECT_EQ(loaded->facts().raise_sites[0].message, "array 'a'");
+  EXPECT_EQ(loaded->facts().raise_sites[1].message, "value too large");
   dispatcher d("check", nullptr);
   d.add(loaded);
   d.set_lazy(false);
   auto a = upload(std::vector<std::int64_t>{5});
   std::vector<kernel_argument> args{device_arg(a, "array(int64, 1d, C)")};
   EXPECT_THROW(d.launch(*loaded, args, grid(1, 1)), kernel_exception);
+}
+
+TEST(ErrorRecord, AnIndexErrorRecordsTheAxisTheIndexAndTheExtent) {
+  compile_config checked = backend_config();
+  checked.boundscheck = true;
+  const char* src =
+      "def put(a, i, j):\n"
+      "    a[i, j] = 1.0\n";
+  auto k = compile(src, {"array(float64, 2d, C)", "int64", "int64"}, checked);
+  ASSERT_EQ(k->facts().raise_sites.size(), 1u);
+  EXPECT_EQ(k->facts().raise_sites[0].code, frontend::kernel_error::index);
+  dispatcher d("put", nullptr);
+  d.add(k);
+  d.set_lazy(false);
+  std::vector<double> host(12, 0.0);
+  const host_view view{host.data(), {3, 4}, {32, 8}, dtype_of<double>()};
+  auto a = device_ndarray::empty({3, 4}, dtype_of<double>());
+  a.copy_from_host(view, stream_view::legacy_default());
+  auto launch = [&](std::int64_t i, std::int64_t j) {
+    std::vector<kernel_argument> args{device_arg(a, "array(float64, 2d, C)"), scalar_arg("int64", 0, i),
+                                      scalar_arg("int64", 0, j)};
+    d.launch(*k, args, grid(1, 1));
+  };
+  try {
+    launch(1, -5);
+    ADD_FAILURE() << "nothing raised";
+  } catch (const kernel_exception& e) {
+    EXPECT_EQ(e.python_exception(), "IndexError");
+    EXPECT_EQ(e.message(), "index -5 is out of bounds for axis 1 with size 4 (array 'a')");
+  }
+  EXPECT_NO_THROW(launch(-1, -4));  // wrapped: inside
+  a.copy_to_host(view, stream_view::legacy_default());
+  stream_view::legacy_default().synchronize();
+  EXPECT_EQ(host.at(8), 1.0);
+  EXPECT_EQ(std::count(host.begin(), host.end(), 1.0), 1);
+  // Without the option nothing is checked, and nothing may raise.
+  auto plain = compile(src, {"array(float64, 2d, C)", "int64", "int64"});
+  EXPECT_FALSE(plain->facts().may_raise());
 }

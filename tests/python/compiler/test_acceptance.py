@@ -66,6 +66,14 @@ CASES = {
          ("y = rho * math.sin(theta)", "y = rho * math.cos(theta)"),
          ("if not math.isnan(element):", "if not math.isinf(element):")],
     ),
+    "kernel_debugging.py": (
+        ["thread 1 sees 1.500000 True", "debug=True: ZeroDivisionError", "raise in a kernel: NegativeInput",
+         "boundscheck=True: IndexError", "sumReduction over a grid group of 256 threads: 32896"],
+        [("r[i] = 1.0 / x[i]", "r[i] = 1.0 / (x[i] + 1.0)"),
+         ("r[i] = x[i] ** 0.5", "r[i] = x[i] ** 0.25"),
+         ("a[i] += 1  # the bug", "a[i] += 2  # the bug"),
+         ("            val += x[lane + i]", "            val += x[lane]")],
+    ),
 }
 
 

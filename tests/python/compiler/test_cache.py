@@ -459,7 +459,8 @@ def test_a_ptx_entry_carries_the_gpu_code_and_the_launcher_facts(cache_dir, tmp_
     specs = ["array(float32, 1d, C)"] * 2
     compiled = mod.add_n._compile_specs(specs)
     facts = {"symbol": compiled.symbol, "writes_arg": compiled.writes_arg, "uses_barrier": compiled.uses_barrier,
-             "return_spec": compiled.return_spec, "types_dump": compiled.types_dump, "raise_sites": []}
+             "cooperative": compiled.cooperative, "return_spec": compiled.return_spec,
+             "types_dump": compiled.types_dump, "raise_sites": []}
     ptx = compiled.ptx
     cf = _core.load_compiled("ptx", facts, ptx.encode(), specs, _core.CompileConfig(target="nvptx"), False)
     assert cf.from_cache and cf.ptx == ptx and cf.symbol == compiled.symbol

@@ -276,8 +276,6 @@ def asserts_and_raises(a, n):
         raise ValueError("four")
     if n == 5:
         raise IndexError
-    if n == 6:
-        raise
 
 
 def conditional_with_statements(a, i, n):
@@ -468,16 +466,14 @@ def test_asserts_keep_their_message_and_raises_their_text(record):
             assert (n < 10), n must be below 10
             assert (n != 3), 'three is ' + 'unlucky'
             if (n == 4):
-                raise global(exception ValueError('four'))
+                raise global(ValueError('four'))
             if (n == 5):
-                raise global(exception IndexError)
-            if (n == 6):
-                raise <none>
+                raise global(IndexError)
         """)
     messages = [args[1] for args in rec.of("assert_")]
     assert messages == ["", "n must be below 10", "'three is ' + 'unlucky'"]
-    raised = [g["name"] for (g,) in rec.of("global_")]
-    assert raised == ["exception ValueError('four')", "exception IndexError"]
+    raised = [(g["kind"], g["cls"], g["message"]) for (g,) in rec.of("global_")]
+    assert raised == [("exception", "ValueError", "four"), ("exception", "IndexError", None)]
 
 
 def test_conditional_expressions_that_need_statements():

@@ -46,7 +46,7 @@ def test_names_are_unique_and_every_prefix_is_a_module():
 def test_rows_are_well_formed():
     for r in ROWS:
         assert r["kind"] in ("module", "function", "value"), r
-        assert r["cpu"] in ("nothing", "warp_sync", "block_sync"), r
+        assert r["cpu"] in ("nothing", "warp_sync", "block_sync", "grid_sync"), r
         assert r["doc"] and "\n" not in r["doc"], f"{r['name']}: a one-line doc"
         if r["kind"] == "function":
             ast.parse(f"def f{r['params']}: pass")  # Python's parameter syntax

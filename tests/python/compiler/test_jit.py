@@ -52,9 +52,9 @@ def test_decorator_with_parentheses_and_options():
     assert (o["debug"], o["opt"], o["lineinfo"], o["fastmath"], o["max_registers"], o["cache"]) == (
         True, False, True, True, 32, True)
     assert k._options.as_dict() == {"debug": True, "lineinfo": True, "fastmath": True, "opt": False,
-                                    "max_registers": 32}
+                                    "max_registers": 32, "boundscheck": False}
     assert cuda.jit(add_kernel)._options.as_dict() == {"debug": False, "lineinfo": False, "fastmath": False,
-                                                        "opt": True}
+                                                        "opt": True, "boundscheck": False}
     # The C++ configuration they make: the active backend's target, every option.
     config = k._options.config()
     assert (config.fastmath, config.debug_level, config.lineinfo, config.opt, config.max_registers) == (
@@ -135,7 +135,6 @@ def test_jit_of_a_dispatcher_rejits_its_function():
     [
         ({"link": ["shim.cu"]}, NotImplementedError, "link"),
         ({"link": ["shim.cu"], "device": True}, ValueError, "link keyword invalid for device function"),
-        ({"boundscheck": True}, NotImplementedError, "bounds checking"),
         ({"extensions": [object()]}, NotImplementedError, "extensions"),
         ({"argtypes": (float32,)}, TypeError, "argtypes"),
         ({"restype": float32}, TypeError, "restype"),

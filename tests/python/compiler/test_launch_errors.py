@@ -338,7 +338,7 @@ def k_calls_a_class(out, x):
 
 
 def k_prints(out, x):
-    print(x[0])
+    print(x)
 
 
 def k_generator(out, x):
@@ -420,7 +420,7 @@ ERRORS = [
     (k_calls_an_object, "CALLABLE(x[0])", "Unsupported global: CALLABLE"),
     (k_calls_a_method, "CALLABLE.method(x[0])", "Callable.method is not jitted"),
     (k_calls_a_class, "Callable()", "Unsupported global: Callable"),
-    (k_prints, "print(x[0])", "print"),
+    (k_prints, "print(x)", "cannot print array"),
     (k_generator, "yield x[0]", "yield"),
     (k_list, "[x[0], x[1]]", "lists"),
     (k_dict, '{"a": x[0]}', "dicts"),

@@ -74,17 +74,20 @@ CUFORGE_API std::string_view python_exception_of(kernel_error e) noexcept;
 /// The record a kernel that may raise writes when a thread raises: the
 /// launch's first raising thread claims it (an atomic compare-and-swap of
 /// `code` from 0), fills the rest, and exits; the launcher reads it after
-/// the launch has completed. Laid out as codegen writes it: 40 bytes of
-/// 32-bit words.
+/// the launch has completed. Laid out as codegen writes it: ten 32-bit
+/// words, then two 64-bit ones (56 bytes).
 struct kernel_error_record {
   std::int32_t code = 0;     ///< a kernel_error; 0 while nothing was raised
   std::int32_t site = 0;     ///< the raising site: an index into the module's raise_sites (its message)
   std::int32_t line = 0;     ///< the site's source line
   std::uint32_t block[3] = {0, 0, 0};   ///< blockIdx x, y, z of the raising thread
   std::uint32_t thread[3] = {0, 0, 0};  ///< threadIdx x, y, z
-  std::int32_t reserved = 0;
+  std::int32_t axis = 0;     ///< an index error: the dimension indexed
+  std::int64_t index = 0;    ///< an index error: the index as written (before a negative one wraps)
+  std::int64_t extent = 0;   ///< an index error: the dimension's size
 };
-static_assert(sizeof(kernel_error_record) == 40);
+static_assert(sizeof(kernel_error_record) == 56);
+static_assert(offsetof(kernel_error_record, index) == 40);
 
 /// One place in a kernel that may raise: what it raises and where.
 struct raise_site {

@@ -38,6 +38,9 @@ struct CUFORGE_API compile_config {
   int debug_level = 0;
   /// Line tables without the rest of the debug information.
   bool lineinfo = false;
+  /// Array indices checked against their dimensions (an IndexError naming
+  /// the index, axis and array); debug=True checks them too.
+  bool boundscheck = false;
   /// O3 (false: O0).
   bool opt = true;
   /// The most registers a thread of a kernel may use (`.maxnreg`; nvptx
@@ -63,6 +66,8 @@ struct CUFORGE_API compile_config {
   bool debug() const noexcept { return debug_level > 0; }
   /// Line tables are emitted: asked for, or implied by full debug info.
   bool line_tables() const noexcept { return lineinfo || debug(); }
+  /// Array indices are checked: asked for, or implied by debug.
+  bool checks_bounds() const noexcept { return boundscheck || debug(); }
 
   /// This configuration for another target (the same options).
   compile_config with_target(target_kind t) const;

@@ -30,6 +30,7 @@ enum class cpu_needs : std::uint8_t {
   nothing,     ///< runs anywhere, thread by thread
   warp_sync,   ///< the threads of a warp run in step (warp barriers, shuffles, votes)
   block_sync,  ///< the threads of a block meet (block barriers)
+  grid_sync,   ///< every thread of the grid meets: the launch is cooperative (all its blocks co-resident)
 };
 
 enum class intrinsic_kind : std::uint8_t {

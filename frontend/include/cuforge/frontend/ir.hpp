@@ -137,7 +137,7 @@ enum class stmt_kind : std::uint8_t {
   continue_,
   return_,    ///< value (no_id: return None)
   pass,
-  raise_,     ///< value: the exception (unsupported except in debug kernels; the typer says so)
+  raise_,     ///< value: a global_ref to an exception global (no_id: a bare raise, refused by the typer)
   assert_,    ///< value: the condition; `message` (kept for debug kernels)
 };
 
@@ -175,6 +175,9 @@ struct CUFORGE_API global_value {
     unsupported,     ///< `name` says what it was: an error if the kernel uses it
     tuple_class,     ///< a collections.namedtuple class: `cls`, `fields`
     device_array,    ///< a device array captured by reference: `address`, `dtype`, `shape`, `strides` (bytes)
+    string,          ///< a constant string where the typer takes one (print's arguments): `message`
+    exception,       ///< what a raise statement raises: the class `cls` (a builtin's name, "ValueError", or
+                     ///< "module.qualname"), its `message` (the first argument as str(); "" for none)
   } k = kind::unsupported;
   std::string name;
   constant_value value;
@@ -188,6 +191,7 @@ struct CUFORGE_API global_value {
   std::vector<std::string> fields;   ///< tuple_class, a named tuple: the field names
   std::uint64_t address = 0;         ///< device_array: its data's device address
   std::vector<std::int64_t> strides; ///< device_array
+  std::string message;               ///< exception, string
 };
 
 /// One Python function's IR.

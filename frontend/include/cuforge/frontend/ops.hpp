@@ -94,7 +94,9 @@ namespace cuforge::frontend {
   X(np_csinh, complex_fn) X(np_ccosh, complex_fn) X(np_ctanh, complex_fn) X(np_cacosh, complex_fn)     \
   /* --- arrays: A an array type; indices int64 --- */                                                 \
   X(array_load, array)  /* (A, i0, .., i{n-1}) -> A.dtype (a record: its address); attrs[0] = 1 when*/ \
-                        /* an index may be negative (then i < 0 means i + shape) */                    \
+                        /* an index may be negative (then i < 0 means i + shape); attrs[1], when   */ \
+                        /* present and >= 0: bounds checked, an index outside raises that site     */ \
+                        /* (IndexError) */                                                         \
   X(array_store, array) /* (A, value of A.dtype, i0, .., i{n-1}) -> none (a record is copied);      */ \
                         /* attrs[0] as array_load */                                                   \
   X(array_shape, array) /* (A) -> int64: attrs[0] = the dimension */                                   \
@@ -133,6 +135,9 @@ namespace cuforge::frontend {
   X(optional_present, optional) /* (o O) -> bool: o is not None */                                     \
   X(optional_value, optional)   /* (o O) -> V: o's value; attrs[0] >= 0: None raises raise site     */ \
                                 /* attrs[0] (TypeError), else None gives V's zero */                   \
+  /* --- run-time checks (debug=True) --- */                                                          \
+  X(nonzero, check)     /* (y T) -> T: y, a divisor; y == 0 (int, float, complex) raises raise site  */ \
+                        /* attrs[0] (ZeroDivisionError) */                                             \
   /* --- calls --- */                                                                                  \
   X(call_device, call_device) /* (args...) -> the callee's return type; attrs[0] = index into       */ \
                         /* typed_module::functions (the callee's specialization) */                    \

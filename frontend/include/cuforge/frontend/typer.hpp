@@ -36,6 +36,9 @@ struct typed_function {
   /// Whether it (or a callee) uses a block barrier (syncthreads*): the cpu
   /// backend runs barrier-free kernels as loops.
   bool uses_barrier = false;
+  /// Whether it (or a callee) meets the whole grid (cuda.cg's grid sync): its
+  /// launches are cooperative, every block co-resident.
+  bool cooperative = false;
 };
 
 struct typed_module {
@@ -49,6 +52,8 @@ struct typed_module {
   /// writes. A module with any takes the error record's hidden parameter
   /// slot (abi.hpp).
   std::vector<raise_site> raise_sites;
+  /// Constant strings the code uses, which ops name by index (print's formats).
+  std::vector<std::string> strings;
 
   bool may_raise() const noexcept { return !raise_sites.empty(); }
 };
@@ -58,6 +63,9 @@ struct typer_options {
   /// The code runs on the host only (the host jit, vectorize's CPU loops): host-only functions
   /// (random.random) type; for GPU code (or code that may run on either) they are refused.
   bool host_only = false;
+  /// Array indices are checked: one outside its dimension raises IndexError (boundscheck=True,
+  /// and debug=True).
+  bool boundscheck = false;
 };
 
 /// @throws typing_error pointing at the offending source.

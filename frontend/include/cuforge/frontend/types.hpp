@@ -50,6 +50,7 @@ enum class type_kind : std::uint8_t {
   dtype,      ///< a scalar type as a value (np.float32, float, int): `dtype` is the scalar it names
   device_function,  ///< a jitted device function: `callee` is its (untyped) IR
   tuple_class,      ///< a collections.namedtuple class, which makes named tuples: `name`, `names`
+  string_literal,   ///< a constant string (Numba's StringLiteral): `name` is its text; print() takes it
 };
 
 enum class array_layout : char { any = 'A', c = 'C', f = 'F' };
@@ -178,6 +179,8 @@ class CUFORGE_API type_context {
   const type* in_space(const type* r, address_space space);
   const type* module(const std::string& name);
   const type* function(const std::string& name);
+  /// The type of the constant string `text` (compile-time only).
+  const type* string_literal(const std::string& text);
   const type* dtype_value(const type* scalar);
   const type* bfloat16();
   /// datetime64 / timedelta64 of a unit code (cuforge::datetime_units: 4 is "D", 14 generic).

@@ -34,6 +34,7 @@ struct entry_facts {
   std::string symbol;             ///< the entry's symbol in the code
   std::vector<bool> writes_arg;   ///< per argument: the kernel may write through it
   bool uses_barrier = false;      ///< the cpu backend must run its threads as fibers
+  bool cooperative = false;       ///< it syncs the whole grid: launched cooperatively
   const frontend::type* return_type = nullptr;
   /// The places it may raise (its error record's `site` indexes them);
   /// none: its launches take no error record and are not waited for.
@@ -127,6 +128,9 @@ class CUFORGE_API compiled_kernel {
   compiled_kernel() = default;
   void ensure_module();
   void set_entry_facts();
+  /// The host code, linked (from the object when there is one or the code has debug information,
+  /// else through the JIT); under compile_lock().
+  frontend::host_kernel load_host();
 
   frontend::typed_module module_;  // empty for one loaded from the disk cache (until rebuilt)
   frontend::compile_config config_;

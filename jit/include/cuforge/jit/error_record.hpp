@@ -19,12 +19,15 @@ namespace cuforge::jit {
 
 class CUFORGE_API kernel_exception : public cuforge::logic_error {
  public:
-  /// From a launch's record and the raise site it names.
-  kernel_exception(const frontend::kernel_error_record& record, const frontend::raise_site& site);
+  /// From a launch's record and the raise site it names; `thread_prefix`
+  /// false for host code called from Python (the host jit), whose message is
+  /// the exception's own, as Python's.
+  kernel_exception(const frontend::kernel_error_record& record, const frontend::raise_site& site,
+                   bool thread_prefix = true);
 
   /// The Python exception to raise ("AssertionError").
   const std::string& python_exception() const noexcept { return python_exception_; }
-  /// The site's own message ("" when it has none).
+  /// The exception's own message, without the thread's position ("" when it has none).
   const std::string& message() const noexcept { return message_; }
   frontend::kernel_error code() const noexcept { return code_; }
   const std::string& function() const noexcept { return function_; }
@@ -43,6 +46,12 @@ class CUFORGE_API kernel_exception : public cuforge::logic_error {
 
 /// Numba's text for a raise in a kernel: "In function 'k', file f.py, line
 /// 12, tid=[z, y, x] ctaid=[z, y, x]", then ": message" when there is one.
-CUFORGE_API std::string describe(const frontend::kernel_error_record& record, const frontend::raise_site& site);
+CUFORGE_API std::string describe(const frontend::kernel_error_record& record, const frontend::raise_site& site,
+                                 bool thread_prefix = true);
+
+/// The exception's own message: the site's, or for an index error NumPy's
+/// words ("index 4 is out of bounds for axis 0 with size 4") and the array
+/// the site names.
+CUFORGE_API std::string message_of(const frontend::kernel_error_record& record, const frontend::raise_site& site);
 
 }  // namespace cuforge::jit

@@ -36,6 +36,7 @@ import weakref
 
 from cuforge import _core
 from cuforge.cuda._compiler import resolve as _resolve
+from cuforge.cuda import _errors
 from cuforge.cuda._errors import TypingError
 
 __all__ = ["build_ir", "build_ir_and_fingerprint"]
@@ -793,19 +794,70 @@ class _Walker:
         self.emit(self.b.return_(value, *self.at(node)))
 
     def stmt_raise(self, node):
-        # The exception is not evaluated (it may hold strings): the typer
-        # refuses raise outside debug kernels and reports this text in them.
+        # What is raised is resolved here, at compile time, as Numba does:
+        # an exception class (or a call of one with constant arguments). A
+        # kernel reports it under debug=True; the launcher raises it.
         if node.exc is None:
-            value = _NO
+            self.error(node, "Unsupported: a bare 'raise' (kernels have no try statement, so no exception to re-raise)")
+        if node.cause is not None:
+            self.error(node.cause, "Unsupported: 'raise ... from ...' in a kernel")
+        exc, args = node.exc, []
+        if isinstance(exc, ast.Call):
+            if exc.keywords:
+                self.error(exc.keywords[0].value, "Unsupported: keyword arguments to an exception raised in a kernel")
+            exc, args = exc.func, exc.args
+        cls = self.static_object(exc)
+        if isinstance(cls, BaseException) and not args:
+            cls, values = type(cls), list(cls.args)  # raise an instance made outside the kernel
+        elif not (isinstance(cls, type) and issubclass(cls, BaseException)):
+            self.error(exc, f"Unsupported: raise of {ast.unparse(exc)!r}, which is not an exception class")
         else:
-            text = ast.unparse(node.exc)
-            key = f"raise:{text}"
-            gid = self.global_by_key.get(key)
-            if gid is None:
-                gid = self.global_by_key[key] = self.b.global_({"kind": "unsupported", "name": f"exception {text}"})
-                self.global_texts.append(f"{key} = exception")
-            value = self.b.global_ref(gid, *self.at(node.exc))
-        self.emit(self.b.raise_(value, *self.at(node)))
+            values = [self.constant_argument(a) for a in args]
+        if len(values) > 1:
+            self.error(args[1] if len(args) > 1 else exc,
+                       "Unsupported: an exception raised in a kernel takes at most one argument (its message)")
+        key = _errors.register_kernel_exception(cls)
+        message = str(values[0]) if values else None
+        text = ast.unparse(node.exc)
+        gkey = f"raise:{key}:{message!r}"
+        gid = self.global_by_key.get(gkey)
+        if gid is None:
+            gid = self.global_by_key[gkey] = self.b.global_({"kind": "exception", "cls": key, "message": message,
+                                                             "name": text})
+            self.global_texts.append(f"{gkey} = exception")
+        self.emit(self.b.raise_(self.b.global_ref(gid, *self.at(node.exc)), *self.at(node)))
+
+    def static_object(self, node):
+        """The Python object a name or a dotted name outside the kernel's
+        locals stands for (an exception class, at compile time)."""
+        if isinstance(node, ast.Name):
+            if node.id in self.locals:
+                self.error(node, f"Unsupported: raise of the local variable {node.id!r} (raise an exception class)")
+            found, value = self.lookup(node.id)
+            if not found:
+                self.error(node, f"NameError: name {node.id!r} is not defined")
+            return value
+        if isinstance(node, ast.Attribute):
+            base = self.static_object(node.value)
+            try:
+                return getattr(base, node.attr)
+            except AttributeError:
+                self.error(node, f"{ast.unparse(node.value)!r} has no attribute {node.attr!r}")
+        self.error(node, f"Unsupported: raise of {ast.unparse(node)!r} (raise an exception class)")
+
+    def constant_argument(self, node):
+        """An exception's argument: a constant (a literal or a global holding
+        a str, number or bool), as Numba requires."""
+        try:
+            return ast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            pass
+        if isinstance(node, (ast.Name, ast.Attribute)) and not (isinstance(node, ast.Name) and node.id in self.locals):
+            value = self.static_object(node)
+            if isinstance(value, (str, int, float, bool, complex)) or value is None:
+                return value
+        self.error(node, f"Unsupported: the exception argument {ast.unparse(node)!r} is not a constant (a kernel's "
+                         "exception takes constants only: a message string or a number)")
 
     def stmt_assert(self, node):
         cond = self.visit(node.test)
@@ -822,7 +874,7 @@ class _Walker:
     def expr_constant(self, node):
         v = node.value
         if isinstance(v, str):
-            self.error(node, "Unsupported: strings (only an assert's message may be a string)")
+            self.error(node, "Unsupported: strings (only print()'s arguments and an assert's message may be strings)")
         if isinstance(v, bytes):
             self.error(node, "Unsupported: bytes")
         if v is Ellipsis:
@@ -970,19 +1022,35 @@ class _Walker:
     def expr_call(self, node):
         callee = self.visit(node.func)
         args, keywords = [], []
+        printing = self.is_builtin_call(node, print)
         for a in node.args:
             if isinstance(a, ast.Starred):  # f(*t): the typer spreads the tuple t
                 args.append(self.b.call(self.internal("__star__", a), [self.visit(a.value)], [], *self.at(a)))
+                continue
+            if printing and isinstance(a, ast.Constant) and isinstance(a.value, str):
+                args.append(self.string_literal(a.value, a))  # print's constant strings (Numba's StringLiteral)
                 continue
             args.append(self.visit(a))
         for k in node.keywords:
             if k.arg is None:
                 self.error(k, "Unsupported: star arguments (**kwargs)")
-            args.append(self.visit(k.value))
+            if printing and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str):
+                args.append(self.string_literal(k.value.value, k.value))  # the typer refuses sep= and end=
+            else:
+                args.append(self.visit(k.value))
             keywords.append(k.arg)
         if not any(isinstance(a, ast.Starred) for a in node.args):
             args, keywords = self.with_defaults(node, args, keywords)
         return self.b.call(callee, args, keywords, *self.at(node))
+
+    def string_literal(self, text, node):
+        """A constant string where the typer takes one (print's arguments)."""
+        key = f"str:{text!r}"
+        gid = self.global_by_key.get(key)
+        if gid is None:
+            gid = self.global_by_key[key] = self.b.global_({"kind": "string", "message": text})
+            self.global_texts.append(f"{key} = string")
+        return self.b.global_ref(gid, *self.at(node))
 
     def with_defaults(self, node, args, keywords):
         """A call of a jitted function whose parameters have default values (the function a
