@@ -5,6 +5,9 @@
 
 #include <cuforge/runtime/error.hpp>
 
+#include <csetjmp>
+#include <csignal>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -199,6 +202,83 @@ struct warp_state {
 
 class scheduler;
 
+// --- faults in kernel code ----------------------------------------------------------------
+//
+// A kernel that touches memory it may not (an index far out of range) faults
+// with SIGSEGV or SIGBUS. While an OS thread runs kernel code it has a fault
+// point; the handler jumps back to it, and the launch fails with an error
+// naming the thread and the address, as a GPU's launch fails with an illegal
+// address, instead of the process dying. Faults anywhere else go to the
+// handler that was there before (Python's faulthandler, or the default).
+// What a wild write does to memory it may touch is not caught: boundscheck=True
+// finds those (docs/debugging.md).
+
+struct fault_point {
+  sigjmp_buf env;
+  void* address = nullptr;
+  int signo = 0;
+  cpu::uint3 block{}, thread{};  ///< the faulting kernel thread's (copied: its frame is gone after the jump)
+};
+
+thread_local fault_point* tls_fault = nullptr;
+struct sigaction previous_segv {};
+struct sigaction previous_bus {};
+
+void on_fault(int sig, siginfo_t* info, void* uc) {
+  if (fault_point* f = tls_fault) {
+    tls_fault = nullptr;
+    f->address = info->si_addr;
+    f->signo = sig;
+    if (const cpu::thread_context* ctx = tls_current) {
+      f->block = ctx->block_idx;
+      f->thread = ctx->thread_idx;
+    }
+    siglongjmp(f->env, 1);
+  }
+  const struct sigaction& old = sig == SIGSEGV ? previous_segv : previous_bus;
+  if ((old.sa_flags & SA_SIGINFO) != 0 && old.sa_sigaction != nullptr) {
+    old.sa_sigaction(sig, info, uc);
+    return;
+  }
+  if (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN && old.sa_handler != nullptr) {
+    old.sa_handler(sig);
+    return;
+  }
+  sigaction(sig, &old, nullptr);  // the default: the fault repeats on return, and ends the process
+}
+
+/// Installs the handler (once) and gives this OS thread an alternate signal
+/// stack (a fault of a full stack needs one); then kernel code may run.
+void prepare_fault_handling() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa {};
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &previous_segv);
+    sigaction(SIGBUS, &sa, &previous_bus);
+  });
+  thread_local bool ready = false;
+  if (ready) return;
+  ready = true;
+  stack_t now{};
+  if (sigaltstack(nullptr, &now) == 0 && (now.ss_flags & SS_DISABLE) == 0) return;  // it has one
+  constexpr std::size_t bytes = 64 * 1024;
+  thread_local std::unique_ptr<char[]> memory(new char[bytes]);
+  stack_t alt{};
+  alt.ss_sp = memory.get();
+  alt.ss_size = bytes;
+  sigaltstack(&alt, nullptr);
+}
+
+std::string fault_message(const fault_point& f) {
+  char address[48] = "";
+  if (f.address != nullptr) std::snprintf(address, sizeof address, " at address %p", f.address);
+  return std::string("the kernel touched memory it may not (") + (f.signo == SIGBUS ? "SIGBUS" : "SIGSEGV") +
+         address + "): an index out of range? @cuda.jit(boundscheck=True) names the array and index";
+}
+
 /// A fiber and the kernel thread it runs.
 struct slot : exec_tag {
   slot(scheduler& s, std::size_t stack_bytes, std::size_t colour);
@@ -315,11 +395,13 @@ class scheduler {
       if (first >= st.total_blocks) return;
       unsigned long long last = std::min(first + st.chunk, st.total_blocks);
       try {
-        if (st.fibers) {
-          run_fiber_blocks(st, first, last);
-        } else {
-          run_loop_blocks(st, first, last);
-        }
+        guarded(st, [&] {
+          if (st.fibers) {
+            run_fiber_blocks(st, first, last);
+          } else {
+            run_loop_blocks(st, first, last);
+          }
+        });
       } catch (const std::exception& e) {
         // Only our own setup throws here (no memory for shared memory or a
         // stack); kernel exceptions are caught per thread.
@@ -336,10 +418,57 @@ class scheduler {
     grid_ = barrier_state{0, st.total_blocks * st.threads_per_block, 0};
     cooperative_ = true;
     ++launch_serial_;
-    run_batch(st, cooperative_pool_, 0, st.total_blocks, stride);
+    guarded(st, [&] { run_batch(st, cooperative_pool_, 0, st.total_blocks, stride); });
     cooperative_ = false;
     barriers_.resize(1);
     trim(cooperative_pool_, cooperative_fibers_kept);
+  }
+
+  /// Runs `body` (which runs kernel code) with a fault point: a fault in it
+  /// fails the launch, ends the rest of its blocks, and drops the fibers the
+  /// faulting batch left suspended; then this thread goes on.
+  template <class Body>
+  void guarded(launch_state& st, Body&& body) {
+    prepare_fault_handling();
+    fault_point point;
+    if (sigsetjmp(point.env, 1) != 0) {
+      after_fault(st, point);
+      return;
+    }
+    tls_fault = &point;
+    try {
+      body();
+    } catch (...) {
+      tls_fault = nullptr;
+      throw;
+    }
+    tls_fault = nullptr;
+  }
+
+  void after_fault(launch_state& st, const fault_point& point) {
+    bool overflow = false;  // into the guard page below a fiber's stack
+    if (st.fibers && pool_ != nullptr)
+      for (const auto& s : pool_->all) overflow = overflow || s->fib.guards(point.address);
+    const std::string what =
+        overflow ? "the kernel overflowed its thread's stack (" + std::to_string(pool_->stack_bytes / 1024) +
+                       " KiB: deep recursion, or large local arrays; CUFORGE_CPU_STACK_KB sets it)"
+                 : fault_message(point);
+    st.record(what.c_str(), point.block, point.thread);
+    st.next_block.store(st.total_blocks, std::memory_order_relaxed);  // no more blocks for anyone
+    *current_ = nullptr;
+    if (st.fibers && pool_ != nullptr) {
+      // The fibers of the batch are stopped mid-kernel: drop all but the idle ones.
+      std::vector<slot*> idle;
+      for (slot* i = pool_->idle; i != nullptr; i = i->link) idle.push_back(i);
+      std::erase_if(pool_->all, [&](const std::unique_ptr<slot>& p) {
+        return std::find(idle.begin(), idle.end(), p.get()) == idle.end();
+      });
+      head_ = tail_ = nullptr;
+      queued_ = 0;
+      unstarted_ = false;
+      launch_ = nullptr;
+      write_fp_control(batch_fp_);
+    }
   }
 
   // Called by kernel threads, on their fiber.

@@ -199,4 +199,10 @@ void switch_context(fiber_context& from, fiber_context& to) noexcept {
 }
 #endif
 
+bool fiber::guards(const void* address) const noexcept {
+  const auto a = reinterpret_cast<std::uintptr_t>(address);
+  const auto base = reinterpret_cast<std::uintptr_t>(mapping_);
+  return mapping_ != nullptr && a >= base && a < base + page_size();
+}
+
 }  // namespace cuforge::detail::cpu_exec

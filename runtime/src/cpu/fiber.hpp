@@ -140,6 +140,10 @@ class fiber {
 
   fiber_context& context() noexcept { return context_; }
 
+  /// Whether `address` lies in the guard page below the stack (a fault there
+  /// is a stack overflow).
+  bool guards(const void* address) const noexcept;
+
  private:
   static void start(void* self);
 

@@ -1,0 +1,49 @@
+"""A kernel that faults on the cpu backend (issue 13 item 2: no kernel kills
+or silently corrupts the interpreter): an access far outside its array, in a
+kernel run as plain loops, as fibers (with barriers) or as a cooperative
+grid, fails its launch with an error naming the thread, as a GPU's launch
+fails with an illegal address; the next launch works. A fault outside kernel
+code still ends the process (Python's faulthandler reports it). Run in child
+processes (fault_child.py), so that a regression crashes them, not the run."""
+
+import pathlib
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from cuforge import cuda
+
+pytestmark = pytest.mark.skipif(cuda.backend() != "cpu", reason="the cpu backend's fault handling (a GPU faults alone)")
+
+CHILD = pathlib.Path(__file__).with_name("fault_child.py")
+
+
+@pytest.fixture(scope="module")
+def cases():
+    r = subprocess.run([sys.executable, str(CHILD)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return dict(line.split(" ", 1) for line in r.stdout.splitlines())
+
+
+@pytest.mark.parametrize("name, thread", [("loop", "(5,0,0)"), ("fiber", "(7,0,0)"), ("read", "(0,0,0)"),
+                                          ("grid", "(3,0,0)"), ("again", "(7,0,0)"), ("unmapped", "(5,0,0)")])
+def test_a_faulting_kernel_fails_its_launch_and_the_next_launch_works(cases, name, thread):
+    got = cases[name]
+    assert got.startswith("error CudaAPIError [CUDA_ERROR_LAUNCH_FAILED]"), got
+    assert "the kernel touched memory it may not (SIGSEGV" in got, got
+    assert "boundscheck=True" in got and f"thread {thread}" in got, got
+    assert cases[name + "-after"] == "ok"
+
+
+def test_an_unmapped_address_is_named(cases):
+    assert "SIGSEGV at address 0x" in cases["unmapped"], cases["unmapped"]
+
+
+def test_a_fault_outside_a_kernel_still_ends_the_process():
+    r = subprocess.run([sys.executable, "-X", "faulthandler", str(CHILD), "--then-crash-outside"],
+                       capture_output=True, text=True, timeout=300)
+    assert "crashing outside a kernel" in r.stdout and "survived" not in r.stdout
+    assert r.returncode == -signal.SIGSEGV, (r.returncode, r.stderr[-2000:])
+    assert "Fatal Python error: Segmentation fault" in r.stderr
