@@ -2,6 +2,7 @@
 test_print.py reads exactly what the kernels wrote to stdout. Each section
 starts with a marker line written by Python (flushed first)."""
 
+import ctypes
 import sys
 
 import numpy as np
@@ -10,7 +11,13 @@ import cuforge
 from cuforge import cuda
 
 
+_libc = ctypes.CDLL(None)
+
+
 def marker(name):
+    # Kernels write through C's stdout (the cpu backend at once, a GPU's printf buffer at
+    # synchronize): flush it, then Python's, so that the sections come out in order.
+    _libc.fflush(None)
     sys.stdout.flush()
     print(f"== {name}", flush=True)
 
