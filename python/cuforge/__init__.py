@@ -5,14 +5,16 @@ runs on the CUDA driver when a GPU is present, else on the cpu backend
 (``CUFORGE_BACKEND=auto|cuda|cpu`` chooses; ``cuforge.backend()`` tells).
 """
 
-from cuforge import _core
+from cuforge import _core, _log
 
 __version__ = "0.1.0"
 
 
 def backend() -> str:
     """The active backend: ``"cuda"`` or ``"cpu"``."""
-    return _core.backend()
+    name = _core.backend()
+    _log.backend_chosen()
+    return name
 
 
 def backend_reason() -> str:

@@ -10,7 +10,7 @@ import linecache
 import re
 import threading
 
-from cuforge import _core
+from cuforge import _core, _log
 from cuforge import types as cftypes
 
 _lock = threading.Lock()
@@ -37,27 +37,35 @@ def host_config(fastmath=False, boundscheck=False):
     return CompileOptions(fastmath=fastmath, boundscheck=boundscheck).host_config()
 
 
-def compile_host(pyfunc, specs, cache_for=None, config=None):
+def compile_host(pyfunc, specs, cache_for=None, config=None, owner=None):
     """``pyfunc`` (a generated loop or entry) compiled as host-only code; with
     ``cache_for`` (the user's function), through the disk cache, in the
-    folder that function's file gives (as cuda.jit(cache=True) kernels)."""
+    folder that function's file gives (as cuda.jit(cache=True) kernels).
+    ``owner``: the user's function it is made for (the log names it)."""
     from cuforge.cuda._compiler import build_ir
 
     config = config if config is not None else host_config()
+    started = _log.now()
+    named = owner if owner is not None else cache_for if cache_for is not None else pyfunc
 
     def fresh():
         return _core.compile(build_ir(pyfunc), list(specs), config, False, None)
 
     if cache_for is None:
-        return fresh()
+        cf = fresh()
+        _log.compiled("host function", named, specs, config, started, "off")
+        return cf
     from cuforge.cuda import _cache
 
     cache = _cache.DiskCache(pyfunc)
     cache._candidates = _cache.cache_dir_candidates(cache_for.__code__.co_filename)
     cf = cache.load(list(specs), None, config, fresh)
-    if cf is None:
-        cf = fresh()
-        cache.save(list(specs), None, config, cf)
+    if cf is not None:
+        _log.compiled("host function", named, specs, config, started, "hit")
+        return cf
+    cf = fresh()
+    cache.save(list(specs), None, config, cf)
+    _log.compiled("host function", named, specs, config, started, "miss, stored")
     return cf
 
 

@@ -212,7 +212,7 @@ class HostDispatcher(_core.HostFunction):
             src = _ENTRY.format(name=name, params=", ".join(all_params), body=body)
             entry_fn = generated(src, f"__entry_{name}", {"__core__": core})
             specs = list(key) + [cftypes.Array(t, 1, "C").spec for t in rets]
-            compiled = compile_host(entry_fn, specs, self.py_func if self.cache else None, config)
+            compiled = compile_host(entry_fn, specs, self.py_func if self.cache else None, config, owner=self.py_func)
             entry = _Entry(key, compiled, [np.dtype(cftypes.as_dtype(t)) for t in rets], kind)
             self._entries[key] = entry
             return entry

@@ -167,7 +167,7 @@ class _CPUVectorize:
         src = _CPU_LOOP.format(name=name, args=", ".join(args), items=", ".join(f"{a}[__i__]" for a in args))
         loop = generated(src, f"__loop_{name}", {"__core__": core})
         specs = [cftypes.Array(cftypes.from_dtype(d), 1, "A").spec for d in (*in_dtypes, out_dtype)]
-        compiled = compile_host(loop, specs, self.pyfunc if self.cache else None)
+        compiled = compile_host(loop, specs, self.pyfunc if self.cache else None, owner=self.pyfunc)
         self.loops.append((tuple(np.dtype(d) for d in in_dtypes), np.dtype(out_dtype), compiled))
 
     def build(self):
@@ -662,7 +662,8 @@ class _CPUGUVectorize:
         src = _CPU_GULOOP.format(name=self.pyfunc.__name__, args=", ".join(names), first=names[0],
                                  items=", ".join(items))
         loop = generated(src, f"__guloop_{self.pyfunc.__name__}", {"__core__": core})
-        compiled = compile_host(loop, [t.spec for t in loop_types], self.pyfunc if self.cache else None)
+        compiled = compile_host(loop, [t.spec for t in loop_types], self.pyfunc if self.cache else None,
+                                owner=self.pyfunc)
         self.loops.append(([np.dtype(cftypes.as_dtype(t.dtype)).num for t in loop_types], compiled))
 
     def build(self):

@@ -10,6 +10,9 @@ something inside jitted functions only. Signature types are in
 import sys as _sys
 
 from cuforge._core import CudaAPIError, CudaOutOfMemoryError, DeviceNDArray, Event, InternalCompilerError
+from cuforge.cuda import _display
+
+_display.install()  # DeviceNDArray._repr_html_, for Jupyter
 from cuforge.cuda._api import (
     as_cuda_array,
     backend,

@@ -19,7 +19,7 @@ import weakref
 from dataclasses import dataclass, fields
 from typing import Optional
 
-from cuforge import _core
+from cuforge import _core, _log
 from cuforge import types as cftypes
 from cuforge.cuda import _cache
 from cuforge.cuda._compiler import build_ir
@@ -71,6 +71,7 @@ class CompileOptions:
                   max_registers=self.max_registers or 0, launch_bounds=self.launch_bounds or (0, 0, 0),
                   boundscheck=self.boundscheck)
         if target is None:
+            _log.backend_chosen()
             return _core.CompileConfig(**kw).for_active_backend()
         return _core.CompileConfig(target=target, cc=self.cc, **kw)
 
@@ -145,15 +146,22 @@ class Dispatcher:
         """The C++ launcher's callback for argument types it has not seen
         (and compile()'s): from the disk cache when it has them, else compiled
         (and stored there with cache=True)."""
+        started = _log.now()
         config = self._options.config()
+        kind = "device function" if self.device else "kernel"
         cache = self._disk_cache
         if cache is None:
-            return _compile(self.py_func, specs, config, self.device, ret_spec)
+            cf = _compile(self.py_func, specs, config, self.device, ret_spec)
+            _log.compiled(kind, self.py_func, specs, config, started, "off")
+            return cf
         pyfunc, device = self.py_func, self.device
         cf = cache.load(specs, ret_spec, config, lambda: _compile(pyfunc, specs, config, device, ret_spec))
-        if cf is None:
-            cf = _compile(pyfunc, specs, config, device, ret_spec)
-            cache.save(specs, ret_spec, config, cf)
+        if cf is not None:
+            _log.compiled(kind, self.py_func, specs, config, started, "hit")
+            return cf
+        cf = _compile(pyfunc, specs, config, device, ret_spec)
+        cache.save(specs, ret_spec, config, cf)
+        _log.compiled(kind, self.py_func, specs, config, started, "miss, stored")
         return cf
 
     @property
@@ -411,6 +419,12 @@ class _LaunchConfiguration(_core.Launcher):
     def blockdim(self):
         return _normalize_dim(self._blockdim, "blockdim")
 
+    def __repr__(self):
+        stream = self._stream
+        stream_text = "default" if stream is None or (type(stream) is int and stream == 0) else repr(stream)
+        return (f"<launch of {self.dispatcher.py_func.__qualname__!r}: griddim={self.griddim}, "
+                f"blockdim={self.blockdim}, stream={stream_text}, sharedmem={self._sharedmem}>")
+
 
 class _ForAll:
     """``kernel.forall(ntasks, tpb=0, stream=0, sharedmem=0)``: enough blocks
@@ -437,6 +451,11 @@ class _ForAll:
     @property
     def griddim(self):
         return (self.ntasks + self.blockdim - 1) // self.blockdim
+
+    def __repr__(self):
+        tpb = self.thread_per_block or ("by occupancy" if _core.backend() == "cuda" else FORALL_THREADS_PER_BLOCK)
+        return (f"<forall of {self.dispatcher.py_func.__qualname__!r}: {self.ntasks} tasks, threads per block "
+                f"{tpb}, sharedmem={self.sharedmem}>")
 
     def _block_size(self, args):
         if self.thread_per_block:
@@ -590,8 +609,13 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
                              cc=None if cc is None else tuple(cc),
                              launch_bounds=None if device else _launch_bounds(launch_bounds))
     ret_spec = ret.spec if (device and ret is not None) else None
-    cf = _compile(pyfunc, [a.spec for a in args], options.config("nvptx"), bool(device), ret_spec)
-    return cf.ptx, cftypes.from_spec(cf.return_spec)
+    started = _log.now()
+    config = options.config("nvptx")
+    specs = [a.spec for a in args]
+    cf = _compile(pyfunc, specs, config, bool(device), ret_spec)
+    ptx = cf.ptx
+    _log.compiled("PTX of a device function" if device else "PTX of a kernel", pyfunc, specs, config, started, "off")
+    return ptx, cftypes.from_spec(cf.return_spec)
 
 
 def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,
