@@ -7,8 +7,13 @@
 #include <cuforge/runtime/error.hpp>
 #include <cuforge/runtime/scalar_types.hpp>
 
+#include <pythread.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 namespace cuforge::python {
 
@@ -101,6 +106,45 @@ std::string stream_repr(const py_stream& s) {
          " on device " + dev + ">";
 }
 
+unsigned long main_thread_ident = 0;  // Python's main thread: where signal handlers run
+
+// A wait that Ctrl-C interrupts: polls `idle` (without the GIL) until it is
+// true, then calls `finish`, the real wait (now immediate, and raising what
+// the work left behind). A short wait spins; a longer one sleeps in steps of
+// a fiftieth of the time waited so far (20 us to 2 ms, so at most 2% later
+// than a blocking wait) and every 50 ms lets Python run its signal handlers:
+// KeyboardInterrupt ends the wait, while the work itself goes on. Off Python's
+// main thread (no signals there; stream callbacks, whose waits are refused)
+// it is the blocking wait.
+template <class Idle, class Finish>
+void interruptible_wait(Idle idle, Finish finish) {
+  using clock = std::chrono::steady_clock;
+  using std::chrono::microseconds;
+  if (PyThread_get_thread_ident() != main_thread_ident) {
+    py::gil_scoped_release nogil;
+    finish();
+    return;
+  }
+  py::gil_scoped_release nogil;
+  const auto start = clock::now();
+  auto checked = start;
+  while (!idle()) {
+    const auto now = clock::now();
+    const auto waited = now - start;
+    if (waited < microseconds(200)) {
+      std::this_thread::yield();
+      continue;
+    }
+    if (now - checked >= std::chrono::milliseconds(50)) {
+      checked = now;
+      py::gil_scoped_acquire gil;
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    }
+    std::this_thread::sleep_for(std::clamp<clock::duration>(waited / 50, microseconds(20), microseconds(2000)));
+  }
+  finish();
+}
+
 // The words of a space-separated alias list.
 py::tuple words(std::string_view list) {
   py::list out;
@@ -146,13 +190,25 @@ void bind_runtime(py::module_& m) {
   });
   m.def("select_device", [](int ordinal) { device::get(ordinal).make_current(); });
   m.def("current_device", [] { return device::current().ordinal(); });
+  main_thread_ident = py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
   m.def("synchronize", [] {
-    py::gil_scoped_release nogil;
-    memory::synchronize();
-  }, "Waits for all work on the current device, then frees pending deallocations.");
+    const device d = device::current();
+    if (!d.idle()) {  // the driver cannot tell: its own wait
+      py::gil_scoped_release nogil;
+      memory::synchronize();
+      return;
+    }
+    interruptible_wait([&] { return *d.idle(); }, [] { memory::synchronize(); });
+  }, "Waits for all work on the current device, then frees pending deallocations. Ctrl-C interrupts it on "
+     "the cpu backend (the driver's wait for the whole device cannot be interrupted; streams' and events' can).");
   m.def("device_synchronize", [](int ordinal) {
-    py::gil_scoped_release nogil;
-    memory::synchronize(ordinal);
+    const device d = device::get(ordinal);
+    if (!d.idle()) {
+      py::gil_scoped_release nogil;
+      memory::synchronize(ordinal);
+      return;
+    }
+    interruptible_wait([&] { return *d.idle(); }, [ordinal] { memory::synchronize(ordinal); });
   });
   m.def("close", [] {
     py::gil_scoped_release nogil;
@@ -173,9 +229,8 @@ void bind_runtime(py::module_& m) {
       .def_property_readonly("non_blocking", [](const py_stream& s) { return s.get().is_non_blocking(); })
       .def("synchronize", [](const py_stream& s) {
         auto v = s.get();
-        py::gil_scoped_release nogil;
-        v.synchronize();
-      }, "Waits until all work queued on the stream has completed.")
+        interruptible_wait([&] { return v.is_idle(); }, [&] { v.synchronize(); });
+      }, "Waits until all work queued on the stream has completed (Ctrl-C interrupts the wait).")
       .def("query", [](const py_stream& s) { return s.get().is_idle(); },
            "True when all work queued so far has completed.")
       .def("_add_host_callback", [](const py_stream& s, py::function fn) {
@@ -226,9 +281,8 @@ void bind_runtime(py::module_& m) {
            py::arg("stream") = 0, "Marks the current end of the stream's queue.")
       .def("synchronize", [](const py_event& e) {
         auto& ev = e.get();
-        py::gil_scoped_release nogil;
-        ev.synchronize();
-      })
+        interruptible_wait([&] { return ev.query(); }, [&] { ev.synchronize(); });
+      }, "Waits until the event's work has completed (Ctrl-C interrupts the wait).")
       .def("wait", [](const py_event& e, py::handle stream) { e.get().wait(to_stream(stream)); },
            py::arg("stream") = 0, "Makes the stream wait for this event.")
       .def("query", [](const py_event& e) { return e.get().query(); })

@@ -68,6 +68,8 @@ void device::synchronize() const {
   detail::active().device_synchronize(ordinal_);
 }
 
+std::optional<bool> device::idle() const { return detail::active().device_idle(ordinal_); }
+
 void synchronize() { device::current().synchronize(); }
 
 void close() {

@@ -107,6 +107,12 @@ class cpu_backend final : public backend {
     for (auto& s : streams_of(dev)) s->synchronize();
   }
 
+  std::optional<bool> device_idle(int dev) override {
+    for (auto& s : streams_of(dev))
+      if (!s->query()) return false;
+    return true;
+  }
+
   void close_all() override {
     // Contexts go away: every stream, event and module made so far becomes
     // invalid (their owners skip releasing them, see close()). Memory stays

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,9 @@ class CUFORGE_API device {
   void make_current() const;
   /// @brief Waits for all work on this device.
   void synchronize() const;
+  /// @brief Whether all work on this device has completed, when the backend
+  /// can tell without waiting (the cpu backend); nullopt on the driver.
+  std::optional<bool> idle() const;
 
   friend bool operator==(device, device) = default;
 

@@ -50,6 +50,9 @@ class backend {
   /// Makes dev's primary context current on this thread (retaining it).
   virtual void activate(int dev) = 0;
   virtual void device_synchronize(int dev) = 0;
+  /// Whether all work on `dev` has completed, when the backend can tell without waiting (the
+  /// driver cannot: cuCtxSynchronize has no query); nullopt when it cannot.
+  virtual std::optional<bool> device_idle(int /*dev*/) { return std::nullopt; }
   /// Releases every context; handles made before become dangling, which the
   /// generation check in the public classes guards against.
   virtual void close_all() = 0;
