@@ -5,6 +5,7 @@ line): a stream's synchronize, an event's, and the device's. Prints one
 kernel goes on running."""
 
 import os
+import signal
 import sys
 import time
 
@@ -18,6 +19,10 @@ def forever(flag, count):
     while flag[0] == 0:
         count[0] += 1
 
+
+# A process started from a background job inherits SIGINT ignored, and then
+# Python leaves it so: Ctrl-C's handler, as in an interactive session.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 flag = cuda.to_device(np.zeros(1, np.int64))
 count = cuda.to_device(np.zeros(1, np.int64))

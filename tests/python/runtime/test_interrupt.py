@@ -5,7 +5,9 @@ backend the driver's wait for the whole device cannot be interrupted, so
 there only the stream's and the event's are. In a child process
 (interrupt_child.py): a regression hangs it, and the timeout ends it."""
 
+import os
 import pathlib
+import select
 import signal
 import subprocess
 import sys
@@ -16,22 +18,42 @@ import pytest
 from cuforge import cuda
 
 
+class _Lines:
+    """The child's output line by line, each awaited at most `seconds`: a
+    wait that was not interrupted fails the test instead of hanging it."""
+
+    def __init__(self, child):
+        self.fd = child.stdout.fileno()
+        self.pending = b""
+
+    def next(self, seconds=60):
+        end = time.monotonic() + seconds
+        while b"\n" not in self.pending:
+            ready, _, _ = select.select([self.fd], [], [], max(0.0, end - time.monotonic()))
+            assert ready, "the child printed nothing for a minute: a wait was not interrupted"
+            chunk = os.read(self.fd, 4096)
+            assert chunk, "the child ended early"
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        return line.decode().strip()
+
+
 def test_ctrl_c_interrupts_waits_on_a_kernel_that_never_ends():
     script = pathlib.Path(__file__).with_name("interrupt_child.py")
-    child = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True)
+    child = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = _Lines(child)
     lines = []
     try:
         deadline = time.monotonic() + 120
         for what in ("stream", "event", "device"):
-            line = child.stdout.readline().strip()
-            assert line == f"waiting {what}", (line, lines, child.stderr.read() if child.poll() is not None else "")
+            line = out.next()
+            assert line == f"waiting {what}", (line, lines)
             if what == "device" and cuda.backend() == "cuda":
                 child.kill()
                 break
             time.sleep(0.5)  # let it settle into the wait
             child.send_signal(signal.SIGINT)
-            line = child.stdout.readline().strip()
+            line = out.next()
             lines.append(line)
             assert line.startswith(f"interrupted {what} "), (line, lines)
             waited = float(line.split()[2])
