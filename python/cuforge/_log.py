@@ -13,15 +13,25 @@ cache did (``hit``, ``miss`` then stored, ``off``)::
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 
-logger = logging.getLogger("cuforge")
-logger.addHandler(logging.NullHandler())
-
+_logger = None  # made at the first compile: `import logging` costs 5 ms, more than cuforge's import should
 _backend_told = False
 _backend_lock = threading.Lock()
+
+
+def logger():
+    """The "cuforge" logger (with a NullHandler, as libraries' have)."""
+    global _logger
+    if _logger is None:
+        import logging
+
+        made = logging.getLogger("cuforge")
+        if not any(isinstance(h, logging.NullHandler) for h in made.handlers):
+            made.addHandler(logging.NullHandler())
+        _logger = made
+    return _logger
 
 
 def now() -> float:
@@ -45,17 +55,22 @@ def compiled(kind: str, function, specs, config, started: float, cache: str) -> 
     """Logs one compilation at DEBUG: `kind` ("kernel", "device function",
     "ufunc loop", ...), the Python function, its argument type specs, the
     configuration, the seconds since `started`, and the disk cache's part."""
-    if not logger.isEnabledFor(logging.DEBUG):
+    import logging  # (imported by logger() already: a dictionary lookup)
+
+    log = logger()
+    if not log.isEnabledFor(logging.DEBUG):
         return
     name = getattr(function, "__qualname__", None) or getattr(function, "__name__", repr(function))
-    logger.debug("compiled %s %s(%s) for %s in %.1f ms (disk cache: %s)", kind, name, ", ".join(specs),
+    log.debug("compiled %s %s(%s) for %s in %.1f ms (disk cache: %s)", kind, name, ", ".join(specs),
                  target_text(config), (now() - started) * 1e3, cache)
 
 
 def backend_chosen() -> None:
     """Logs the active backend and why at INFO, the first time it is known."""
     global _backend_told
-    if _backend_told or not logger.isEnabledFor(logging.INFO):
+    import logging
+
+    if _backend_told or not logger().isEnabledFor(logging.INFO):
         return
     with _backend_lock:
         if _backend_told:
@@ -63,4 +78,4 @@ def backend_chosen() -> None:
         _backend_told = True
     from cuforge import _core
 
-    logger.info("cuforge runs on the %s", _core.backend_reason())
+    logger().info("cuforge runs on the %s", _core.backend_reason())

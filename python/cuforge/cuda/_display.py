@@ -2,8 +2,6 @@
 (shape, dtype, layout, size, where its memory is), and for a small array its
 values, copied to the host."""
 
-import html
-
 import numpy as np
 
 from cuforge import _core
@@ -22,6 +20,7 @@ def _layout(a):
 
 def device_array_html(a) -> str:
     """The HTML Jupyter shows for device array ``a``."""
+    import html  # here: only a notebook needs it
     rows = [
         ("shape", str(tuple(a.shape))),
         ("dtype", str(a.dtype)),

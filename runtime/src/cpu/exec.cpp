@@ -431,7 +431,9 @@ class scheduler {
   void guarded(launch_state& st, Body&& body) {
     prepare_fault_handling();
     fault_point point;
-    if (sigsetjmp(point.env, 1) != 0) {
+    // The signal mask is not saved (that is a system call per chunk of blocks); after_fault
+    // unblocks what the handler's entry blocked.
+    if (sigsetjmp(point.env, 0) != 0) {
       after_fault(st, point);
       return;
     }
@@ -446,6 +448,11 @@ class scheduler {
   }
 
   void after_fault(launch_state& st, const fault_point& point) {
+    sigset_t faults;
+    sigemptyset(&faults);
+    sigaddset(&faults, SIGSEGV);
+    sigaddset(&faults, SIGBUS);
+    pthread_sigmask(SIG_UNBLOCK, &faults, nullptr);  // blocked since the handler was entered
     bool overflow = false;  // into the guard page below a fiber's stack
     if (st.fibers && pool_ != nullptr)
       for (const auto& s : pool_->all) overflow = overflow || s->fib.guards(point.address);

@@ -191,6 +191,21 @@ def load_module(source, folder, name):
     return mod
 
 
+def typing_error_of(source, folder, name, **jit_options):
+    """The TypingError that launching kernel `k` of `source` (written to
+    folder/name.py, so that it compiles from a file) raises."""
+    import numpy as np
+
+    from cuforge import cuda
+
+    mod = load_module(source, folder, name)
+    try:
+        cuda.jit(**jit_options)(mod.k)[1, 1](np.zeros(1))
+    except cuda.TypingError as e:
+        return e
+    raise AssertionError(f"{name}: the kernel compiled and ran")
+
+
 def launch_all(mod, calls, arrays):
     """cuforge's side of run_under_numba_cuda: the same launches, with copies of the same arrays;
     {key: array} after them."""

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import cuforge
-from compiler_support import load_module
+from compiler_support import typing_error_of
 from cuforge import cuda
 
 
@@ -163,11 +163,9 @@ def test_raise_compiles_for_the_gpu_with_and_without_debug():
     ("raise NoSuchError('x')", "name 'NoSuchError' is not defined"),
 ])
 def test_bad_raise_statements_are_typing_errors_at_their_line(tmp_path, body, message):
-    mod = load_module(f"def k(a):\n    if a[0] > 0:\n        {body}\n", tmp_path, "bad_raise")
-    with pytest.raises(cuda.TypingError) as info:
-        cuda.jit(debug=True, opt=False)(mod.k)[1, 1](np.zeros(1))
-    assert message in str(info.value)
-    assert info.value.lineno == 3
+    e = typing_error_of(f"def k(a):\n    if a[0] > 0:\n        {body}\n", tmp_path, "bad_raise", debug=True, opt=False)
+    assert message in str(e)
+    assert e.lineno == 3
 
 
 # --- ZeroDivisionError ------------------------------------------------------------------
