@@ -37,6 +37,11 @@ lowered run_pipeline(const typed_module& m, const compile_config& cfg) {
   return r;
 }
 
+std::string block_entry_of(const llvm::Module& m, const std::string& entry) {
+  std::string name = entry + "_block";
+  return m.getFunction(name) != nullptr ? name : std::string();
+}
+
 namespace {
 
 // Runs `f`, naming the module's entry function in an internal compiler
@@ -90,12 +95,14 @@ host_kernel compile_host(const typed_module& m, const compile_config& cfg) {
     throw logic_error("codegen: compile_host compiles kernels; a device function runs inside the kernel that calls it");
   return naming_entry(m, [&] {
     lowered r = run_pipeline(m, cfg);
+    const std::string block = detail::block_entry_of(*r.mod, r.entry);
     // 4. emit, into the JIT
     detail::jit_result jit =
-        detail::jit_compile(std::move(r.mod), std::move(r.ctx), r.entry, detail::host_symbols(), cfg.opt);
+        detail::jit_compile(std::move(r.mod), std::move(r.ctx), r.entry, detail::host_symbols(), cfg.opt, block);
     host_kernel k;
     k.name = r.entry;
     k.fn = reinterpret_cast<cpu::kernel_fn>(jit.address);
+    k.block_fn = reinterpret_cast<cpu::kernel_fn>(jit.second);
     k.static_shared_bytes = r.static_shared_bytes;
     k.uses_barrier = m.functions[0].uses_barrier;
     k.param_sizes.assign(layout_of(m.functions[0].arg_types, m.may_raise()).total_slots(), 8);
@@ -114,6 +121,7 @@ host_object compile_host_object(const typed_module& m, const compile_config& cfg
     obj.static_shared_bytes = r.static_shared_bytes;
     obj.object = detail::emit_object(*r.mod, r.tgt->machine());  // 4. emit, as an object file
     obj.name = r.entry;
+    obj.block_name = detail::block_entry_of(*r.mod, r.entry);
     obj.uses_barrier = m.functions[0].uses_barrier;
     obj.slots = layout_of(m.functions[0].arg_types, m.may_raise()).total_slots();
     return obj;

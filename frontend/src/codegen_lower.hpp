@@ -280,4 +280,8 @@ struct lowered {
 /// Stages 1 to 3 for `cfg`'s target.
 lowered run_pipeline(const typed_module& m, const compile_config& cfg);
 
+/// The symbol of the host target's block entry for kernel `entry` in `m`
+/// (target_host.cpp), or empty where it made none.
+std::string block_entry_of(const llvm::Module& m, const std::string& entry);
+
 }  // namespace cuforge::frontend::detail

@@ -25,6 +25,10 @@
 #include <utility>
 #include <vector>
 
+namespace llvm {
+class TargetLibraryInfoImpl;
+}
+
 namespace cuforge::frontend::detail {
 
 class function_lowering;
@@ -127,6 +131,11 @@ std::unique_ptr<target> make_host_target(const compile_config& cfg);
 std::vector<host_symbol> host_symbols();
 /// The cpu backend's __nv_* functions, cuda.libdevice's on the host (libdevice_host.cpp).
 std::vector<host_symbol> libdevice_host_symbols();
+/// The host's vector math library (host_vector_math.cpp): its functions as
+/// the vectoriser's replacements for the scalar libm calls, and their
+/// addresses for the JIT. Both empty where there is none.
+void add_host_vector_math(llvm::TargetLibraryInfoImpl& tlii);
+std::vector<host_symbol> host_vector_math_symbols();
 /// float16 bits: a double rounded to the nearest half (ties to even), and back (target_host.cpp).
 std::uint16_t half_bits_of(double d);
 float float_of_half_bits(std::uint16_t b);

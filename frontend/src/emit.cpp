@@ -82,7 +82,8 @@ std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm) {
 }
 
 jit_result jit_compile(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
-                       const std::string& symbol, const std::vector<host_symbol>& symbols, bool opt) {
+                       const std::string& symbol, const std::vector<host_symbol>& symbols, bool opt,
+                       const std::string& also) {
   initialize_llvm();
   const host_description& h = host_cpu();
   lsr_setting lsr(false);  // the host's code is generated in this call (the entry's lookup)
@@ -117,6 +118,11 @@ jit_result jit_compile(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LL
   }
   jit_result r;
   r.address = address->toPtr<void*>();
+  if (!also.empty()) {
+    auto second = (*jit)->lookup(also);
+    if (!second) throw internal_compiler_error("codegen: host JIT cannot compile " + also + ": " + llvm::toString(second.takeError()));
+    r.second = second->toPtr<void*>();
+  }
   auto* owner = jit->release();
   r.session = std::shared_ptr<void>(owner, [](void* p) { delete static_cast<llvm::orc::LLJIT*>(p); });
   return r;

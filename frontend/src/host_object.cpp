@@ -214,6 +214,12 @@ host_kernel load_host_object(const host_object& obj) {
   host_kernel k;
   k.name = obj.name;
   k.fn = address->getAddress().toPtr<cpu::kernel_fn>();
+  if (!obj.block_name.empty()) {
+    auto block = es.lookup({&jd}, es.intern(obj.block_name));
+    if (!block)
+      throw logic_error("codegen: host JIT cannot link " + obj.block_name + ": " + llvm::toString(block.takeError()));
+    k.block_fn = block->getAddress().toPtr<cpu::kernel_fn>();
+  }
   k.static_shared_bytes = obj.static_shared_bytes;
   k.uses_barrier = obj.uses_barrier;
   k.param_sizes.assign(obj.slots, 8);

@@ -66,9 +66,14 @@ enum half_kind : int {
 constexpr int kind_of(int arg) { return arg & 0xff; }
 constexpr int detail_of(int arg) { return arg >> 8; }
 
-llvm::Value* canonical_nan_if_nan(llvm::IRBuilder<>& b, llvm::Value* r) {
+// llvm.maximum/minimum of halves with the nan taken from the operands, not from the result: LLVM 19's
+// x86 lowering of the vectorised form (halves widened to floats) can return the other operand for
+// a nan (cpu_execution.md, "One call per block": blocks vectorise across threads).
+llvm::Value* nan_propagating(function_lowering& fl, llvm::Intrinsic::ID id, llvm::Value* a, llvm::Value* c) {
+  auto& b = fl.b;
+  llvm::Value* r = fl.intrinsic(id, {a->getType()}, {a, c});
   llvm::Value* nan = llvm::ConstantFP::get(b.getContext(), llvm::APFloat(llvm::APFloat::IEEEhalf(), llvm::APInt(16, canonical_small_nan)));
-  return b.CreateSelect(b.CreateFCmpUNO(r, r), nan, r);
+  return b.CreateSelect(b.CreateFCmpUNO(a, c), nan, r);
 }
 
 llvm::Value* lower_half_extra(function_lowering& fl, const intrinsic& self, const expr& e) {
@@ -113,14 +118,13 @@ llvm::Value* lower_half_extra(function_lowering& fl, const intrinsic& self, cons
     case hk_fma_relu: {
       if (llvm::Value* r = tgt.ptx_instruction(fl, "fma.rn.relu.f16", 80, half, x)) return r;
       llvm::Value* r = fl.math(op_id::fma, {x[0], x[1], x[2]}, 16);
-      return canonical_nan_if_nan(b, fl.intrinsic(llvm::Intrinsic::maximum, {half}, {r, zero}));
+      return nan_propagating(fl, llvm::Intrinsic::maximum, r, zero);
     }
     case hk_max_nan:
     case hk_min_nan: {
       const bool max = kind_of(self.arg) == hk_max_nan;
       if (llvm::Value* r = tgt.ptx_instruction(fl, max ? "max.NaN.f16" : "min.NaN.f16", 80, half, x)) return r;
-      return canonical_nan_if_nan(
-          b, fl.intrinsic(max ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, {half}, {x[0], x[1]}));
+      return nan_propagating(fl, max ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, x[0], x[1]);
     }
     case hk_unordered: return b.CreateFCmp(static_cast<llvm::CmpInst::Predicate>(detail), x[0], x[1]);
     case hk_isnan: return b.CreateFCmpUNO(x[0], x[0]);

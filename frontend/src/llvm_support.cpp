@@ -67,6 +67,12 @@ void initialize_llvm() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::install_fatal_error_handler(on_fatal_error, nullptr);
+    // The host target's prelude runs IRCE on kernels' block entries (target_host.cpp), whose
+    // range checks (`if i < n`) LLVM cannot know to be likely: skip its profile-based test.
+    // Set once, before any pipeline runs; no other pipeline runs IRCE.
+    auto& options = llvm::cl::getRegisteredOptions();
+    if (auto it = options.find("irce-skip-profitability-checks"); it != options.end())
+      static_cast<llvm::cl::opt<bool>*>(it->second)->setValue(true);
     // A developer's hook for experiments with LLVM's own options (docs/compiler.md):
     // CUFORGE_LLVM_OPTIONS="-disable-lsr -unroll-max-count=4". Global to the process,
     // every target alike, and outside the compile cache's key: not for users.

@@ -11,6 +11,10 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
+namespace llvm {
+class TargetLibraryInfoImpl;
+}
+
 #include <memory>
 #include <string>
 #include <utility>
@@ -40,7 +44,11 @@ std::unique_ptr<llvm::TargetMachine> make_host_machine(bool opt);
 void verify(const llvm::Module& m, const char* stage);
 
 /// O3 through the new pass manager with the target's cost model (opt=false: O0).
-void optimize(llvm::Module& m, llvm::TargetMachine& tm, bool opt);
+/// `prelude`: passes in LLVM's textual pipeline syntax run first, when `opt`
+/// (a target's own preparation; empty for none).
+/// `libraries`: adds to the target's library info (the host's vector math).
+void optimize(llvm::Module& m, llvm::TargetMachine& tm, bool opt, const std::string& prelude = {},
+              void (*libraries)(llvm::TargetLibraryInfoImpl&) = nullptr);
 
 /// Links the libdevice functions `m` calls (__nv_*), internalised so that the
 /// unused ones disappear. libdevice is read once per process
@@ -61,12 +69,15 @@ struct host_symbol {
 
 struct jit_result {
   void* address = nullptr;
+  void* second = nullptr;  ///< `also`'s address, when asked for and defined
   std::shared_ptr<void> session;  ///< keeps the code alive
 };
 
 /// Compiles `m` to machine code for this process and returns the address of
-/// `symbol`. Unresolved names come from `symbols`, then from the process.
+/// `symbol` (and of `also`, when not empty). Unresolved names come from
+/// `symbols`, then from the process.
 jit_result jit_compile(std::unique_ptr<llvm::Module> m, std::unique_ptr<llvm::LLVMContext> ctx,
-                       const std::string& symbol, const std::vector<host_symbol>& symbols, bool opt);
+                       const std::string& symbol, const std::vector<host_symbol>& symbols, bool opt,
+                       const std::string& also = {});
 
 }  // namespace cuforge::frontend::detail

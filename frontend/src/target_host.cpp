@@ -102,28 +102,63 @@ class host_target final : public target {
   unsigned address_space(frontend::address_space) const override { return 0; }
   bool takes_context() const noexcept override { return true; }
 
-  llvm::Function* declare_kernel(module_state& ms, const std::string& name, std::size_t) override {
+  // A kernel is lowered as its body, `void name.body(thread_context*, i64 slot...)`: the
+  // parameter slots arrive as values. finish_module wraps it twice: `name(ctx, params)` runs one
+  // thread (the scheduler's fibers and loops call it), and, for a kernel that never synchronises
+  // or ends a thread by unwinding, `name_block(ctx, params)` runs every thread of ctx's block in
+  // one loop, with the slots loaded once, so that LLVM vectorises across threads
+  // (cpu_execution.md, "One call per block").
+  llvm::Function* declare_kernel(module_state& ms, const std::string& name, std::size_t slots) override {
     auto* ptr = llvm::PointerType::get(ms.ctx, 0);
-    auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(ms.ctx), {ptr, ptr}, false);
-    return llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, ms.mod);
+    std::vector<llvm::Type*> params{ptr};
+    params.insert(params.end(), slots, llvm::Type::getInt64Ty(ms.ctx));
+    auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(ms.ctx), params, false);
+    body_ = llvm::Function::Create(fty, llvm::Function::InternalLinkage, name + ".body", ms.mod);
+    body_->addParamAttr(0, llvm::Attribute::NoAlias);
+    entry_name_ = name;
+    slots_ = slots;
+    const typed_function& k = ms.tm.functions[0];
+    block_entry_ = !k.uses_barrier && !k.cooperative;
+    return body_;
   }
 
   std::vector<llvm::Value*> load_slots(function_lowering& fl, std::size_t slots) override {
     fl.ctx = fl.fn->getArg(0);
-    llvm::Value* params = fl.fn->getArg(1);
-    auto& b = fl.b;
     std::vector<llvm::Value*> v;
-    for (std::size_t i = 0; i < slots; ++i) {
-      llvm::Value* p = b.CreateAlignedLoad(b.getPtrTy(), b.CreateConstInBoundsGEP1_64(b.getPtrTy(), params, i), llvm::Align(8));
-      // The launcher's copies of the values need not be 8-byte aligned.
-      v.push_back(b.CreateAlignedLoad(b.getInt64Ty(), p, llvm::Align(1), "slot" + std::to_string(i)));
-    }
+    for (std::size_t i = 0; i < slots; ++i) v.push_back(fl.fn->getArg(static_cast<unsigned>(i + 1)));
     return v;
   }
 
+  void finish_module(llvm::Module& m) override {
+    if (body_ == nullptr) return;
+    // With debug info the body stays a function of its own (inlined into wrappers without a
+    // subprogram it would lose its lines), and there is no block entry.
+    const bool debug_info = body_->getSubprogram() != nullptr;
+    if (debug_info) {
+      body_->addFnAttr(llvm::Attribute::NoInline);
+    } else {
+      body_->addFnAttr(llvm::Attribute::AlwaysInline);
+    }
+    emit_thread_entry(m);
+    if (block_entry_ && !debug_info && !may_unwind(m)) {
+      emit_block_entry(m);
+      has_block_entry_ = true;
+    }
+  }
+
+  void optimize(llvm::Module& m) override {
+    // A block entry's thread loop, with the body inlined, is first given to IRCE: a range
+    // check on the thread's index (`if i < n`) splits the loop so that its main part runs
+    // without it, and vectorises without masked loads and stores (slow on AMD's cores).
+    static const std::string prelude =
+        "always-inline,function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa,indvars,irce)";
+    detail::optimize(m, machine(), cfg_.opt, has_block_entry_ ? prelude : std::string(), &add_host_vector_math);
+  }
   llvm::Value* special_register(function_lowering& fl, sreg r, int dim) override {
     static constexpr unsigned base[4] = {off_thread_idx, off_block_idx, off_block_dim, off_grid_dim};
-    return field(fl, fl.b.getInt32Ty(), base[static_cast<int>(r)] + 4 * static_cast<unsigned>(dim));
+    const unsigned offset = base[static_cast<int>(r)] + 4 * static_cast<unsigned>(dim);
+    // threadIdx is not marked invariant: the block entry's loop stores it into its context.
+    return field(fl, fl.b.getInt32Ty(), offset, r != sreg::thread_idx);
   }
 
   void barrier(function_lowering& fl) override {
@@ -183,17 +218,112 @@ class host_target final : public target {
 
   // A field of the thread context. It does not change while the thread
   // runs (every fiber has its own context), so loads may move across barriers.
-  static llvm::Value* field(function_lowering& fl, llvm::Type* ty, unsigned offset) {
+  static llvm::Value* field(function_lowering& fl, llvm::Type* ty, unsigned offset, bool invariant = true) {
     auto& b = fl.b;
     llvm::Value* p = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), context(fl), offset);
     auto* load = b.CreateAlignedLoad(ty, p, fl.ms.layout().getABITypeAlign(ty));
-    load->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(fl.c_(), {}));
+    if (invariant) load->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(fl.c_(), {}));
     return load;
+  }
+
+  // The body's slot values, loaded from `params` (the launcher's copies, 8 bytes each, not
+  // necessarily 8-byte aligned) by `b`.
+  std::vector<llvm::Value*> load_params(llvm::IRBuilder<>& b, llvm::Value* params) const {
+    std::vector<llvm::Value*> v;
+    for (std::size_t i = 0; i < slots_; ++i) {
+      llvm::Value* p = b.CreateAlignedLoad(b.getPtrTy(), b.CreateConstInBoundsGEP1_64(b.getPtrTy(), params, i), llvm::Align(8));
+      v.push_back(b.CreateAlignedLoad(b.getInt64Ty(), p, llvm::Align(1), "slot" + std::to_string(i)));
+    }
+    return v;
+  }
+
+  llvm::Function* declare_entry(llvm::Module& m, const std::string& name) const {
+    auto* ptr = llvm::PointerType::get(m.getContext(), 0);
+    auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(m.getContext()), {ptr, ptr}, false);
+    auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, m);
+    set_attributes(*fn);
+    return fn;
+  }
+
+  // `name(ctx, params)`: one thread.
+  void emit_thread_entry(llvm::Module& m) const {
+    llvm::Function* fn = declare_entry(m, entry_name_);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(m.getContext(), "entry", fn));
+    std::vector<llvm::Value*> args{fn->getArg(0)};
+    for (llvm::Value* v : load_params(b, fn->getArg(1))) args.push_back(v);
+    b.CreateCall(body_, args);
+    b.CreateRetVoid();
+  }
+
+  // Whether a call in the module may unwind into the kernel (a raise's thread exit, the
+  // scheduler's barriers and warp meetings): then each thread needs a call of its own, whose
+  // end the scheduler catches.
+  static bool may_unwind(const llvm::Module& m) {
+    for (const llvm::Function& f : m)
+      if (f.isDeclaration() && !f.isIntrinsic() &&
+          (f.getName() == "cuforge_codegen_exit_thread" || f.getName().starts_with("cuforge_cpu_")))
+        return true;
+    return false;
+  }
+
+  // `name_block(ctx, params)`: every thread of ctx's block, x fastest, each seeing its own
+  // threadIdx in a copy of ctx local to the call (ctx->thread_idx is not read). The copy does
+  // not escape once the body is inlined, so its fields become values and the x loop vectorises.
+  void emit_block_entry(llvm::Module& m) const {
+    llvm::LLVMContext& c = m.getContext();
+    llvm::Function* fn = declare_entry(m, entry_name_ + "_block");
+    fn->addParamAttr(0, llvm::Attribute::NoAlias);
+    auto* entry = llvm::BasicBlock::Create(c, "entry", fn);
+    llvm::IRBuilder<> b(entry);
+    llvm::Value* ctx = fn->getArg(0);
+    auto* local = b.CreateAlloca(llvm::ArrayType::get(b.getInt8Ty(), sizeof(thread_context)), nullptr, "thread");
+    local->setAlignment(llvm::Align(16));
+    b.CreateMemCpy(local, llvm::Align(16), ctx, llvm::Align(8), sizeof(thread_context));
+    std::vector<llvm::Value*> args{local};
+    for (llvm::Value* v : load_params(b, fn->getArg(1))) args.push_back(v);
+    auto dim = [&](unsigned d) {
+      return b.CreateAlignedLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), ctx, off_block_dim + 4 * d),
+                                 llvm::Align(4), "bdim");
+    };
+    llvm::Value* extent[3] = {dim(0), dim(1), dim(2)};
+    // Three counted loops, z outermost; each header stores its coordinate into the copy.
+    llvm::PHINode* iv[3] = {};
+    llvm::BasicBlock* header[3] = {};
+    llvm::BasicBlock* pre = entry;
+    for (int d = 2; d >= 0; --d) {
+      const char axis = "xyz"[d];
+      header[d] = llvm::BasicBlock::Create(c, std::string("thread.") + axis, fn);
+      b.CreateBr(header[d]);
+      b.SetInsertPoint(header[d]);
+      iv[d] = b.CreatePHI(b.getInt32Ty(), 2, std::string("t") + axis);
+      iv[d]->addIncoming(b.getInt32(0), pre);
+      b.CreateAlignedStore(iv[d], b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), local, off_thread_idx + 4 * static_cast<unsigned>(d)),
+                           llvm::Align(4));
+      pre = header[d];
+    }
+    b.CreateCall(body_, args);
+    // The latches, x first: count up, go round while below the block's extent, else on to the
+    // next outer latch (the last one to the exit).
+    auto* exit = llvm::BasicBlock::Create(c, "done", fn);
+    for (int d = 0; d < 3; ++d) {
+      const char axis = "xyz"[d];
+      llvm::Value* next = b.CreateAdd(iv[d], b.getInt32(1), std::string("n") + axis, /*HasNUW=*/true, /*HasNSW=*/true);
+      iv[d]->addIncoming(next, b.GetInsertBlock());
+      auto* after = d < 2 ? llvm::BasicBlock::Create(c, std::string("next.") + "xyz"[d + 1], fn) : exit;
+      b.CreateCondBr(b.CreateICmpULT(next, extent[d]), header[d], after);
+      b.SetInsertPoint(after);
+    }
+    b.CreateRetVoid();
   }
 
   static llvm::Value* shared_base(function_lowering& fl) { return field(fl, fl.b.getPtrTy(), off_shared); }
 
   std::unique_ptr<llvm::TargetMachine> tm_;
+  llvm::Function* body_ = nullptr;  ///< the kernel's body, when the module is a kernel
+  std::string entry_name_;
+  std::size_t slots_ = 0;
+  bool block_entry_ = false;  ///< the kernel may get a block entry (no barriers, not cooperative)
+  bool has_block_entry_ = false;
 };
 
 }  // namespace
@@ -351,6 +481,7 @@ std::vector<host_symbol> host_symbols() {
   s.push_back({"modff", reinterpret_cast<void*>(static_cast<float (*)(float, float*)>(&::modff))});
   s.push_back({"modf", reinterpret_cast<void*>(static_cast<double (*)(double, double*)>(&::modf))});
   for (host_symbol& l : libdevice_host_symbols()) s.push_back(l);
+  for (host_symbol& v : host_vector_math_symbols()) s.push_back(v);
   return s;
 }
 

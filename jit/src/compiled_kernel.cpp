@@ -65,6 +65,7 @@ std::shared_ptr<compiled_kernel> compiled_kernel::from_cache(cache_entry entry, 
       if (config.target != target_kind::host) throw logic_error("a host-object cache entry for a GPU configuration");
       host_object o;
       o.name = std::move(entry.host_name);
+      o.block_name = std::move(entry.host_block_name);
       o.static_shared_bytes = entry.static_shared_bytes;
       o.slots = entry.slots;
       o.uses_barrier = k->facts_.uses_barrier;
@@ -144,6 +145,7 @@ loaded_kernel& compiled_kernel::load(int dev) {
     cpu_kernel_symbol sym;
     sym.name = host_->name;
     sym.fn = host_->fn;
+    sym.block_fn = host_->block_fn;
     sym.static_shared_bytes = host_->static_shared_bytes;
     sym.uses_barrier = host_->uses_barrier;
     sym.param_sizes = host_->param_sizes;
@@ -208,6 +210,7 @@ cache_entry compiled_kernel::to_cache_entry() {
   if (!host_) host_ = load_host_object(*host_obj_);
   e.k = cache_entry::kind::host_object;
   e.host_name = host_obj_->name;
+  e.host_block_name = host_obj_->block_name;
   e.static_shared_bytes = host_obj_->static_shared_bytes;
   e.slots = host_obj_->slots;
   e.code = host_obj_->object;

@@ -100,6 +100,7 @@ py::tuple cache_payload(compiled_kernel& k) {
   facts["types_dump"] = e.types_dump;
   if (e.k == jit::cache_entry::kind::ptx) return py::make_tuple("ptx", facts, py::bytes(e.code));
   facts["host_name"] = e.host_name;
+  facts["host_block_name"] = e.host_block_name;
   facts["static_shared_bytes"] = e.static_shared_bytes;
   facts["slots"] = e.slots;
   return py::make_tuple("host-object", facts, py::bytes(e.code));
@@ -142,6 +143,7 @@ std::shared_ptr<compiled_kernel> load_compiled(const std::string& kind, py::dict
     } else if (kind == "host-object") {
       e.k = jit::cache_entry::kind::host_object;
       e.host_name = facts["host_name"].cast<std::string>();
+      e.host_block_name = facts["host_block_name"].cast<std::string>();
       e.static_shared_bytes = facts["static_shared_bytes"].cast<std::size_t>();
       e.slots = facts["slots"].cast<std::size_t>();
     } else {
@@ -736,6 +738,14 @@ void bind_dispatch(py::module_& m) {
       .def_property_readonly("symbol", [](const compiled_kernel& k) { return k.facts().symbol; })
       .def_property_readonly("writes_arg", [](const compiled_kernel& k) { return k.facts().writes_arg; })
       .def_property_readonly("uses_barrier", [](const compiled_kernel& k) { return k.facts().uses_barrier; })
+      .def_property_readonly(
+          "block_entry",
+          [](compiled_kernel& k) {
+            if (k.config().target != frontend::target_kind::host || k.is_device()) return false;
+            py::gil_scoped_release unlocked;
+            return k.host_code().block_fn != nullptr;
+          },
+          "Whether the host code runs a whole block in one call (a vectorisable thread loop).")
       .def_property_readonly("cooperative", [](const compiled_kernel& k) { return k.facts().cooperative; },
                              "Whether it syncs the whole grid (cuda.cg): its launches are cooperative.")
       .def_property_readonly("may_raise", [](const compiled_kernel& k) { return k.facts().may_raise(); },

@@ -48,7 +48,7 @@ __all__ = ["CacheStats", "CacheWarning", "DiskCache", "FORMAT_VERSION", "cache_d
 #: kernels take the error record's parameter; 3: entries end with a MAC under
 #: the user's secret key instead of a plain checksum; 4: the error record
 #: grew to 56 bytes, with an index error's axis, index and extent).
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 _MAGIC = b"CUFORGE-KERNEL-CACHE\n"
 _SUFFIX = ".cfk"
 _PREFIX = struct.Struct("<II")  # format version, header length

@@ -371,6 +371,7 @@ class cpu_backend final : public backend {
             "cuLaunchKernel (cpu backend)");
     auto job = std::make_shared<launch_job>();
     job->launch.fn = sym->fn;
+    job->launch.block_fn = sym->block_fn;
     job->launch.grid = cfg.grid;
     job->launch.block = cfg.block;
     job->launch.static_shared_bytes = sym->static_shared_bytes;

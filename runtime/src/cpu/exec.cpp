@@ -105,9 +105,14 @@ std::string describe(const cpu::uint3& v) {
   return s;
 }
 
+/// The thread of an error in a block run by its kernel's block entry, in one
+/// call: not known.
+constexpr cpu::uint3 unknown_thread{~0u, ~0u, ~0u};
+
 struct launch_state {
   explicit launch_state(const grid_launch& l)
       : fn(l.fn),
+        block_fn(l.cooperative ? nullptr : l.block_fn),
         params(l.params),
         grid(to_uint3(l.grid)),
         block(to_uint3(l.block)),
@@ -133,6 +138,7 @@ struct launch_state {
   }
 
   cpu::kernel_fn fn;
+  cpu::kernel_fn block_fn;  ///< runs a whole block in one call, or nullptr
   void** params;
   cpu::uint3 grid;
   cpu::uint3 block;
@@ -537,25 +543,13 @@ class scheduler {
     ctx.scheduler = st.uses_barrier ? &loop_single_thread_tag : &loop_without_barrier_tag;
     *current_ = &ctx;
     const fp_control fp = read_fp_control();
-    const cpu::uint3 bd = st.block;
     for (unsigned long long b = first; b < last; ++b) {
       ctx.block_idx = block_coords(b, st.grid);
       if (st.shared_bytes != 0) std::memset(ctx.shared, 0, st.shared_bytes);
-      for (unsigned z = 0; z < bd.z; ++z) {
-        for (unsigned y = 0; y < bd.y; ++y) {
-          for (unsigned x = 0; x < bd.x; ++x) {
-            ctx.thread_idx = {x, y, z};
-            try {
-              st.fn(&ctx, st.params);
-            } catch (const cpu::thread_exit&) {
-              // The thread ended early, having reported why: the launch goes on.
-            } catch (const std::exception& e) {
-              st.record(e.what(), ctx.block_idx, ctx.thread_idx);
-            } catch (...) {
-              st.record("unknown exception", ctx.block_idx, ctx.thread_idx);
-            }
-          }
-        }
+      if (st.block_fn != nullptr) {
+        run_block_entry(st, ctx);
+      } else {
+        run_threads(st, ctx);
       }
       if (!shared_guard_intact(guard)) [[unlikely]] {
         st.record(shared_overrun_message(st.static_shared_bytes, st.dynamic_shared_bytes).c_str(), ctx.block_idx, {});
@@ -566,6 +560,41 @@ class scheduler {
     // worker. (Within a chunk, the threads of a loop share it.)
     if (read_fp_control() != fp) write_fp_control(fp);
     *current_ = nullptr;
+  }
+
+  /// The threads of ctx's block, one call each, x fastest.
+  static void run_threads(launch_state& st, cpu::thread_context& ctx) {
+    const cpu::uint3 bd = st.block;
+    for (unsigned z = 0; z < bd.z; ++z) {
+      for (unsigned y = 0; y < bd.y; ++y) {
+        for (unsigned x = 0; x < bd.x; ++x) {
+          ctx.thread_idx = {x, y, z};
+          try {
+            st.fn(&ctx, st.params);
+          } catch (const cpu::thread_exit&) {
+            // The thread ended early, having reported why: the launch goes on.
+          } catch (const std::exception& e) {
+            st.record(e.what(), ctx.block_idx, ctx.thread_idx);
+          } catch (...) {
+            st.record("unknown exception", ctx.block_idx, ctx.thread_idx);
+          }
+        }
+      }
+    }
+  }
+
+  /// The threads of ctx's block in one call of the kernel's block entry. A
+  /// fault or an exception there is not known to come from one thread
+  /// (unless the block has one: ctx.thread_idx is what a fault reports).
+  static void run_block_entry(launch_state& st, cpu::thread_context& ctx) {
+    ctx.thread_idx = st.threads_per_block == 1 ? cpu::uint3{} : unknown_thread;
+    try {
+      st.block_fn(&ctx, st.params);
+    } catch (const std::exception& e) {
+      st.record(e.what(), ctx.block_idx, ctx.thread_idx);
+    } catch (...) {
+      st.record("unknown exception", ctx.block_idx, ctx.thread_idx);
+    }
   }
 
   void run_fiber_blocks(launch_state& st, unsigned long long first, unsigned long long last) {
@@ -1036,7 +1065,11 @@ void run(const grid_launch& launch) {
 
   if (st.failed.load(std::memory_order_acquire)) {
     detail::raise(CUDA_ERROR_LAUNCH_FAILED,
-                  st.error + " (block " + describe(st.error_block) + ", thread " + describe(st.error_thread) + ")",
+                  st.error + " (block " + describe(st.error_block) + ", " +
+                      (st.error_thread.x == unknown_thread.x
+                           ? std::string("one of its threads: they ran as one loop")
+                           : "thread " + describe(st.error_thread)) +
+                      ")",
                   "kernel launch");
   }
 }

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ufunc_cases as cases
-from compiler_support import numba_side_table
+from compiler_support import numba_side_table, ulp_differences
 from cuforge import cuda, guvectorize, vectorize
 
 NUMBA_CUDA = "0.30.4"
@@ -47,10 +47,21 @@ def decode(e):
     return np.frombuffer(bytes.fromhex(e["bits"]), dtype=np.dtype(e["dtype"])).reshape(e["shape"])
 
 
-def exact(got, want, what):
+def exact(got, want, what, target=None):
     got = np.asarray(got)
     assert got.dtype == want.dtype, f"{what}: dtype {got.dtype}, numba's {want.dtype}"
     assert got.shape == want.shape, f"{what}: shape {got.shape}, numba's {want.shape}"
+    if target == "cuda" and cuda.backend() == "cpu" and got.dtype.kind in "fc":
+        # target='cuda' on the cpu backend is a kernel whose thread loop vectorises, its math
+        # calling libmvec (cpu_execution.md, "Vector math"): within libmvec's 4 ulp of numba's libm,
+        # or, where the formula cancels (sin(x) - 0.3), 4 ulp of the largest value.
+        bad = ulp_differences(got, want, 4)
+        finite = np.abs(want[np.isfinite(want)])
+        scale = 4 * np.finfo(want.real.dtype).eps * (finite.max() if finite.size else 0)
+        g, w = got.reshape(-1)[bad], want.reshape(-1)[bad]
+        far = bad[~(np.isfinite(w) & (np.abs(g.astype(np.complex128) - w) <= scale))]
+        assert far.size == 0, f"{what}: {far.size} elements differ from numba's by more than 4 ulp"
+        return
     same = (got.view(np.uint8) == want.view(np.uint8)) | (np.isnan(got) & np.isnan(want)).repeat(
         got.itemsize).reshape(got.view(np.uint8).shape) if got.dtype.kind == "f" else got == want
     assert np.all(same), f"{what}: {np.count_nonzero(~np.asarray(same))} elements differ from numba's"
@@ -63,7 +74,7 @@ def test_vectorize_matches_numba(case, target, numba_table, numba_gpu_table):
     name, fn, sigs, keys = case
     uf = vectorize(sigs, target=target)(fn) if sigs else vectorize(target=target)(fn)
     got = uf(*cases.arguments(keys))
-    exact(got, decode(reference(name, target, numba_table, numba_gpu_table)[0]), f"{name} on {target}")
+    exact(got, decode(reference(name, target, numba_table, numba_gpu_table)[0]), f"{name} on {target}", target)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -76,7 +87,7 @@ def test_guvectorize_matches_numba(case, target, numba_table, numba_gpu_table):
     want = reference(name, target, numba_table, numba_gpu_table)
     assert len(got) == len(want)
     for i, (g, w) in enumerate(zip(got, want)):
-        exact(g, decode(w), f"{name} output {i} on {target}")
+        exact(g, decode(w), f"{name} output {i} on {target}", target)
 
 
 # --- the CPU targets make real NumPy ufuncs ----------------------------------------------------------

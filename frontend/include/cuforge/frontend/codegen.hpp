@@ -38,6 +38,9 @@ CUFORGE_API ptx_result compile_ptx(const typed_module& m, const compile_config& 
 struct host_kernel {
   std::string name;
   cpu::kernel_fn fn = nullptr;
+  /// Runs every thread of the context's block in one call (cpu_kernel_symbol::block_fn), or
+  /// nullptr: kernels that synchronise, or whose threads may end by unwinding, have none.
+  cpu::kernel_fn block_fn = nullptr;
   std::size_t static_shared_bytes = 0;
   bool uses_barrier = true;
   std::vector<std::size_t> param_sizes;  ///< all 8: one per slot
@@ -52,6 +55,7 @@ CUFORGE_API host_kernel compile_host(const typed_module& m, const compile_config
 /// stores (host_object.cpp).
 struct host_object {
   std::string name;    ///< the kernel's symbol in `object`
+  std::string block_name;  ///< its block entry's symbol (host_kernel::block_fn), or empty
   std::string object;  ///< the object file's bytes (ELF on Linux)
   std::size_t static_shared_bytes = 0;
   bool uses_barrier = true;

@@ -49,6 +49,7 @@ struct cache_entry {
   entry_facts facts;
   std::string types_dump;          ///< inspect_types()'s text
   std::string host_name;           ///< host_object: the kernel's symbol in the object
+  std::string host_block_name;     ///< host_object: its block entry's symbol, or empty
   std::size_t static_shared_bytes = 0;
   std::size_t slots = 0;           ///< host_object: parameter slots
   std::string code;                ///< PTX text, or the object file's bytes

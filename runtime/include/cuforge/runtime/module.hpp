@@ -26,6 +26,11 @@ namespace cuforge {
 struct cpu_kernel_symbol {
   std::string name;
   cpu::kernel_fn fn = nullptr;
+  /// Optional: runs every thread of the context's block in one call
+  /// (`ctx->thread_idx` is not read), for kernels without barriers; the
+  /// scheduler then calls it once per block instead of `fn` once per thread.
+  /// A thread of it must not throw (it would end the rest of its block).
+  cpu::kernel_fn block_fn = nullptr;
   std::size_t static_shared_bytes = 0;
   /// False lets the scheduler run the block's threads as a loop, without
   /// fibers: only for kernels that never call a barrier.

@@ -1,0 +1,239 @@
+"""The cpu backend runs a barrier-free kernel's block in one call of its block
+entry, a loop over the block's threads compiled with the kernel (issue 16
+item 2, cpu_execution.md "One call per block"), which LLVM vectorises across
+threads, with the math module's functions from the vector math library.
+Every thread must still see its own coordinates and do what it did when
+called one at a time; kernels whose threads may end by unwinding, or that
+synchronise, keep one call per thread."""
+
+import math
+
+import numpy as np
+import pytest
+
+from cuforge import cuda
+
+pytestmark = pytest.mark.skipif(cuda.backend() != "cpu", reason="the cpu backend's block entry")
+
+
+def compiled(kernel):
+    (cf,) = kernel._definitions_by_spec().values()
+    return cf
+
+
+@cuda.jit
+def coordinates(out):
+    # Every coordinate of every thread, at its own linear id in the grid.
+    tx, ty, tz = cuda.threadIdx.x, cuda.threadIdx.y, cuda.threadIdx.z
+    bx, by, bz = cuda.blockIdx.x, cuda.blockIdx.y, cuda.blockIdx.z
+    nx, ny = cuda.blockDim.x, cuda.blockDim.y
+    block = bx + cuda.gridDim.x * (by + cuda.gridDim.y * bz)
+    t = tx + nx * (ty + ny * tz)
+    g = block * (nx * ny * cuda.blockDim.z) + t
+    out[g, 0] = tx
+    out[g, 1] = ty
+    out[g, 2] = tz
+    out[g, 3] = bx
+    out[g, 4] = by
+    out[g, 5] = bz
+    out[g, 6] = cuda.laneid
+
+
+@pytest.mark.parametrize("grid, block", [((1, 1, 1), (1, 1, 1)), ((3, 1, 1), (37, 1, 1)), ((2, 3, 1), (4, 5, 3)),
+                                         ((1, 2, 2), (8, 1, 4)), ((2, 1, 1), (1024, 1, 1))])
+def test_every_thread_sees_its_own_coordinates(grid, block):
+    nthreads = int(np.prod(block))
+    total = int(np.prod(grid)) * nthreads
+    out = np.full((total, 7), -1, np.int64)
+    coordinates[grid, block](out)
+    assert compiled(coordinates).block_entry
+    want = []
+    for bz in range(grid[2]):
+        for by in range(grid[1]):
+            for bx in range(grid[0]):
+                for tz in range(block[2]):
+                    for ty in range(block[1]):
+                        for tx in range(block[0]):
+                            lane = (tx + block[0] * (ty + block[1] * tz)) % 32
+                            want.append((tx, ty, tz, bx, by, bz, lane))
+    np.testing.assert_array_equal(out, np.array(want))
+
+
+@cuda.jit
+def saxpy(out, a, x, y):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = a * x[i] + y[i]
+
+
+@cuda.jit
+def early_return(out, x):
+    i = cuda.grid(1)
+    if i >= x.size:
+        return
+    if x[i] < 0:
+        return
+    out[i] = x[i] * 2
+
+
+@cuda.jit
+def grid_stride(out, x):
+    start, stride = cuda.grid(1), cuda.gridsize(1)
+    for i in range(start, x.size, stride):
+        out[i] = x[i] + 1
+
+
+@cuda.jit
+def two_d(out, x):
+    i, j = cuda.grid(2)
+    if i < x.shape[0] and j < x.shape[1]:
+        out[i, j] = x[i, j] * 3 + i - j
+
+
+@pytest.mark.parametrize("n", [1, 7, 256, 1000, 4099])
+def test_guarded_and_grid_stride_kernels_give_each_element_once(n):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    out = np.zeros(n, np.float32)
+    saxpy[(n + 127) // 128, 128](out, np.float32(2.5), x, y)
+    np.testing.assert_array_equal(out, np.float32(2.5) * x + y)
+    out = np.full(n, 7, np.float32)
+    early_return[(n + 63) // 64, 64](out, x)
+    np.testing.assert_array_equal(out, np.where(x < 0, 7, x * 2).astype(np.float32))
+    out = np.zeros(n, np.float32)
+    grid_stride[3, 32](out, x)
+    np.testing.assert_array_equal(out, x + 1)
+    for k in (saxpy, early_return, grid_stride):
+        assert compiled(k).block_entry, k
+
+
+def test_a_two_dimensional_grid():
+    x = np.arange(37 * 53, dtype=np.int64).reshape(37, 53)
+    out = np.zeros_like(x)
+    two_d[(3, 4), (16, 16)](out, x)
+    i, j = np.indices(x.shape)
+    np.testing.assert_array_equal(out, x * 3 + i - j)
+
+
+def test_the_range_check_leaves_the_vector_loop_unmasked():
+    # IRCE splits the thread loop at `i < n`, so the vectorised part needs no masked loads or
+    # stores (slow on AMD's cores): the block entry's IR has wide loads and no masked ones.
+    x = np.ones(512, np.float32)
+    saxpy[4, 128](np.empty_like(x), np.float32(1), x, x)
+    ir = compiled(saxpy).llvm
+    block = ir[ir.index("_block("):]
+    assert "load <" in block, block[:3000]
+    assert "llvm.masked.store" not in block and "llvm.masked.load" not in block, block[:3000]
+
+
+@cuda.jit
+def atomics(counts, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        cuda.atomic.add(counts, x[i], 1)
+
+
+@cuda.jit
+def local_and_shared(out):
+    # Shared memory without a barrier: each thread its own slot; a local array per thread.
+    s = cuda.shared.array(128, np.int32)
+    t = cuda.threadIdx.x
+    loc = cuda.local.array(4, np.int32)
+    for k in range(4):
+        loc[k] = t * 10 + k
+    s[t] = loc[0] + loc[3]
+    out[cuda.grid(1)] = s[t]
+
+
+def test_atomics_local_arrays_and_private_shared_slots():
+    x = np.random.default_rng(3).integers(0, 16, 5000).astype(np.int64)
+    counts = np.zeros(16, np.int64)
+    atomics[(x.size + 255) // 256, 256](counts, x)
+    np.testing.assert_array_equal(counts, np.bincount(x, minlength=16))
+    out = np.zeros(256, np.int32)
+    local_and_shared[2, 128](out)
+    t = np.arange(256) % 128
+    np.testing.assert_array_equal(out, 20 * t + 3)
+    assert compiled(atomics).block_entry and compiled(local_and_shared).block_entry
+
+
+@cuda.jit
+def stops_early(out):
+    # Without debug=True a raise ends its thread; the other threads of the block go on.
+    i = cuda.grid(1)
+    if i % 3 == 0:
+        raise ValueError("stop")
+    out[i] = 1
+
+
+@cuda.jit
+def with_barrier(out):
+    s = cuda.shared.array(64, np.int32)
+    t = cuda.threadIdx.x
+    s[t] = t
+    cuda.syncthreads()
+    out[t] = s[63 - t]
+
+
+def test_threads_that_end_by_unwinding_or_synchronise_keep_a_call_each():
+    out = np.zeros(64, np.int32)
+    stops_early[2, 32](out)
+    np.testing.assert_array_equal(out, (np.arange(64) % 3 != 0).astype(np.int32))
+    assert not compiled(stops_early).block_entry
+    out = np.zeros(64, np.int32)
+    with_barrier[1, 64](out)
+    np.testing.assert_array_equal(out, 63 - np.arange(64))
+    assert not compiled(with_barrier).block_entry
+
+
+@cuda.jit(debug=True, opt=False)
+def debugged(out):
+    out[cuda.grid(1)] = 1
+
+
+def test_kernels_with_debug_info_have_no_block_entry():
+    out = np.zeros(64, np.int32)
+    debugged[2, 32](out)
+    assert (out == 1).all()
+    assert not compiled(debugged).block_entry
+
+
+@cuda.jit
+def math32(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        out[0, i] = math.tanh(v)
+        out[1, i] = math.exp(v)
+        out[2, i] = math.sin(v)
+        out[3, i] = math.log(abs(v) + 1)
+        out[4, i] = math.atan2(v, 0.5)
+        out[5, i] = math.pow(abs(v), 1.5)
+        out[6, i] = math.expm1(v)
+
+
+@pytest.mark.parametrize("dtype, ulps", [(np.float32, 4), (np.float64, 4)])
+def test_vectorised_math_stays_within_the_vector_librarys_bounds(dtype, ulps):
+    # libmvec documents at most 4 ulp for these; NumPy's results are the reference.
+    x = np.linspace(-6, 6, 4099).astype(dtype)
+    out = np.zeros((7, x.size), dtype)
+    math32[(x.size + 255) // 256, 256](out, x)
+    one = dtype(1)
+    want = np.stack([np.tanh(x), np.exp(x), np.sin(x), np.log(np.abs(x) + one), np.arctan2(x, dtype(0.5)),
+                     np.power(np.abs(x), dtype(1.5)), np.expm1(x)])
+    spacing = np.maximum(np.spacing(np.abs(want)), np.finfo(dtype).tiny)
+    err = np.abs(out.astype(np.float64) - want.astype(np.float64)) / spacing
+    assert err.max() <= ulps, (err.max(axis=1), np.unravel_index(err.argmax(), err.shape))
+
+
+def test_the_vector_library_is_called_where_the_host_has_one():
+    import ctypes.util
+
+    if ctypes.util.find_library("mvec") is None:
+        pytest.skip("no libmvec on this host")
+    x = np.linspace(-1, 1, 512).astype(np.float32)
+    math32[2, 256](np.zeros((7, 512), np.float32), x)
+    for cf in math32._definitions_by_spec().values():
+        ir = cf.llvm
+        assert "_ZGV" in ir[ir.index("_block("):], "the vectorised loop calls libmvec's tanhf and kin"
