@@ -100,7 +100,12 @@ class cpu_backend final : public backend {
     }
   }
 
-  memory_info mem_info(int) override { return cpu::read_meminfo(); }
+  memory_info mem_info(int) override {
+    // Freed mappings kept for reuse (host_memory) are free to the program.
+    memory_info info = cpu::read_meminfo();
+    info.free = std::min(info.total, info.free + memory_.idle_bytes());
+    return info;
+  }
   void activate(int) override {}
 
   void device_synchronize(int dev) override {
@@ -155,7 +160,7 @@ class cpu_backend final : public backend {
   }
 
   void pool_set_release_threshold(int, std::uint64_t) override {}
-  void pool_trim(int, std::size_t) override {}
+  void pool_trim(int, std::size_t keep) override { memory_.trim(keep); }
 
   void* mapped_device_pointer(void* host) override {
     auto r = memory_.find(host);

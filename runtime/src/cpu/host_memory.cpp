@@ -5,12 +5,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace cuforge::detail::cpu {
 namespace {
@@ -26,6 +29,19 @@ constexpr std::size_t mmap_threshold = std::size_t{1} << 20;
 // heap's own top follows. The region's size stays the one asked for.
 constexpr std::size_t slack_bytes = 4096;
 constexpr std::size_t heap_slack_bytes = alignment;
+// Mappings of 2 MiB and more start on a 2 MiB boundary and ask for
+// transparent huge pages (as NumPy's large arrays do): a fresh array is then
+// faulted in 2 MiB at a time instead of 4 KiB, four times faster to fill.
+// Their sizes are whole huge pages; smaller mappings whole 64 KiB, so that
+// sizes repeat and freed mappings can be reused.
+constexpr std::size_t huge_page = std::size_t{2} << 20;
+constexpr std::size_t small_granule = std::size_t{64} << 10;
+
+std::size_t mapping_size(std::size_t rounded) {
+  const std::size_t want = rounded + slack_bytes;
+  const std::size_t granule = rounded >= huge_page ? huge_page : small_granule;
+  return (want + granule - 1) / granule * granule;
+}
 }  // namespace
 
 memory_info read_meminfo() {
@@ -48,7 +64,55 @@ memory_info read_meminfo() {
   return info;
 }
 
-host_memory::host_memory() : total_(read_meminfo().total) {}
+// Freed mappings are kept up to an eighth of the machine's memory (at most 4
+// GiB): a program that frees and allocates arrays of the same sizes in a
+// loop then touches no fresh page, and memory it no longer uses goes back to
+// the system beyond that (or on cuMemPoolTrimTo, trim()).
+host_memory::host_memory() : total_(read_meminfo().total) {
+  idle_limit_ = std::min(total_ / 8, std::size_t{4} << 30);
+}
+
+host_memory::~host_memory() { trim(0); }
+
+void* host_memory::map(std::size_t bytes) {
+  if (bytes < huge_page) {
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+  }
+  // Over-map by a huge page, then cut the head and the tail to a 2 MiB boundary.
+  void* raw = mmap(nullptr, bytes + huge_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  const auto start = reinterpret_cast<std::uintptr_t>(raw);
+  const std::uintptr_t aligned = (start + huge_page - 1) & ~(huge_page - 1);
+  if (aligned > start) munmap(raw, aligned - start);
+  const std::uintptr_t end = start + bytes + huge_page;
+  if (end > aligned + bytes) munmap(reinterpret_cast<void*>(aligned + bytes), end - (aligned + bytes));
+  void* p = reinterpret_cast<void*>(aligned);
+#ifdef MADV_HUGEPAGE
+  madvise(p, bytes, MADV_HUGEPAGE);  // advice: where THP is off, 4 KiB pages as before
+#endif
+  return p;
+}
+
+std::size_t host_memory::idle_bytes() const {
+  std::shared_lock lock(m_);
+  return idle_bytes_;
+}
+
+void host_memory::trim(std::size_t keep) noexcept {
+  std::vector<std::pair<std::size_t, void*>> drop;
+  {
+    std::unique_lock lock(m_);
+    // The biggest first: the fewest unmaps to get under `keep`.
+    while (idle_bytes_ > keep && !idle_.empty()) {
+      auto it = std::prev(idle_.end());
+      drop.emplace_back(it->first, it->second);
+      idle_bytes_ -= it->first;
+      idle_.erase(it);
+    }
+  }
+  for (auto& [bytes, p] : drop) munmap(p, bytes);
+}
 
 void* host_memory::allocate(memory_kind kind, std::size_t bytes, int device, bool mapped) {
   // The cpu device's memory is the machine's: a request larger than all of
@@ -58,11 +122,25 @@ void* host_memory::allocate(memory_kind kind, std::size_t bytes, int device, boo
     throw out_of_memory(bytes, std::string(to_string(kind)) + " memory on cpu device " + std::to_string(device),
                         "the machine has " + std::to_string(total_) + " bytes");
   std::size_t rounded = bytes == 0 ? alignment : (bytes + alignment - 1) / alignment * alignment;
+  const bool mmapped = rounded >= mmap_threshold;
+  const std::size_t mapping = mmapped ? mapping_size(rounded) : 0;
   void* p = nullptr;
-  bool mmapped = rounded >= mmap_threshold;
   if (mmapped) {
-    p = mmap(nullptr, rounded + slack_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) p = nullptr;
+    {
+      std::unique_lock lock(m_);
+      if (auto it = idle_.find(mapping); it != idle_.end()) {  // a freed mapping of this size
+        p = it->second;
+        idle_bytes_ -= mapping;
+        idle_.erase(it);
+        regions_[reinterpret_cast<std::uintptr_t>(p)] = region{rounded, kind, device, mapped, true, true, mapping};
+        return p;
+      }
+    }
+    p = map(mapping);
+    if (p == nullptr && idle_bytes() != 0) {  // the kept mappings may be what is missing
+      trim(0);
+      p = map(mapping);
+    }
   } else {
     p = std::aligned_alloc(alignment, rounded + heap_slack_bytes);
   }
@@ -70,7 +148,7 @@ void* host_memory::allocate(memory_kind kind, std::size_t bytes, int device, boo
     throw out_of_memory(bytes, std::string(to_string(kind)) + " memory on cpu device " + std::to_string(device),
                         std::strerror(errno));
   std::unique_lock lock(m_);
-  regions_[reinterpret_cast<std::uintptr_t>(p)] = region{rounded, kind, device, mapped, true, mmapped};
+  regions_[reinterpret_cast<std::uintptr_t>(p)] = region{rounded, kind, device, mapped, true, mmapped, mapping};
   return p;
 }
 
@@ -82,9 +160,14 @@ bool host_memory::release(void* p) noexcept {
     if (it == regions_.end() || !it->second.owned) return false;
     r = it->second;
     regions_.erase(it);
+    if (r.mmapped && idle_bytes_ + r.mapping_bytes <= idle_limit_) {
+      idle_.emplace(r.mapping_bytes, p);
+      idle_bytes_ += r.mapping_bytes;
+      return true;
+    }
   }
   if (r.mmapped)
-    munmap(p, r.bytes + slack_bytes);
+    munmap(p, r.mapping_bytes);
   else
     std::free(p);
   return true;

@@ -23,6 +23,7 @@ struct region {
   bool mapped = false;   ///< device-visible (mapped or registered with the flag)
   bool owned = false;    ///< allocated here (freed here), not registered
   bool mmapped = false;
+  std::size_t mapping_bytes = 0;  ///< mmapped: the whole mapping's size (slack included)
 };
 
 class host_memory {
@@ -37,12 +38,26 @@ class host_memory {
   /// The region containing p, if any.
   std::optional<std::pair<std::uintptr_t, region>> find(const void* p) const;
   std::size_t total_physical() const noexcept { return total_; }
+  /// Bytes of freed mappings kept for reuse.
+  std::size_t idle_bytes() const;
+  /// Unmaps kept mappings until at most `keep` bytes are left.
+  void trim(std::size_t keep) noexcept;
 
   host_memory();
+  ~host_memory();
+  host_memory(const host_memory&) = delete;
+  host_memory& operator=(const host_memory&) = delete;
 
  private:
+  void* map(std::size_t mapping_bytes);
+
   mutable std::shared_mutex m_;
   std::map<std::uintptr_t, region> regions_;
+  /// Freed mappings by size, newest last in each size, kept for the next
+  /// allocation of that size: its pages are already faulted in.
+  std::multimap<std::size_t, void*> idle_;
+  std::size_t idle_bytes_ = 0;
+  std::size_t idle_limit_ = 0;
   std::size_t total_ = 0;
 };
 
