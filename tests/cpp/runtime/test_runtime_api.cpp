@@ -755,3 +755,33 @@ TEST(MultiDevice, StreamWaitsForAnEventOfAnotherDevice) {
 }
 
 }  // namespace
+
+// The cpu backend's device memory (cpu_execution.md, "Device memory"): mappings of 2 MiB and more
+// start on a 2 MiB boundary (for transparent huge pages), and a freed mapping is what the next
+// allocation of its size gets, its pages already faulted in; pool_trim gives them back.
+TEST(CpuMemory, FreedMappingsAreReusedAndLargeOnesAreHugePageAligned) {
+  if (active_backend() != backend_kind::cpu) GTEST_SKIP() << "the cpu backend's allocator";
+  constexpr std::size_t huge = std::size_t{2} << 20;
+  void* a = mem::alloc_device(3 * huge + 100, 0);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a) % huge, 0u);
+  static_cast<unsigned char*>(a)[3 * huge + 99] = 7;  // the whole size is there
+  mem::free_device(a, 0);
+  void* b = mem::alloc_device(3 * huge + 200, 0);  // the same mapping size: the freed one
+  EXPECT_EQ(b, a);
+  EXPECT_EQ(static_cast<unsigned char*>(b)[3 * huge + 99], 7) << "not zeroed, as on a GPU";
+  void* c = mem::alloc_device(5 * huge, 0);  // another size: a mapping of its own
+  EXPECT_NE(c, b);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(c) % huge, 0u);
+  // Smaller mappings (1 to 2 MiB) are reused too.
+  void* d = mem::alloc_device(std::size_t{1} << 20, 0);
+  mem::free_device(d, 0);
+  EXPECT_EQ(mem::alloc_device(std::size_t{1} << 20, 0), d);
+  mem::free_device(d, 0);
+  mem::free_device(b, 0);
+  mem::free_device(c, 0);
+  mem::pool_trim(0, 0);  // unmaps what was kept; allocating goes on as before
+  void* e = mem::alloc_device(3 * huge, 0);
+  EXPECT_EQ(mem::kind_of(e), memory_kind::device);
+  mem::free_device(e, 0);
+  mem::pool_trim(0, 0);
+}
