@@ -15,8 +15,11 @@
 #include <llvm/TargetParser/SubtargetFeature.h>
 
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
+#include <string>
 #include <vector>
 
 namespace cuforge::frontend::detail {
@@ -125,6 +128,28 @@ std::unique_ptr<llvm::TargetMachine> make_nvptx_machine(compute_capability cc, b
       opt ? llvm::CodeGenOptLevel::Aggressive : llvm::CodeGenOptLevel::None));
   if (!tm) throw logic_error("codegen: cannot create the NVPTX target machine for " + cpu);
   return tm;
+}
+
+namespace {
+
+template <class Make>
+llvm::TargetMachine& per_thread(const std::string& key, Make&& make) {
+  thread_local std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines;
+  auto& slot = machines[key];
+  if (!slot) slot = make();
+  return *slot;
+}
+
+}  // namespace
+
+llvm::TargetMachine& nvptx_machine(compute_capability cc, bool fastmath, bool opt) {
+  const std::string key = std::to_string(cc.major) + "." + std::to_string(cc.minor) + (fastmath ? " fast" : "") +
+                          (opt ? " opt" : "");
+  return per_thread("nvptx " + key, [&] { return make_nvptx_machine(cc, fastmath, opt); });
+}
+
+llvm::TargetMachine& host_machine(bool opt) {
+  return per_thread(opt ? "host opt" : "host", [&] { return make_host_machine(opt); });
 }
 
 std::unique_ptr<llvm::TargetMachine> make_host_machine(bool opt) {

@@ -40,6 +40,13 @@ std::unique_ptr<llvm::TargetMachine> make_nvptx_machine(compute_capability cc, b
 /// The machine the JIT compiles for: this process's triple, CPU and features.
 std::unique_ptr<llvm::TargetMachine> make_host_machine(bool opt);
 
+/// The same machines, made once per OS thread and configuration and reused
+/// by every compile on that thread (a target machine is not shared between
+/// threads: codegen may run on several at once). Making one costs about as
+/// much as compiling a small kernel.
+llvm::TargetMachine& nvptx_machine(compute_capability cc, bool fastmath, bool opt);
+llvm::TargetMachine& host_machine(bool opt);
+
 /// @throws logic_error with the verifier's report when `m` is not valid IR.
 void verify(const llvm::Module& m, const char* stage);
 

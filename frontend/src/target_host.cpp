@@ -89,9 +89,9 @@ void check_fiber_stack(const typed_module& m) {
 
 class host_target final : public target {
  public:
-  explicit host_target(const compile_config& c) : target(c), tm_(make_host_machine(c.opt)) {}
+  explicit host_target(const compile_config& c) : target(c), tm_(host_machine(c.opt)) {}
 
-  llvm::TargetMachine& machine() override { return *tm_; }
+  llvm::TargetMachine& machine() override { return tm_; }
 
   void check_module(const typed_module& m) const override {
     if (m.functions[0].is_kernel) check_fiber_stack(m);
@@ -103,11 +103,11 @@ class host_target final : public target {
   bool takes_context() const noexcept override { return true; }
 
   // A kernel is lowered as its body, `void name.body(thread_context*, i64 slot...)`: the
-  // parameter slots arrive as values. finish_module wraps it twice: `name(ctx, params)` runs one
-  // thread (the scheduler's fibers and loops call it), and, for a kernel that never synchronises
-  // or ends a thread by unwinding, `name_block(ctx, params)` runs every thread of ctx's block in
-  // one loop, with the slots loaded once, so that LLVM vectorises across threads
-  // (cpu_execution.md, "One call per block").
+  // parameter slots arrive as values. finish_module wraps it: `name(ctx, params)` runs one thread
+  // (the scheduler's fibers and loops call it), and, for a kernel that never synchronises or ends
+  // a thread by unwinding, `name_block(ctx, params)` runs every thread of ctx's block in one loop,
+  // with the slots loaded once, so that LLVM vectorises across threads; both then call one loop
+  // over a box of threads (cpu_execution.md, "One call per block").
   llvm::Function* declare_kernel(module_state& ms, const std::string& name, std::size_t slots) override {
     auto* ptr = llvm::PointerType::get(ms.ctx, 0);
     std::vector<llvm::Type*> params{ptr};
@@ -139,10 +139,11 @@ class host_target final : public target {
     } else {
       body_->addFnAttr(llvm::Attribute::AlwaysInline);
     }
-    emit_thread_entry(m);
     if (block_entry_ && !debug_info && !may_unwind(m)) {
-      emit_block_entry(m);
+      emit_thread_range_entries(m);
       has_block_entry_ = true;
+    } else {
+      emit_thread_entry(m);
     }
   }
 
@@ -266,59 +267,89 @@ class host_target final : public target {
     return false;
   }
 
-  // `name_block(ctx, params)`: every thread of ctx's block, x fastest, each seeing its own
-  // threadIdx in a copy of ctx local to the call (ctx->thread_idx is not read). The copy does
-  // not escape once the body is inlined, so its fields become values and the x loop vectorises.
-  void emit_block_entry(llvm::Module& m) const {
+  // `name.threads(ctx, params, x0, nx, y0, ny, z0, nz)`: the threads of ctx's block in that box,
+  // x fastest, each seeing its own threadIdx in a copy of ctx local to the call (ctx->thread_idx
+  // is not read). The copy does not escape once the body is inlined, so its fields become values
+  // and the x loop vectorises. Two entries call it, so the body is compiled once:
+  // `name_block(ctx, params)` with the whole block, `name(ctx, params)` with ctx's thread alone.
+  void emit_thread_range_entries(llvm::Module& m) const {
     llvm::LLVMContext& c = m.getContext();
-    llvm::Function* fn = declare_entry(m, entry_name_ + "_block");
-    fn->addParamAttr(0, llvm::Attribute::NoAlias);
-    auto* entry = llvm::BasicBlock::Create(c, "entry", fn);
+    auto* ptr = llvm::PointerType::get(c, 0);
+    auto* i32 = llvm::Type::getInt32Ty(c);
+    auto* range_ty = llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr, ptr, i32, i32, i32, i32, i32, i32}, false);
+    auto* range = llvm::Function::Create(range_ty, llvm::Function::InternalLinkage, entry_name_ + ".threads", m);
+    set_attributes(*range);
+    range->addFnAttr(llvm::Attribute::NoInline);
+    range->addParamAttr(0, llvm::Attribute::NoAlias);
+    auto* entry = llvm::BasicBlock::Create(c, "entry", range);
     llvm::IRBuilder<> b(entry);
-    llvm::Value* ctx = fn->getArg(0);
+    llvm::Value* ctx = range->getArg(0);
     auto* local = b.CreateAlloca(llvm::ArrayType::get(b.getInt8Ty(), sizeof(thread_context)), nullptr, "thread");
     local->setAlignment(llvm::Align(16));
     b.CreateMemCpy(local, llvm::Align(16), ctx, llvm::Align(8), sizeof(thread_context));
     std::vector<llvm::Value*> args{local};
-    for (llvm::Value* v : load_params(b, fn->getArg(1))) args.push_back(v);
-    auto dim = [&](unsigned d) {
-      return b.CreateAlignedLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), ctx, off_block_dim + 4 * d),
-                                 llvm::Align(4), "bdim");
-    };
-    llvm::Value* extent[3] = {dim(0), dim(1), dim(2)};
-    // Three counted loops, z outermost; each header stores its coordinate into the copy.
+    for (llvm::Value* v : load_params(b, range->getArg(1))) args.push_back(v);
+    // Three counted loops, z outermost (never empty); each header stores its coordinate.
     llvm::PHINode* iv[3] = {};
     llvm::BasicBlock* header[3] = {};
     llvm::BasicBlock* pre = entry;
     for (int d = 2; d >= 0; --d) {
       const char axis = "xyz"[d];
-      header[d] = llvm::BasicBlock::Create(c, std::string("thread.") + axis, fn);
+      header[d] = llvm::BasicBlock::Create(c, std::string("thread.") + axis, range);
       b.CreateBr(header[d]);
       b.SetInsertPoint(header[d]);
-      iv[d] = b.CreatePHI(b.getInt32Ty(), 2, std::string("t") + axis);
+      // Counted from 0 (IRCE needs a loop from a known start), the coordinate is first + count.
+      iv[d] = b.CreatePHI(i32, 2, std::string("k") + axis);
       iv[d]->addIncoming(b.getInt32(0), pre);
-      b.CreateAlignedStore(iv[d], b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), local, off_thread_idx + 4 * static_cast<unsigned>(d)),
+      llvm::Value* coordinate = b.CreateAdd(range->getArg(2 + 2 * static_cast<unsigned>(d)), iv[d], std::string("t") + axis,
+                                            /*HasNUW=*/true, /*HasNSW=*/true);
+      b.CreateAlignedStore(coordinate,
+                           b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), local, off_thread_idx + 4 * static_cast<unsigned>(d)),
                            llvm::Align(4));
       pre = header[d];
     }
     b.CreateCall(body_, args);
-    // The latches, x first: count up, go round while below the block's extent, else on to the
-    // next outer latch (the last one to the exit).
-    auto* exit = llvm::BasicBlock::Create(c, "done", fn);
+    // The latches, x first: count up, go round while below the box's extent, else on to the next
+    // outer latch (the last one to the exit).
+    auto* exit = llvm::BasicBlock::Create(c, "done", range);
     for (int d = 0; d < 3; ++d) {
       const char axis = "xyz"[d];
       llvm::Value* next = b.CreateAdd(iv[d], b.getInt32(1), std::string("n") + axis, /*HasNUW=*/true, /*HasNSW=*/true);
       iv[d]->addIncoming(next, b.GetInsertBlock());
-      auto* after = d < 2 ? llvm::BasicBlock::Create(c, std::string("next.") + "xyz"[d + 1], fn) : exit;
-      b.CreateCondBr(b.CreateICmpULT(next, extent[d]), header[d], after);
+      auto* after = d < 2 ? llvm::BasicBlock::Create(c, std::string("next.") + "xyz"[d + 1], range) : exit;
+      b.CreateCondBr(b.CreateICmpULT(next, range->getArg(3 + 2 * static_cast<unsigned>(d))), header[d], after);  // the count
       b.SetInsertPoint(after);
     }
     b.CreateRetVoid();
+
+    // The entries: each box's first coordinate and extent, from ctx.
+    auto wrapper = [&](const std::string& name, bool one_thread) {
+      llvm::Function* fn = declare_entry(m, name);
+      llvm::IRBuilder<> w(llvm::BasicBlock::Create(c, "entry", fn));
+      std::vector<llvm::Value*> call{fn->getArg(0), fn->getArg(1)};
+      for (unsigned d = 0; d < 3; ++d) {
+        auto load = [&](unsigned offset) {
+          return w.CreateAlignedLoad(i32, w.CreateConstInBoundsGEP1_64(w.getInt8Ty(), fn->getArg(0), offset + 4 * d),
+                                     llvm::Align(4));
+        };
+        if (one_thread) {
+          call.push_back(load(off_thread_idx));
+          call.push_back(w.getInt32(1));
+        } else {
+          call.push_back(w.getInt32(0));
+          call.push_back(load(off_block_dim));
+        }
+      }
+      w.CreateCall(range, call);
+      w.CreateRetVoid();
+    };
+    wrapper(entry_name_, true);
+    wrapper(entry_name_ + "_block", false);
   }
 
   static llvm::Value* shared_base(function_lowering& fl) { return field(fl, fl.b.getPtrTy(), off_shared); }
 
-  std::unique_ptr<llvm::TargetMachine> tm_;
+  llvm::TargetMachine& tm_;  // this thread's (host_machine)
   llvm::Function* body_ = nullptr;  ///< the kernel's body, when the module is a kernel
   std::string entry_name_;
   std::size_t slots_ = 0;

@@ -129,9 +129,9 @@ void keep_conversions_as_cvt(llvm::Module& m) {
 
 class nvptx_target final : public target {
  public:
-  explicit nvptx_target(const compile_config& c) : target(c), tm_(make_nvptx_machine(c.cc, c.fastmath, c.opt)) {}
+  explicit nvptx_target(const compile_config& c) : target(c), tm_(nvptx_machine(c.cc, c.fastmath, c.opt)) {}
 
-  llvm::TargetMachine& machine() override { return *tm_; }
+  llvm::TargetMachine& machine() override { return tm_; }
 
   void finish_module(llvm::Module& m) override {
     // libdevice asks NVVMReflect whether denormals flush (__CUDA_FTZ).
@@ -307,7 +307,7 @@ class nvptx_target final : public target {
     ms.mod.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ms.ctx, md));
   }
 
-  std::unique_ptr<llvm::TargetMachine> tm_;
+  llvm::TargetMachine& tm_;  // this thread's (nvptx_machine)
 };
 
 }  // namespace
