@@ -308,7 +308,14 @@ class host_target final : public target {
                            llvm::Align(4));
       pre = header[d];
     }
-    b.CreateCall(body_, args);
+    // CUDA orders no two threads of a block that do not meet at a barrier: the x loop's
+    // iterations are declared independent (llvm.loop.parallel_accesses over one access group,
+    // which the inliner gives every memory access of the body from its call), so the vectoriser
+    // needs no run-time alias checks between the kernel's arrays. A race between threads gets
+    // one of the orders a GPU could give it.
+    llvm::MDNode* group = llvm::MDNode::getDistinct(c, {});
+    auto* call = b.CreateCall(body_, args);
+    call->setMetadata(llvm::LLVMContext::MD_access_group, group);
     // The latches, x first: count up, go round while below the box's extent, else on to the next
     // outer latch (the last one to the exit).
     auto* exit = llvm::BasicBlock::Create(c, "done", range);
@@ -317,7 +324,14 @@ class host_target final : public target {
       llvm::Value* next = b.CreateAdd(iv[d], b.getInt32(1), std::string("n") + axis, /*HasNUW=*/true, /*HasNSW=*/true);
       iv[d]->addIncoming(next, b.GetInsertBlock());
       auto* after = d < 2 ? llvm::BasicBlock::Create(c, std::string("next.") + "xyz"[d + 1], range) : exit;
-      b.CreateCondBr(b.CreateICmpULT(next, range->getArg(3 + 2 * static_cast<unsigned>(d))), header[d], after);  // the count
+      auto* latch = b.CreateCondBr(b.CreateICmpULT(next, range->getArg(3 + 2 * static_cast<unsigned>(d))), header[d], after);
+      if (d == 0) {
+        llvm::TempMDTuple self = llvm::MDNode::getTemporary(c, {});
+        llvm::MDNode* parallel = llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.parallel_accesses"), group});
+        llvm::MDNode* id = llvm::MDNode::getDistinct(c, {self.get(), parallel});
+        id->replaceOperandWith(0, id);
+        latch->setMetadata(llvm::LLVMContext::MD_loop, id);
+      }
       b.SetInsertPoint(after);
     }
     b.CreateRetVoid();
