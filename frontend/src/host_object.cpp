@@ -30,6 +30,8 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -144,6 +146,18 @@ void remove_dylib(object_linker& l, llvm::orc::JITDylib& jd) noexcept {
 
 }  // namespace
 
+namespace {
+
+// Objects made with CUFORGE_CPU_VECTOR_MATH=0 call no vector math library (host_vector_math.cpp):
+// a variant of their own, so that turning it off or on never loads the other's objects. (Read from
+// the environment, as the library's table is: cheaper than loading libmvec on a cache hit.)
+std::string math_variant() {
+  const char* env = std::getenv("CUFORGE_CPU_VECTOR_MATH");
+  return env != nullptr && std::strcmp(env, "0") == 0 ? " scalar-math" : "";
+}
+
+}  // namespace
+
 const std::string& host_target_id() {
   static const std::string id = [] {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -185,12 +199,12 @@ const std::string& host_target_id() {
     }
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    return triple + " cpuid:" + hex;
+    return triple + " cpuid:" + hex + math_variant();
 #else
     const std::string triple = llvm::sys::getProcessTriple();
     llvm::SubtargetFeatures features;
     for (const auto& f : llvm::sys::getHostCPUFeatures()) features.AddFeature(f.getKey(), f.getValue());
-    return triple + " " + llvm::sys::getHostCPUName().str() + " " + features.getString();
+    return triple + " " + llvm::sys::getHostCPUName().str() + " " + features.getString() + math_variant();
 #endif
   }();
   return id;

@@ -244,3 +244,27 @@ def test_the_vector_library_is_called_where_the_host_has_one():
     for cf in math32._definitions_by_spec().values():
         called = set(re.findall(r"@_ZGV[bd]N\d+v_(tanhf?)\(", thread_loop(cf.llvm)))
         assert called, "the vectorised loop calls libmvec's tanh (float32's or float64's)"
+
+
+def test_vector_math_can_be_turned_off():
+    # CUFORGE_CPU_VECTOR_MATH=0: the scalar libm in every loop (and objects of their own in the
+    # disk cache: host_target_id names the variant).
+    import ctypes.util
+    import os
+    import pathlib
+    import subprocess
+    import sys
+
+    child = pathlib.Path(__file__).with_name("vector_math_child.py")
+
+    def run(**env):
+        r = subprocess.run([sys.executable, str(child)], capture_output=True, text=True, timeout=300,
+                           env=dict(os.environ, CUFORGE_BACKEND="cpu", **env))
+        assert r.returncode == 0, r.stderr
+        return r.stdout.split()
+
+    off = run(CUFORGE_CPU_VECTOR_MATH="0")
+    assert off[0] == "scalar", off
+    if ctypes.util.find_library("mvec") is not None:
+        on = run()
+        assert on[0] == "vector", on
