@@ -13,6 +13,7 @@ cache did (``hit``, ``miss`` then stored, ``off``)::
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 
@@ -32,6 +33,13 @@ def logger():
             made.addHandler(logging.NullHandler())
         _logger = made
     return _logger
+
+
+def _silent() -> bool:
+    """True while the process has not imported ``logging``: then nobody has configured a handler,
+    and a record at INFO or DEBUG would go nowhere (the last-resort handler shows WARNING and up).
+    Importing it ourselves costs 5 ms, which a disk-cache hit (about 2) must not pay."""
+    return "logging" not in sys.modules
 
 
 def now() -> float:
@@ -55,7 +63,9 @@ def compiled(kind: str, function, specs, config, started: float, cache: str) -> 
     """Logs one compilation at DEBUG: `kind` ("kernel", "device function",
     "ufunc loop", ...), the Python function, its argument type specs, the
     configuration, the seconds since `started`, and the disk cache's part."""
-    import logging  # (imported by logger() already: a dictionary lookup)
+    if _silent():
+        return
+    import logging  # (imported already: a dictionary lookup)
 
     log = logger()
     if not log.isEnabledFor(logging.DEBUG):
@@ -68,9 +78,11 @@ def compiled(kind: str, function, specs, config, started: float, cache: str) -> 
 def backend_chosen() -> None:
     """Logs the active backend and why at INFO, the first time it is known."""
     global _backend_told
+    if _backend_told or _silent():  # (told at the first compile after logging is configured)
+        return
     import logging
 
-    if _backend_told or not logger().isEnabledFor(logging.INFO):
+    if not logger().isEnabledFor(logging.INFO):
         return
     with _backend_lock:
         if _backend_told:
