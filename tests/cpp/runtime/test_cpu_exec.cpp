@@ -42,6 +42,7 @@ struct launch_options {
   std::size_t static_shared = 0;
   bool uses_barrier = true;
   bool cooperative = false;
+  cpu::kernel_fn block_fn = nullptr;
 };
 
 template <class... Args>
@@ -56,6 +57,7 @@ void launch(cpu::kernel_fn fn, const launch_options& o, Args... args) {
   l.params = params;
   l.uses_barrier = o.uses_barrier;
   l.cooperative = o.cooperative;
+  l.block_fn = o.block_fn;
   cpu_exec::run(l);
 }
 
@@ -782,3 +784,49 @@ TEST(CpuExec, InvalidConfigurationsAreRejected) {
 }
 
 }  // namespace
+
+namespace {
+
+// A block entry (cpu_kernel_symbol::block_fn) as compiled kernels have them: every thread of ctx's
+// block in one call. Counts its calls per block and its threads' visits; throws in block 3.
+std::atomic<int> block_entry_calls{0};
+void count_block(cpu::thread_context* ctx, void** params) {
+  auto* visits = *static_cast<unsigned**>(params[0]);
+  block_entry_calls.fetch_add(1, std::memory_order_relaxed);
+  const unsigned block = ctx->block_idx.x + ctx->grid_dim.x * ctx->block_idx.y;
+  for (unsigned t = 0; t < ctx->block_dim.x * ctx->block_dim.y * ctx->block_dim.z; ++t)
+    ++visits[block * ctx->block_dim.x * ctx->block_dim.y * ctx->block_dim.z + t];
+  if (*static_cast<bool*>(params[1]) && block == 3) throw std::runtime_error("boom from a block");
+}
+
+void never_per_thread(cpu::thread_context*, void**) { throw std::runtime_error("called per thread"); }
+
+}  // namespace
+
+TEST(CpuExec, BlockEntriesRunOncePerBlockAndNameTheBlockOfAnError) {
+  launch_options o{{5, 4, 1}, {8, 2, 2}};
+  o.uses_barrier = false;
+  o.block_fn = &count_block;
+  std::vector<unsigned> visits(20 * 32, 0);
+  block_entry_calls = 0;
+  launch(&never_per_thread, o, visits.data(), false);
+  EXPECT_EQ(block_entry_calls.load(), 20);
+  for (unsigned v : visits) ASSERT_EQ(v, 1u);
+  try {
+    launch(&never_per_thread, o, visits.data(), true);
+    ADD_FAILURE() << "run() should have thrown";
+  } catch (const cuforge::cuda_error& e) {
+    EXPECT_EQ(e.status(), CUDA_ERROR_LAUNCH_FAILED);
+    EXPECT_NE(e.message().find("boom from a block (block (3,0,0), one of its threads: they ran as one loop)"),
+              std::string::npos) << e.message();
+  }
+  // A cooperative launch has no use for it: its threads are fibers, each called on its own.
+  launch_options c{2, 4};
+  c.cooperative = true;
+  c.block_fn = &never_per_thread;
+  std::vector<unsigned> v2(8, 0);
+  int bad = 0;
+  launch(cpu::entry<&visit>, c, v2.data(), &bad, 1);
+  EXPECT_EQ(bad, 0);
+  for (unsigned v : v2) ASSERT_EQ(v, 1u);
+}
