@@ -6,6 +6,7 @@
 #include "llvm_support.hpp"
 
 #include <cuforge/frontend/codegen.hpp>
+#include <cuforge/frontend/cuda_c.hpp>
 #include <cuforge/frontend/diagnostics.hpp>
 #include <cuforge/runtime/error.hpp>
 
@@ -93,6 +94,8 @@ host_kernel compile_host(const typed_module& m, const compile_config& cfg) {
   detail::expect_target(cfg, target_kind::host, "compile_host");
   if (m.functions.empty() || !m.functions[0].is_kernel)
     throw logic_error("codegen: compile_host compiles kernels; a device function runs inside the kernel that calls it");
+  // Code linking C/C++ goes through an object, whose loader looks its symbols up in their library.
+  if (!m.link.empty()) return load_host_object(compile_host_object(m, cfg));
   return naming_entry(m, [&] {
     lowered r = run_pipeline(m, cfg);
     const std::string block = detail::block_entry_of(*r.mod, r.entry);
@@ -124,6 +127,7 @@ host_object compile_host_object(const typed_module& m, const compile_config& cfg
     obj.block_name = detail::block_entry_of(*r.mod, r.entry);
     obj.uses_barrier = m.functions[0].uses_barrier;
     obj.slots = layout_of(m.functions[0].arg_types, m.may_raise()).total_slots();
+    if (!m.link.empty()) obj.libraries.push_back(host_library(m.link, declarations_of(m.externals)));
     return obj;
   });
 }

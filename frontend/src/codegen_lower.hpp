@@ -156,6 +156,9 @@ class function_lowering {
   llvm::Value* cmul(llvm::Value* x, llvm::Value* y);
   llvm::Value* cdiv(llvm::Value* x, llvm::Value* y);
   llvm::Value* call_device(const frontend::expr& e);
+  /// A call of a function declared with cuda.declare_device, by its ABI (Numba's: `int f(T* ret,
+  /// args...)`; C's: `T f(args...)`); pointer parameters take an array's data pointer.
+  llvm::Value* call_external(const frontend::expr& e);
   /// a ** n for a float and an integer exponent (powi).
   llvm::Value* powi(llvm::Value* a, llvm::Value* n);
 

@@ -423,6 +423,7 @@ llvm::Value* lower_check(const op_site& s) {
 }
 
 llvm::Value* lower_call_device(const op_site& s) { return s.fl.call_device(s.e); }
+llvm::Value* lower_call_external(const op_site& s) { return s.fl.call_external(s.e); }
 
 // A kernel-side function of the intrinsic registry: its row lowers it, for
 // every target or for this one.
@@ -894,6 +895,55 @@ llvm::Value* function_lowering::call_device(const frontend::expr& e) {
   llvm::Value* r = b.CreateCall(ms.fns[callee_index], args);
   if (ms.fns[callee_index]->getReturnType()->isVoidTy()) return ms.none_value();
   return cast(r, callee.return_type, e.ty);
+}
+
+llvm::Value* function_lowering::call_external(const frontend::expr& e) {
+  if (e.attrs.empty() || e.attrs[0] < 0 || static_cast<std::size_t>(e.attrs[0]) >= ms.tm.externals.size())
+    fail_at("call_external to a function the module does not declare", e.loc);
+  const type* f = ms.tm.externals[static_cast<std::size_t>(e.attrs[0])];
+  if (e.operands.size() != f->elements.size()) fail_at("call to " + f->name + " with the wrong count of arguments", e.loc);
+  const bool c_abi = f->bits == 1;
+  const type* rt = f->dtype;
+  const bool returns = rt != nullptr && rt->kind != type_kind::none;
+  auto* generic = llvm::PointerType::get(c_(), 0);
+  auto as_generic = [&](llvm::Value* p) {
+    return p->getType()->getPointerAddressSpace() == 0 ? p : b.CreateAddrSpaceCast(p, generic);
+  };
+  std::vector<llvm::Type*> params;
+  std::vector<llvm::Value*> args;
+  llvm::AllocaInst* slot = nullptr;
+  if (!c_abi) {  // where the function stores its result
+    slot = entry_alloca(returns ? ms.memory_type(rt) : llvm::Type::getInt64Ty(c_()), f->name + ".ret");
+    params.push_back(generic);
+    args.push_back(as_generic(slot));
+  }
+  for (std::size_t i = 0; i < e.operands.size(); ++i) {
+    const type* p = f->elements[i];
+    if (p->kind == type_kind::pointer) {
+      array_parts parts = unpack(expr(e.operands[i]), type_of(e.operands[i]));
+      params.push_back(generic);
+      args.push_back(as_generic(parts.data));
+      continue;
+    }
+    llvm::Value* v = cast(expr(e.operands[i]), type_of(e.operands[i]), p);
+    if (p->kind == type_kind::boolean) v = b.CreateZExt(v, b.getInt8Ty());
+    params.push_back(ms.memory_type(p));
+    args.push_back(v);
+  }
+  llvm::Type* ret = c_abi ? (returns ? ms.memory_type(rt) : llvm::Type::getVoidTy(c_())) : llvm::Type::getInt32Ty(c_());
+  auto* fty = llvm::FunctionType::get(ret, params, false);
+  llvm::Function* callee = ms.mod.getFunction(f->name);
+  if (callee == nullptr) {
+    callee = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, f->name, ms.mod);
+    callee->addFnAttr(llvm::Attribute::NoUnwind);
+  } else if (callee->getFunctionType() != fty) {
+    fail_at("the declared function " + f->name + " clashes with another symbol of that name in the module", e.loc);
+  }
+  llvm::CallInst* call = b.CreateCall(callee, args);
+  if (!returns) return ms.none_value();
+  llvm::Value* r = c_abi ? static_cast<llvm::Value*>(call) : b.CreateLoad(ms.memory_type(rt), slot);
+  if (rt->kind == type_kind::boolean) r = b.CreateICmpNE(r, llvm::ConstantInt::get(r->getType(), 0));
+  return cast(r, rt, e.ty);
 }
 
 }  // namespace cuforge::frontend::detail

@@ -94,6 +94,13 @@ class host_symbol_generator final : public llvm::orc::DefinitionGenerator {
   llvm::sys::DynamicLibrary process_;
 };
 
+// What the session last reported on this thread (the symbols a link could not find, say): the
+// lookup that failed only says that its symbols could not be made.
+std::string& reported_error() {
+  thread_local std::string e;
+  return e;
+}
+
 object_linker* make_linker(bool debuggable) {
   auto l = std::make_unique<object_linker>();
   auto epc = llvm::orc::SelfExecutorProcessControl::Create(nullptr, std::make_unique<llvm::orc::InPlaceTaskDispatcher>());
@@ -102,7 +109,7 @@ object_linker* make_linker(bool debuggable) {
   llvm::orc::ExecutionSession& es = *l->es;
   // Failures of a load reach its caller through the lookup; what else is
   // reported (a failed removal) has no caller to tell.
-  es.setErrorReporter([](llvm::Error e) { llvm::consumeError(std::move(e)); });
+  es.setErrorReporter([](llvm::Error e) { reported_error() = llvm::toString(std::move(e)); });
   // As LLJIT sets up JITLink on x86-64 ELF: the unwind tables registered, so
   // that raise and barrier errors unwind through the kernel's frames.
   l->layer = std::make_unique<llvm::orc::ObjectLinkingLayer>(es);
@@ -217,13 +224,25 @@ host_kernel load_host_object(const host_object& obj) {
   object_linker& l = linker(has_debug_info(obj.object));
   llvm::orc::ExecutionSession& es = *l.es;
   llvm::orc::JITDylib& jd = es.createBareJITDylib("cuforge_cached_" + std::to_string(l.next++));
+  for (const auto& path : obj.libraries) {
+    // The C/C++ the kernel links: loaded once per process (never unloaded), searched first.
+    std::string error;
+    auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &error);
+    if (!lib.isValid()) throw logic_error("codegen: cannot load " + path + " for " + obj.name + ": " + error);
+    jd.addGenerator(std::make_unique<llvm::orc::DynamicLibrarySearchGenerator>(lib, '\0'));
+  }
   jd.addToLinkOrder(*l.host);
   std::shared_ptr<void> session(&jd, [&l](void* p) { remove_dylib(l, *static_cast<llvm::orc::JITDylib*>(p)); });
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(obj.object, obj.name);
   if (auto e = l.layer->add(jd, std::move(buffer)))
     throw logic_error("codegen: host JIT cannot load the object of " + obj.name + ": " + llvm::toString(std::move(e)));
+  reported_error().clear();
   auto address = es.lookup({&jd}, es.intern(obj.name));
-  if (!address) throw logic_error("codegen: host JIT cannot link " + obj.name + ": " + llvm::toString(address.takeError()));
+  if (!address) {
+    std::string why = llvm::toString(address.takeError());
+    if (!reported_error().empty()) why = reported_error() + " (" + why + ")";
+    throw logic_error("codegen: host JIT cannot link " + obj.name + ": " + why);
+  }
 
   host_kernel k;
   k.name = obj.name;

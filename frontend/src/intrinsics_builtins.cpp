@@ -52,6 +52,14 @@ value type_conversion(function_typer& ft, const intrinsic& self, call_args& c) {
   return ft.call_dtype(t, c);
 }
 
+// cffi's FFI.from_buffer(array): the array itself, which a declared function's CPointer parameter
+// takes as its data pointer (calls of cuda.declare_device's functions, typer_calls.cpp).
+value type_from_buffer(function_typer& ft, const intrinsic&, call_args& c) {
+  expect_args(ft, c, 1, 1);
+  if (!c.args[0].ty->is_array()) ft.no_impl(c, "ffi.from_buffer() takes an array");
+  return c.args[0];
+}
+
 value type_len(function_typer& ft, const intrinsic&, call_args& c) {
   expect_args(ft, c, 1, 1);
   const location loc = c.loc;
@@ -285,6 +293,10 @@ const intrinsic table[] = {
     conversion("builtins.complex", scalar_id::complex128, "x (or real, imag) as a complex128."),
     conversion("builtins.bool", scalar_id::bool_, "The truth of x."),
     function_entry("builtins.len", "(x)", "An array's first extent, or a tuple's length (int64).", type_len),
+    function_entry("cffi.from_buffer", "(array)",
+                   "cffi's FFI.from_buffer: the array, passed to a declared function's pointer parameter as its "
+                   "data pointer.",
+                   type_from_buffer),
     function_entry("builtins.range", "(start, stop, step)", "The iterable of a for loop.", type_loop_only),
     function_entry("builtins.enumerate", "(iterable)", "The iterable of a for loop.", type_loop_only),
     function_entry("builtins.zip", "(*iterables)", "The iterable of a for loop.", type_loop_only),

@@ -3,6 +3,7 @@
 // (typer_function.cpp and the files beside it).
 #include "typer_impl.hpp"
 
+#include <algorithm>
 #include <cuforge/frontend/abi.hpp>
 
 #include <cuforge/frontend/codegen.hpp>
@@ -141,6 +142,10 @@ typed_module module_typer::assemble(typed_function entry) {
   typed_module m;
   m.raise_sites = sites_;
   m.strings = strings_;
+  m.externals = externals_;
+  for (const type* e : externals_)
+    for (const auto& file : e->names)
+      if (std::find(m.link.begin(), m.link.end(), file) == m.link.end()) m.link.push_back(file);
   m.functions.push_back(std::move(entry));
   std::map<int, int> index{{-1, 0}};  // specialisation id (-1: the entry, called recursively) -> position
   for (std::size_t k = 0; k < m.functions.size(); ++k) {

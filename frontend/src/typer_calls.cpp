@@ -259,4 +259,41 @@ value function_typer::call_device(const function& callee, call_args& c) {
   return r;
 }
 
+value function_typer::call_external(const type& f, call_args& c) {
+  const std::string& fname = f.name;
+  if (!c.kwargs.empty())
+    fail(c.loc, fname + "() takes no keyword arguments (a function declared with cuda.declare_device)");
+  const std::size_t n = f.elements.size();
+  if (c.args.size() != n)
+    fail(c.loc, fname + "() takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") + " but " +
+                    std::to_string(c.args.size()) + " were given (declared as " + f.str() + ")");
+  std::vector<value> operands;
+  for (std::size_t i = 0; i < n; ++i) {
+    const type* p = f.elements[i];
+    value v = unwrap(c.args[i], c.loc);
+    const std::string which = "argument " + std::to_string(i + 1) + " of " + fname + "()";
+    if (p->kind == type_kind::pointer) {
+      // An array passes its data pointer (where Numba needs ffi.from_buffer(array)); the function
+      // may write through it.
+      if (!v.ty->is_array())
+        fail(c.loc, which + " is declared " + p->str() + ": pass an array (its data pointer is passed), not " +
+                        v.ty->str());
+      if (p->dtype->kind != type_kind::none && v.ty->dtype != p->dtype)
+        fail(c.loc, which + " is declared " + p->str() + ": pass an array of " + p->dtype->str() + ", not " +
+                        v.ty->str());
+      mark_written(v);
+      operands.push_back(v);
+    } else {
+      if (!v.runtime() || !(v.ty->is_scalar() || v.ty->is_bfloat16()))
+        fail(c.loc, which + " is declared " + p->str() + ": cannot pass " + v.ty->str());
+      operands.push_back(convert(v, p, c.loc, "for " + which));
+    }
+  }
+  std::int64_t index = m_.add_external(&f);
+  if (index < 0)
+    fail(c.loc, "two declarations of the function " + fname + " in one kernel: " + m_.external_named(fname)->str() +
+                    " and " + f.str() + " (each symbol has one signature, ABI and set of files)");
+  return op(op_id::call_external, f.dtype, operands, c.loc, {index}, true);
+}
+
 }  // namespace cuforge::frontend::detail

@@ -374,6 +374,32 @@ value function_typer::lower_global(std::int32_t gi, location loc) {
     case global_value::kind::string:
       v.ty = tc_.string_literal(g.message);
       return v;
+    case global_value::kind::external_function: {
+      // cuda.declare_device(name, sig): scalars and pointers in, a scalar (or nothing) out.
+      auto spec = [&](const std::string& s, const std::string& what) -> const type* {
+        try {
+          return parse_type(tc_, s);
+        } catch (const cuforge::logic_error& e) {
+          fail(loc, "the declared function " + g.name + ": cannot read its " + what + " type '" + s + "': " + e.what());
+        }
+      };
+      std::vector<const type*> params;
+      for (std::size_t i = 0; i < g.fields.size(); ++i) {
+        const type* p = spec(g.fields[i], "parameter");
+        if (!p->is_scalar() && p->kind != type_kind::pointer)
+          fail(loc, "the declared function " + g.name + ": parameter " + std::to_string(i + 1) + " is " + p->str() +
+                        "; a declared function takes scalars and pointers (CPointer) only");
+        params.push_back(p);
+      }
+      const type* ret = spec(g.dtype, "return");
+      if (!ret->is_scalar() && ret->kind != type_kind::none)
+        fail(loc, "the declared function " + g.name + " returns " + ret->str() +
+                      "; a declared function returns a scalar (or nothing)");
+      if (g.cls != "numba" && g.cls != "c")
+        fail(loc, "the declared function " + g.name + ": unknown ABI '" + g.cls + "' (\"numba\" or \"c\")");
+      v.ty = tc_.external_function(g.name, std::move(params), ret, g.cls == "c" ? 1 : 0, g.link);
+      return v;
+    }
     case global_value::kind::exception:
       fail(loc, "Unsupported: the exception " + g.cls + " used as a value (a kernel may only raise it)");
     case global_value::kind::unsupported:
@@ -876,6 +902,7 @@ value function_typer::call(const value& callee, call_args& c) {
       if (callee.name.rfind("builtins.", 0) == 0 && find_entry(callee.name)) return call_function(callee.name, c);
       return call_dtype(callee.ty->dtype, c);
     case type_kind::device_function: return call_device(*callee.ty->callee, c);
+    case type_kind::external_function: return call_external(*callee.ty, c);
     case type_kind::tuple_class: {
       // Point(x, y=2): the fields by position, then by name.
       const auto& names = callee.ty->names;

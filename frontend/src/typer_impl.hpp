@@ -155,6 +155,22 @@ class module_typer {
     strings_.push_back(text);
     return static_cast<std::int64_t>(strings_.size() - 1);
   }
+  /// The index of external function `f` in the module's externals (added once); -1 when another
+  /// declaration of its symbol (a different signature, ABI or files) is there already.
+  std::int64_t add_external(const type* f) {
+    for (std::size_t i = 0; i < externals_.size(); ++i) {
+      if (externals_[i] == f) return static_cast<std::int64_t>(i);
+      if (externals_[i]->name == f->name) return -1;
+    }
+    externals_.push_back(f);
+    return static_cast<std::int64_t>(externals_.size() - 1);
+  }
+  /// The declaration of `symbol` the module has, or null.
+  const type* external_named(const std::string& symbol) const {
+    for (const type* e : externals_)
+      if (e->name == symbol) return e;
+    return nullptr;
+  }
 
   type_context& tc;
   const typer_options& opts;
@@ -173,6 +189,7 @@ class module_typer {
   std::deque<specialization> specs_;
   std::vector<raise_site> sites_;
   std::vector<std::string> strings_;
+  std::vector<const type*> externals_;
 };
 
 /// @throws typing_error when a thread's local arrays exceed CUDA's 512 KiB.
@@ -314,6 +331,8 @@ class function_typer {
   value ufunc_call(const intrinsic& e, call_args& c);
   value call_dtype(const type* scalar, call_args& c);
   value call_device(const function& callee, call_args& c);
+  /// A call of a function declared with cuda.declare_device (type_kind::external_function).
+  value call_external(const type& f, call_args& c);
   value call_method(const std::string& name, const value& self, call_args& c);
   value min_max(bool is_min, std::vector<value> xs, call_args& c);
   value round(call_args& c);

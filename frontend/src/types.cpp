@@ -86,6 +86,12 @@ std::string type::str() const {
     case type_kind::function: return "Function(" + name + ")";
     case type_kind::dtype: return "dtype(" + dtype->str() + ")";
     case type_kind::device_function: return "DeviceFunction(" + name + ")";
+    case type_kind::external_function: {
+      std::string s = "ExternalFunction(" + name + ", " + (dtype ? dtype->str() : "none") + "(";
+      for (std::size_t i = 0; i < elements.size(); ++i) s += (i ? ", " : "") + elements[i]->str();
+      return s + "))";
+    }
+    case type_kind::pointer: return "CPointer(" + dtype->str() + ")";
     case type_kind::string_literal: return "Literal[str](" + name + ")";
     case type_kind::tuple_class: {
       std::string s = "TupleClass(" + name;
@@ -315,6 +321,25 @@ const type* type_context::device_function(const frontend::function* callee) {
   return intern(t);
 }
 
+const type* type_context::external_function(const std::string& symbol, std::vector<const type*> params,
+                                            const type* ret, int abi, std::vector<std::string> link) {
+  type t;
+  t.kind = type_kind::external_function;
+  t.name = symbol;
+  t.elements = std::move(params);
+  t.dtype = ret;
+  t.bits = abi;
+  t.names = std::move(link);
+  return intern(t);
+}
+
+const type* type_context::pointer(const type* pointee) {
+  type t;
+  t.kind = type_kind::pointer;
+  t.dtype = pointee;
+  return intern(t);
+}
+
 const type* type_context::scalar(scalar_id id) {
   const scalar_type_info& s = info(id);
   switch (s.kind) {
@@ -533,6 +558,15 @@ class spec_parser {
       int n = number();
       expect(')');
       return tc_.tuple(std::vector<const type*>(static_cast<std::size_t>(n), e));
+    }
+    if (w == "CPointer") {
+      expect('(');
+      const type* e = one();
+      if (eat(',')) number();  // an address space: pointers are generic here
+      expect(')');
+      if (!e->is_scalar() && !e->is_record() && e->kind != type_kind::none)
+        fail("a CPointer's target must be a scalar type, a record or none (void*)");
+      return tc_.pointer(e);
     }
     if (w == "OptionalType") {
       expect('(');

@@ -1,8 +1,11 @@
 #include <cuforge/jit/compiled_kernel.hpp>
 #include <cuforge/jit/compiler.hpp>
+#include <cuforge/frontend/cuda_c.hpp>
 #include <cuforge/memory/current_resource.hpp>
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
+
+#include <algorithm>
 
 namespace cuforge::jit {
 
@@ -10,11 +13,13 @@ using namespace cuforge::frontend;
 
 std::shared_ptr<compiled_kernel> compiled_kernel::compile(std::shared_ptr<const function> fn,
                                                           std::vector<const type*> arg_types, const type* return_type,
-                                                          const compile_config& config, bool device) {
+                                                          const compile_config& config, bool device,
+                                                          std::vector<std::string> link, bool lto) {
   config.validate();
   std::shared_ptr<compiled_kernel> k(new compiled_kernel);
   k->config_ = config;
   k->device_ = device;
+  k->lto_ = lto;
   k->arg_types_ = std::move(arg_types);
   typer_options topts;
   topts.debug = config.debug();
@@ -27,6 +32,9 @@ std::shared_ptr<compiled_kernel> compiled_kernel::compile(std::shared_ptr<const 
     std::lock_guard lock(compile_lock());
     k->module_ = infer(types(), std::move(fn), sig, !device, topts);
   }
+  for (auto& f : link)  // the kernel's own files, after its declared functions'
+    if (std::find(k->module_.link.begin(), k->module_.link.end(), f) == k->module_.link.end())
+      k->module_.link.push_back(std::move(f));
   k->set_entry_facts();
   return k;
 }
@@ -98,6 +106,19 @@ const std::string& compiled_kernel::ptx() {
   return *ptx_;
 }
 
+const std::string& compiled_kernel::linked_cubin() {
+  {
+    std::lock_guard lock(compile_lock());
+    if (cubin_) return *cubin_;
+  }
+  const std::string& code = ptx();
+  std::string cubin =
+      link_for_gpu(code, facts_.symbol + ".ptx", module_.link, config_.cc, lto_, declarations_of(module_.externals));
+  std::lock_guard lock(compile_lock());
+  if (!cubin_) cubin_ = std::move(cubin);
+  return *cubin_;
+}
+
 const std::string& compiled_kernel::llvm_ir(target_kind t) {
   auto& slot = t == target_kind::nvptx ? llvm_gpu_ : llvm_host_;
   {
@@ -139,7 +160,12 @@ loaded_kernel& compiled_kernel::load(int dev) {
   if (dev < 0 || static_cast<std::size_t>(dev) >= published_size_.load(std::memory_order_relaxed))
     throw logic_error("no device " + std::to_string(dev) + " to load kernel '" + facts_.symbol + "' on");
   module_image image = [&] {
-    if (config_.target == target_kind::nvptx) return module_image::from_ptx(ptx());
+    if (config_.target == target_kind::nvptx) {
+      if (module_.link.empty()) return module_image::from_ptx(ptx());
+      const std::string& cubin = linked_cubin();  // the kernel with the C/C++ (PTX...) it calls
+      const auto* p = reinterpret_cast<const std::byte*>(cubin.data());
+      return module_image::from_cubin(std::vector<std::byte>(p, p + cubin.size()));
+    }
     std::lock_guard lock(compile_lock());
     if (!host_) host_ = load_host();
     cpu_kernel_symbol sym;

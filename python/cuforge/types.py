@@ -229,7 +229,7 @@ class CPointer(Type):
         return f"CPointer({self.dtype.spec}{'' if self.addrspace is None else f', {self.addrspace}'})"
 
     def __str__(self):
-        return f"{self.dtype}*"
+        return "void*" if self.dtype is none else f"{self.dtype}*"
 
     __repr__ = __str__
 
@@ -674,6 +674,8 @@ class Bfloat16(Type):
 
 none = NoneType()
 void = none
+#: Numba's ``voidptr``: a pointer to anything (``void*``), for declared functions' parameters.
+voidptr = CPointer(none)
 bfloat16 = Bfloat16()
 
 # One Scalar per row of the scalar-type table (cuforge/runtime/scalar_types.hpp),
@@ -699,7 +701,7 @@ number_domain = real_domain | integer_domain | complex_domain
 # Every name a signature string may use.
 _NAMESPACE = {name: value for name, value in dict(globals()).items()
               if isinstance(value, Type) and not name.startswith("_")}
-_NAMESPACE.update(Array=Array, UniTuple=UniTuple, Tuple=Tuple)
+_NAMESPACE.update(Array=Array, UniTuple=UniTuple, Tuple=Tuple, CPointer=CPointer)
 _NAMESPACE.update({name: t for name, t in _SCALARS.items() if name not in _NAMESPACE})  # "bool": the spec's name
 
 __all__ += sorted(name for name in _NAMESPACE if name not in __all__ and name != "bool")

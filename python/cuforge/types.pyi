@@ -228,3 +228,5 @@ complex64: Scalar
 c8: Scalar
 complex128: Scalar
 c16: Scalar
+
+voidptr: CPointer

@@ -1,6 +1,7 @@
 // The compiler for Python: the IR builder the walker drives, type specs.
 #include "common.hpp"
 
+#include <cuforge/frontend/cuda_c.hpp>
 #include <cuforge/frontend/compile_config.hpp>
 
 #include <cuforge/frontend/diagnostics.hpp>
@@ -108,6 +109,13 @@ global_value global_of(py::dict d) {
     g.k = global_value::kind::exception;
     g.cls = py::str(get("cls"));
     if (!get("message").is_none()) g.message = py::str(get("message"));
+  } else if (kind == "external_function") {
+    g.k = global_value::kind::external_function;
+    for (auto a : get("args")) g.fields.push_back(py::str(a));
+    g.dtype = py::str(get("ret"));
+    g.cls = py::str(get("abi"));
+    if (!get("link").is_none())
+      for (auto f : get("link")) g.link.push_back(py::str(f));
   } else if (kind == "unsupported") {
     g.k = global_value::kind::unsupported;
   } else {
@@ -119,6 +127,23 @@ global_value global_of(py::dict d) {
 }  // namespace
 
 void bind_compiler(py::module_& m) {
+  m.def("compile_cuda_source", [](const std::string& source, const std::string& name, std::pair<int, int> cc,
+                                  bool lto) {
+    nvrtc_result r;
+    {
+      py::gil_scoped_release nogil;
+      r = compile_cuda_source(source, name, compute_capability{cc.first, cc.second}, lto, {});
+    }
+    return py::make_tuple(py::bytes(r.code), r.log);
+  }, py::arg("source"), py::arg("name"), py::arg("cc"), py::arg("lto") = false,
+     "CUDA C++ compiled by NVRTC as relocatable device code: (PTX or LTO-IR bytes, log).");
+  m.def("host_library", [](const std::vector<std::string>& inputs) {
+    py::gil_scoped_release nogil;
+    return host_library(inputs);
+  }, py::arg("inputs"), "The shared library the cpu backend builds from C/C++ sources (its path).");
+  m.def("nvrtc_version", [] { return nvrtc_version(); }, "NVRTC's version (major * 1000 + minor * 10), 0 if absent.");
+  m.def("toolkit_library_candidates", &toolkit_library_candidates, py::arg("soname"));
+
   py::class_<function, std::shared_ptr<function>>(m, "FunctionIR", "A function's IR (untyped or typed).")
       .def_readonly("name", &function::name)
       .def_readonly("qualname", &function::qualname)

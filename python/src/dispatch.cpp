@@ -74,11 +74,12 @@ std::vector<const type*> parse_specs(const std::vector<std::string>& specs) {
 }
 
 std::shared_ptr<compiled_kernel> compile(std::shared_ptr<function> fn, const std::vector<std::string>& specs,
-                                         const compile_config& config, bool device, py::object ret_spec) {
+                                         const compile_config& config, bool device, py::object ret_spec,
+                                         std::vector<std::string> link, bool lto) {
   std::vector<const type*> args = parse_specs(specs);
   const type* ret = ret_spec.is_none() ? nullptr : jit::parse_type(py::str(ret_spec));
   try {
-    return compiled_kernel::compile(std::move(fn), std::move(args), ret, config, device);
+    return compiled_kernel::compile(std::move(fn), std::move(args), ret, config, device, std::move(link), lto);
   } catch (const typing_error& e) {
     raise_typing_error(e);
   }
@@ -721,6 +722,16 @@ void bind_dispatch(py::module_& m) {
   py::class_<compiled_kernel, std::shared_ptr<compiled_kernel>>(m, "CompiledFunction",
                                                                "One specialisation of a jitted function.")
       .def_property_readonly("ptx", [](compiled_kernel& k) { return k.ptx(); })
+      .def_property_readonly("link", [](compiled_kernel& k) { return k.link_inputs(); },
+                             "The files its code links (declared functions' and the kernel's), each once.")
+      .def("linked_cubin", [](compiled_kernel& k) {
+        std::string c;
+        {
+          py::gil_scoped_release nogil;
+          c = k.linked_cubin();
+        }
+        return py::bytes(c);
+      }, "Its PTX linked with its files by nvJitLink (NVRTC compiling sources): the cubin a GPU loads.")
       .def_property_readonly("llvm", [](compiled_kernel& k) {
         // A device function's IR is its GPU IR: it never runs on its own.
         return k.llvm_ir(k.is_device() ? target_kind::nvptx : k.config().target);
@@ -794,8 +805,10 @@ void bind_dispatch(py::module_& m) {
 
   m.def("compile", &compile, py::arg("function_ir"), py::arg("arg_specs"), py::arg("config"),
         py::arg("device") = false, py::arg("return_spec") = py::none(),
+        py::arg("link") = std::vector<std::string>{}, py::arg("lto") = false,
         "Types and prepares one specialisation (codegen runs on demand); return_spec fixes a device "
-        "function's return type.");
+        "function's return type; link names files its code is linked with (cuda.jit(link=...)), lto "
+        "links them with nvJitLink's link-time optimisation.");
   m.def("load_compiled", &load_compiled, py::arg("kind"), py::arg("facts"), py::arg("code"), py::arg("arg_specs"),
         py::arg("config"), py::arg("device") = false,
         "A specialisation from what CompiledFunction.cache_payload gave; ValueError when malformed.");

@@ -57,6 +57,16 @@ from cuforge.cuda._errors import TypingError
 from cuforge.cuda._hostarrays import ManagedNDArray, MappedNDArray
 from cuforge.cuda._stream import Stream
 from cuforge.cuda._jit import Dispatcher, compile_ptx, compile_ptx_for_current_device, jit
+from cuforge.cuda._ffi import (
+    LTOIR,
+    Archive,
+    Cubin,
+    CUSource,
+    Fatbin,
+    Object,
+    PTXSource,
+    declare_device,
+)
 from cuforge.cuda._stubs import STUBS as _KERNEL_NAMES
 from cuforge.cuda import args, cudadrv
 from cuforge.cuda.args import In, InOut, Out
@@ -99,6 +109,14 @@ HOST_NAMES = (
     "backend_reason",
     "close",
     "compile_ptx",
+    "declare_device",
+    "CUSource",
+    "PTXSource",
+    "Cubin",
+    "Fatbin",
+    "LTOIR",
+    "Object",
+    "Archive",
     "compile_ptx_for_current_device",
     "cudadrv",
     "current_context",

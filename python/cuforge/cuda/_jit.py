@@ -21,7 +21,7 @@ from typing import Optional
 
 from cuforge import _core, _log
 from cuforge import types as cftypes
-from cuforge.cuda import _cache
+from cuforge.cuda import _cache, _ffi
 from cuforge.cuda._compiler import build_ir
 
 __all__ = ["Dispatcher", "compile_ptx", "compile_ptx_for_current_device", "jit"]
@@ -76,9 +76,13 @@ class CompileOptions:
         return _core.CompileConfig(target=target, cc=self.cc, **kw)
 
 
-def _compile(pyfunc, specs, config, device: bool, ret_spec=None):
+def _compile(pyfunc, specs, config, device: bool, ret_spec=None, link=(), lto=False):
     """One specialisation through the C++ compiler; `ret_spec` fixes a
-    device function's return type (an eager signature's)."""
+    device function's return type (an eager signature's); `link` names the
+    files the kernel links (cuda.jit(link=...)), `lto` asks nvJitLink for
+    link-time optimisation."""
+    if link or lto:
+        return _core.compile(build_ir(pyfunc), list(specs), config, device, ret_spec, list(link), bool(lto))
     return _core.compile(build_ir(pyfunc), list(specs), config, device, ret_spec)
 
 
@@ -111,6 +115,11 @@ class Dispatcher:
         self._specialized = False
         self.specializations = {}  # spec tuple -> specialised Dispatcher (numba's specialize())
         self._configs = {}  # (blocks, threads) -> its _LaunchConfiguration, made once
+        # Files the kernel links (cuda.jit(link=...)), and nvJitLink's link-time optimisation.
+        self._link = tuple(self.targetoptions.get("link") or ())
+        self._lto = bool(self.targetoptions.get("lto"))
+        # Argument handlers (cuda.jit(extensions=[...])): each launch's arguments go through them.
+        self._extensions = tuple(self.targetoptions.get("extensions") or ())
         # The disk cache (cache=True): kernels only; a device function is
         # compiled into each kernel that calls it (and keys it).
         self._disk_cache = _cache.DiskCache(py_func) if self.targetoptions.get("cache") and not self.device else None
@@ -150,8 +159,9 @@ class Dispatcher:
         config = self._options.config()
         kind = "device function" if self.device else "kernel"
         cache = self._disk_cache
-        if cache is None:
-            cf = _compile(self.py_func, specs, config, self.device, ret_spec)
+        link, lto = self._link, self._lto
+        if cache is None or link:
+            cf = _compile(self.py_func, specs, config, self.device, ret_spec, link, lto)
             _log.compiled(kind, self.py_func, specs, config, started, "off")
             return cf
         pyfunc, device = self.py_func, self.device
@@ -160,6 +170,9 @@ class Dispatcher:
             _log.compiled(kind, self.py_func, specs, config, started, "hit")
             return cf
         cf = _compile(pyfunc, specs, config, device, ret_spec)
+        if cf.link:  # code linking C/C++ is compiled in each process (docs/interop_c.md)
+            _log.compiled(kind, self.py_func, specs, config, started, "off (links files)")
+            return cf
         cache.save(specs, ret_spec, config, cf)
         _log.compiled(kind, self.py_func, specs, config, started, "miss, stored")
         return cf
@@ -348,6 +361,8 @@ class Dispatcher:
             raise TypeError(f"{self.py_func.__qualname__} is a device function: it cannot be launched")
         if griddim is None or blockdim is None:
             raise ValueError(_missing_launch_config)
+        if self._extensions:
+            return _ExtendedLaunch(self, griddim, blockdim, stream, sharedmem)
         return _LaunchConfiguration(self, griddim, blockdim, stream, sharedmem)
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
@@ -360,7 +375,35 @@ class Dispatcher:
 
     def _launch(self, args, griddim, blockdim, stream, sharedmem):
         native = self._native or self._native_dispatcher()  # no lock once made: launches are the hot path
+        if not self._extensions:
+            native.launch(args, griddim, blockdim, stream, sharedmem)
+            return
+        retr = []
+        args = _prepare_args(self._extensions, args, stream, retr)
         native.launch(args, griddim, blockdim, stream, sharedmem)
+        for writeback in retr:
+            writeback()
+
+
+def _prepare_args(extensions, args, stream, retr):
+    """Each argument through each extension's ``prepare_args(ty, val, stream=, retr=)``, in order, as
+    numba-cuda does: a handler returns ``(ty, val)``, the value to pass and its type (a scalar type
+    converts the value to it); callbacks it appends to ``retr`` run after the launch."""
+    import numpy as np
+
+    prepared = []
+    for val in args:
+        try:
+            ty = cftypes.from_spec(_core.typeof(val))
+        except Exception:
+            ty = None  # an object only a handler knows
+        for ext in extensions:
+            ty, val = ext.prepare_args(ty, val, stream=stream, retr=retr)
+        if isinstance(ty, (cftypes.Integer, cftypes.Float, cftypes.Complex, cftypes.Boolean)) and not hasattr(
+                val, "__cuda_array_interface__"):
+            val = np.asarray(val).astype(np.dtype(ty.typestr))[()]  # wrapped, as numba-cuda's ctypes values are
+        prepared.append(val)
+    return tuple(prepared)
 
 
 def _weak_compile_specs(ref):
@@ -426,6 +469,23 @@ class _LaunchConfiguration(_core.Launcher):
                 f"blockdim={self.blockdim}, stream={stream_text}, sharedmem={self._sharedmem}>")
 
 
+class _ExtendedLaunch:
+    """``kernel[griddim, blockdim, ...]`` of a kernel with argument handlers (cuda.jit(extensions=...)):
+    the arguments go through them before the launch."""
+
+    __slots__ = ("dispatcher", "griddim", "blockdim", "stream", "sharedmem")
+
+    def __init__(self, dispatcher, griddim, blockdim, stream, sharedmem):
+        self.dispatcher = dispatcher
+        self.griddim = griddim
+        self.blockdim = blockdim
+        self.stream = stream
+        self.sharedmem = sharedmem
+
+    def __call__(self, *args):
+        self.dispatcher._launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem)
+
+
 class _ForAll:
     """``kernel.forall(ntasks, tpb=0, stream=0, sharedmem=0)``: enough blocks
     of ``tpb`` threads for ``ntasks``. Without ``tpb``, on a GPU the block
@@ -482,7 +542,7 @@ class _ForAll:
 
 # --- the decorator ---------------------------------------------------------------------------
 
-_IGNORED_OPTIONS = ("inline", "forceinline", "lto")
+_IGNORED_OPTIONS = ("inline", "forceinline")
 
 
 def _launch_bounds(value):
@@ -522,21 +582,31 @@ def jit(func_or_sig=None, device=False, inline=False, forceinline=False, link=()
     counts hits and misses), ``launch_bounds`` (an int or a tuple of up to
     three: max threads per block, min blocks per multiprocessor, max blocks
     per cluster; ``.maxntid``/``.minnctapersm``/``.maxclusterrank`` in the PTX,
-    and a launch of a larger block is refused on every backend). ``inline``,
-    ``forceinline`` and ``lto`` are accepted and have no effect; ``link`` is
-    not supported yet."""
+    and a launch of a larger block is refused on every backend), ``link``
+    (files of CUDA C/C++, PTX, cubin, fatbin, LTO-IR, objects or archives,
+    or in-memory ``cuda.CUSource``... the kernel is linked with: on a GPU by
+    nvJitLink, ``.cu`` compiled by NVRTC; on the cpu backend, C/C++ sources
+    by the host's compiler: docs/interop_c.md), ``lto`` (nvJitLink's
+    link-time optimisation of the linked sources), ``extensions`` (argument
+    handlers: objects whose ``prepare_args(ty, val, stream=, retr=)`` each
+    launch's arguments go through, as in numba-cuda). ``inline`` and
+    ``forceinline`` are accepted and have no effect."""
     for name in ("argtypes", "restype", "bind"):
         if kws.pop(name, None) is not None:
             raise TypeError(f"cuda.jit: the {name!r} keyword was removed from Numba; pass the signature as the first "
                             "argument")
-    if kws.pop("extensions", None):
-        raise NotImplementedError("cuda.jit(extensions=...) is not supported")
+    extensions = kws.pop("extensions", None) or ()
+    if not isinstance(extensions, (list, tuple)):
+        raise TypeError(f"cuda.jit(extensions=...) takes a list of argument handlers, not {type(extensions).__name__}")
+    for ext in extensions:
+        if not callable(getattr(ext, "prepare_args", None)):
+            raise TypeError(f"cuda.jit(extensions=...): {ext!r} has no prepare_args(ty, val, stream=, retr=) method")
     if kws:
         raise TypeError(f"cuda.jit() got an unexpected keyword argument {next(iter(kws))!r}")
     if link:
         if device:
             raise ValueError("link keyword invalid for device function")
-        raise NotImplementedError("cuda.jit(link=...): linking CUDA C/C++ or PTX files is not supported yet")
+        link = _ffi.link_paths(link, "cuda.jit")
     debug = bool(debug)
     if debug and opt:
         warnings.warn("debug=True with opt=True: the debug information may be inaccurate; set opt=False",
@@ -552,7 +622,8 @@ def jit(func_or_sig=None, device=False, inline=False, forceinline=False, link=()
     targetoptions = dict(debug=debug, lineinfo=bool(lineinfo), fastmath=bool(fastmath), opt=opt,
                          boundscheck=bool(boundscheck),
                          max_registers=max_registers, cache=bool(cache), inline=inline, forceinline=forceinline,
-                         launch_bounds=launch_bounds, lto=lto)
+                         launch_bounds=launch_bounds, lto=lto, link=tuple(link or ()),
+                         extensions=tuple(extensions))
 
     def lazily(func):
         if isinstance(func, Dispatcher):

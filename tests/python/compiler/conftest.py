@@ -42,7 +42,7 @@ def ptxas_check(ptx: str, device: bool = False) -> None:
         with open(src, "w") as f:
             f.write(ptx)
         cmd = [PTXAS, f"-arch={arch.group(1)}", src, "-o", os.path.join(d, "k.cubin")]
-        if device or ".entry" not in ptx:
+        if device or ".entry" not in ptx or ".extern .func" in ptx:  # (calls code linked later: relocatable)
             cmd.insert(1, "-c")
         r = subprocess.run(cmd, capture_output=True, text=True)
     assert r.returncode == 0, f"ptxas refused the PTX ({' '.join(cmd[:-2])}):\n{r.stderr}\n{ptx[:2000]}"
@@ -61,8 +61,8 @@ def _every_compiled_kernel_passes_ptxas(monkeypatch, request):
     compiled = []
     real = _jit._compile
 
-    def recording(pyfunc, specs, options, device, ret_spec=None):
-        cf = real(pyfunc, specs, options, device, ret_spec)
+    def recording(pyfunc, specs, options, device, ret_spec=None, link=(), lto=False):
+        cf = real(pyfunc, specs, options, device, ret_spec, link, lto)
         compiled.append((cf, bool(device)))
         return cf
 

@@ -135,8 +135,9 @@ def test_hidden_layer_at_100m_on_a_gpu():
 #   000 the type-inference sample f(a, b), 000/001 the cuda-gdb sample f(x) with @cuda.jit(sig, debug=True, opt=0),
 #   001 the Nsight Compute samples f and f_fast, 001 reciprocal (debug=True), 001 add (implied transfers),
 #   001 add(x, y, out) on another library's arrays: below.
-#   000 @cuda.jit(device=True, fast_math=True) (a misspelt option) and @cuda.jit(link=[...], extensions=[...]):
-#     refused with clear errors in test_jit.py::test_options_refused.
+#   000 @cuda.jit(device=True, fast_math=True) (a misspelt option): refused with a clear error in
+#     test_jit.py::test_options_refused. 000's cuRAND shim (cuda.declare_device, @cuda.jit(link=[...],
+#     extensions=[...])): test_declare_device.py (NVRTC compiles and nvJitLink links it here; it runs on a GPU only).
 #   003's vectorize/guvectorize cells and CPU @jit cells, 001's cuda.reduce sample and compute_pi, 004's SAXPY on three
 #   targets: examples/python/course_ufuncs.py and host_jit_reduce_random.py, run above (and bit for bit against numba:
 #   test_vectorize.py, test_host_jit.py).

@@ -133,9 +133,11 @@ def test_jit_of_a_dispatcher_rejits_its_function():
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        ({"link": ["shim.cu"]}, NotImplementedError, "link"),
+        ({"link": ["no_such_shim.cu"]}, FileNotFoundError, "the file to link 'no_such_shim.cu' does not exist"),
+        ({"link": [3]}, TypeError, "cannot link 3"),
         ({"link": ["shim.cu"], "device": True}, ValueError, "link keyword invalid for device function"),
-        ({"extensions": [object()]}, NotImplementedError, "extensions"),
+        ({"extensions": [object()]}, TypeError, "has no prepare_args"),
+        ({"extensions": object()}, TypeError, "takes a list of argument handlers"),
         ({"argtypes": (float32,)}, TypeError, "argtypes"),
         ({"restype": float32}, TypeError, "restype"),
         ({"fast_math": True}, TypeError, "unexpected keyword argument 'fast_math'"),

@@ -60,6 +60,9 @@ struct host_object {
   std::size_t static_shared_bytes = 0;
   bool uses_barrier = true;
   std::size_t slots = 0;  ///< parameter slots (host_kernel::param_sizes)
+  /// Shared libraries the object's undefined symbols are looked up in first: the C/C++ its
+  /// kernel links (cuda_c.hpp's host_library).
+  std::vector<std::string> libraries;
 };
 
 /// The code compile_host makes, as an object file instead of in a JIT.

@@ -178,6 +178,9 @@ struct CUFORGE_API global_value {
     string,          ///< a constant string where the typer takes one (print's arguments): `message`
     exception,       ///< what a raise statement raises: the class `cls` (a builtin's name, "ValueError", or
                      ///< "module.qualname"), its `message` (the first argument as str(); "" for none)
+    external_function,  ///< cuda.declare_device's function: its symbol `name`, parameter type specs
+                        ///< `fields`, return type spec `dtype`, ABI `cls` ("numba" or "c"), and the
+                        ///< files defining it, `link`
   } k = kind::unsupported;
   std::string name;
   constant_value value;
@@ -192,6 +195,7 @@ struct CUFORGE_API global_value {
   std::uint64_t address = 0;         ///< device_array: its data's device address
   std::vector<std::int64_t> strides; ///< device_array
   std::string message;               ///< exception, string
+  std::vector<std::string> link;     ///< external_function: files to link (paths)
 };
 
 /// One Python function's IR.

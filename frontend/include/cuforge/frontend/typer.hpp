@@ -54,6 +54,12 @@ struct typed_module {
   std::vector<raise_site> raise_sites;
   /// Constant strings the code uses, which ops name by index (print's formats).
   std::vector<std::string> strings;
+  /// The external functions the code calls (cuda.declare_device), once each: call_external's
+  /// attrs[0] indexes them. Their types are type_kind::external_function.
+  std::vector<const type*> externals;
+  /// What the module's code must be linked with: the external functions' files, then those the
+  /// kernel named (cuda.jit(link=...)), each once, in that order (docs/interop_c.md).
+  std::vector<std::string> link;
 
   bool may_raise() const noexcept { return !raise_sites.empty(); }
 };

@@ -51,6 +51,14 @@ enum class type_kind : std::uint8_t {
   device_function,  ///< a jitted device function: `callee` is its (untyped) IR
   tuple_class,      ///< a collections.namedtuple class, which makes named tuples: `name`, `names`
   string_literal,   ///< a constant string (Numba's StringLiteral): `name` is its text; print() takes it
+  /// A function declared with cuda.declare_device and defined in CUDA C/C++ (or PTX...) linked in:
+  /// `name` its symbol, `elements` its parameter types (scalars, or `pointer`s), `dtype` its return
+  /// type, `bits` its ABI (0 Numba's `int f(T* ret, args...)`, 1 C's `T f(args...)`), `names` the
+  /// files that define it (linked into every kernel that calls it).
+  external_function,
+  /// A C pointer to `dtype` (CPointer(float32)): the type of an external function's parameter
+  /// only; an array passes its data pointer there.
+  pointer,
 };
 
 enum class array_layout : char { any = 'A', c = 'C', f = 'F' };
@@ -187,6 +195,10 @@ class CUFORGE_API type_context {
   const type* datetime(int unit);
   const type* timedelta(int unit);
   const type* device_function(const frontend::function* callee);
+  /// An external function (type_kind::external_function): `abi` 0 Numba's, 1 C's.
+  const type* external_function(const std::string& symbol, std::vector<const type*> params, const type* ret, int abi,
+                                std::vector<std::string> link);
+  const type* pointer(const type* pointee);
 
   /// The scalar type of a row of the scalar-type table.
   const type* scalar(scalar_id id);
@@ -217,7 +229,8 @@ CUFORGE_API const type* promote(type_context& tc, const type* a, const type* b);
 
 /// The runtime type `spec` names, in type::str()'s spelling: "float32",
 /// "bool", "none", "array(float32, 2d, C)" (", readonly" may follow the
-/// layout), "UniTuple(int64 x 2)", "Tuple(int64, float32)", "Record(...)". Python's type
+/// layout), "UniTuple(int64 x 2)", "Tuple(int64, float32)", "Record(...)",
+/// "CPointer(float32)" (a pointer, for external functions' parameters). Python's type
 /// objects (cuforge.types) name types this way.
 /// @throws logic_error naming the text it cannot read.
 CUFORGE_API const type* parse_type(type_context& tc, const std::string& spec);

@@ -80,7 +80,8 @@ class CUFORGE_API compiled_kernel {
   static std::shared_ptr<compiled_kernel> compile(std::shared_ptr<const frontend::function> fn,
                                                   std::vector<const frontend::type*> arg_types,
                                                   const frontend::type* return_type, const frontend::compile_config& config,
-                                                  bool device);
+                                                  bool device, std::vector<std::string> link = {},
+                                                  bool lto = false);
 
   /// A specialisation from what cache_entry() gave, checked as far as it can
   /// be without running it. @throws logic_error for anything malformed (the
@@ -102,6 +103,12 @@ class CUFORGE_API compiled_kernel {
 
   /// PTX, whatever the active backend (inspect_asm() shows it on the cpu backend too).
   const std::string& ptx();
+  /// The files its code links (cuda.declare_device's and cuda.jit(link=...)'s), each once.
+  const std::vector<std::string>& link_inputs() const noexcept { return module_.link; }
+  /// Its PTX linked with link_inputs() by nvJitLink for the configuration's compute capability:
+  /// what a GPU loads when there are any (frontend/cuda_c.hpp). @throws logic_error with the
+  /// linker's or NVRTC's log.
+  const std::string& linked_cubin();
   /// The optimised LLVM IR for target `t`.
   const std::string& llvm_ir(frontend::target_kind t);
   /// inspect_types()'s text: the typed module.
@@ -141,7 +148,8 @@ class CUFORGE_API compiled_kernel {
   frontend::kernel_layout layout_;
   rebuild_fn rebuild_;
   // Made on demand, under compile_lock().
-  std::optional<std::string> ptx_, llvm_gpu_, llvm_host_, types_dump_;
+  std::optional<std::string> ptx_, llvm_gpu_, llvm_host_, types_dump_, cubin_;
+  bool lto_ = false;
   std::optional<frontend::host_object> host_obj_;
   std::optional<frontend::host_kernel> host_;
   // The kernel loaded on each device (by ordinal), published for load() to read without a lock;

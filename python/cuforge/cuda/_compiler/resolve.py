@@ -23,6 +23,8 @@ dtype               NumPy scalar types and dtypes, Python's int/float/bool/compl
                     cuforge.types scalar types
 device_function     another @cuda.jit function: its untyped IR in ``callee``; or, for a
                     function calling itself (or one calling it), no IR but its ``file``
+external_function   a function declared with cuda.declare_device: its symbol, parameter and
+                    return type specs, ABI, and the files to ``link``
 unsupported         anything else; ``name`` says what it was (an error where used)
 ==================  ==================================================================
 
@@ -51,7 +53,7 @@ import numpy as np
 
 import cuforge.types as cftypes
 from cuforge import _core
-from cuforge.cuda import _stubs
+from cuforge.cuda import _ffi, _stubs
 
 __all__ = ["CONST_ARRAY_LIMIT", "Resolution", "foldable", "resolve"]
 
@@ -282,6 +284,10 @@ def resolve(name: str, value, device_ir: Callable) -> Resolution:
             return _unsupported(name, f"module {value.__name__}: use cuforge.cuda")
         return _unsupported(name, f"module {value.__name__}")
 
+    if isinstance(value, _ffi.ExternFunction):
+        entry, text = value.resolution()
+        return Resolution(entry, text)
+
     if _is_dispatcher(value):
         built = device_ir(value)
         if built is None:  # recursion: the typer finds the function among those it is typing
@@ -298,6 +304,9 @@ def resolve(name: str, value, device_ir: Callable) -> Resolution:
             return _unsupported(name, f"namedtuple class named {value.__name__!r}")
         return Resolution({"kind": "tuple_class", "name": name, "cls": value.__name__, "fields": fields},
                           f"tuple_class {value.__module__}.{value.__qualname__}{tuple(fields)}")
+
+    if _is_cffi_from_buffer(value):  # ffi.from_buffer(array), for declared functions' pointer parameters
+        return _done({"kind": "function", "name": "cffi.from_buffer"})
 
     if callable(value):
         if isinstance(value, pytypes.BuiltinFunctionType) and getattr(builtins, value.__name__, None) is value:
@@ -390,6 +399,13 @@ def _const_array(name, value):
         )
     data = np.ascontiguousarray(value, dtype=np.dtype(typestr)).tobytes()
     return _done({"kind": "const_array", "name": name, "typestr": typestr, "shape": list(value.shape), "data": data})
+
+
+def _is_cffi_from_buffer(value) -> bool:
+    """Whether ``value`` is a cffi FFI object's from_buffer method (cffi is not imported for this)."""
+    owner = getattr(value, "__self__", None)
+    return (isinstance(value, pytypes.MethodType) and value.__name__ == "from_buffer"
+            and type(owner).__name__ == "FFI" and type(owner).__module__.startswith("cffi"))
 
 
 def foldable(value) -> bool:
