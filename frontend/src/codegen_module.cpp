@@ -276,6 +276,37 @@ void emit_device_abi_wrapper(module_state& ms, std::size_t index, const std::str
   fl.b.CreateRet(fl.b.getInt32(0));
 }
 
+// `T name(args...)`: the C ABI (numba-cuda's abi="c"), wrapping the device function's body; its
+// result returned (scalars, or nothing).
+void emit_c_abi_wrapper(module_state& ms, std::size_t index, const std::string& name) {
+  const typed_function& tf = ms.tm.functions[index];
+  llvm::Function* impl = ms.fns[index];
+  const type* rt = tf.return_type;
+  const bool returns = rt != nullptr && rt->kind != type_kind::none;
+  if (returns && !rt->is_scalar())
+    fail("the C ABI returns a scalar or nothing; " + tf.ir->name + " returns " + rt->str() +
+         " (compile it with abi=\"numba\")");
+  std::vector<llvm::Type*> params;
+  for (auto* t : tf.arg_types) abi_types(ms, t, params);
+  auto* fty = llvm::FunctionType::get(returns ? ms.memory_type(rt) : llvm::Type::getVoidTy(ms.ctx), params, false);
+  auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, ms.mod);
+  ms.tgt.set_attributes(*fn);
+  function_lowering fl(ms, index, fn);
+  if (auto* sp = subprogram(ms, fn, name, tf.ir->first_line))
+    fl.b.SetCurrentDebugLocation(llvm::DILocation::get(ms.ctx, static_cast<unsigned>(std::max(tf.ir->first_line, 0)), 0, sp));
+  auto arg = fn->arg_begin();
+  std::vector<llvm::Value*> args;
+  if (ms.tgt.takes_context()) args.push_back(llvm::ConstantPointerNull::get(llvm::PointerType::get(ms.ctx, 0)));
+  for (auto* t : tf.arg_types) args.push_back(from_abi(fl, t, arg));
+  if (ms.tm.may_raise())
+    args.push_back(llvm::ConstantPointerNull::get(llvm::PointerType::get(ms.ctx, ms.tgt.address_space(address_space::global))));
+  llvm::Value* result = fl.b.CreateCall(impl, args);
+  if (returns)
+    fl.b.CreateRet(fl.to_memory(result, rt));
+  else
+    fl.b.CreateRetVoid();
+}
+
 }  // namespace
 
 void lower_module(module_state& ms) {
@@ -341,7 +372,13 @@ void lower_module(module_state& ms) {
     }
     fl.emit(params);
   }
-  if (!kernel) emit_device_abi_wrapper(ms, 0, entry_name);
+  if (!kernel) {
+    const std::string name = ms.opts.abi_name.empty() ? entry_name : ms.opts.abi_name;
+    if (ms.opts.c_abi)
+      emit_c_abi_wrapper(ms, 0, name);
+    else
+      emit_device_abi_wrapper(ms, 0, name);
+  }
   if (ms.dib) ms.dib->finalize();
   verify(ms.mod, "after lowering");
 }

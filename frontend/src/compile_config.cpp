@@ -1,5 +1,8 @@
 #include <cuforge/frontend/codegen.hpp>
 #include <cuforge/frontend/compile_config.hpp>
+
+#include <algorithm>
+#include <cctype>
 #include <cuforge/runtime/backend.hpp>
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
@@ -58,6 +61,11 @@ void compile_config::validate() const {
   if (target == target_kind::nvptx && max_blocks_per_cluster > 0 && cc.major < 9)
     throw logic_error("compile configuration: a launch bound on the blocks of a cluster needs compute capability "
                       "9.0 or newer, not " + std::to_string(cc.major) + "." + std::to_string(cc.minor));
+  if (!abi_name.empty() &&
+      (!(std::isalpha(static_cast<unsigned char>(abi_name[0])) || abi_name[0] == '_') ||
+       !std::all_of(abi_name.begin(), abi_name.end(),
+                    [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '$'; })))
+    throw logic_error("compile configuration: abi_name '" + abi_name + "' is not a symbol name");
   if (target == target_kind::nvptx && (cc.major < 1 || cc.minor < 0))
     throw logic_error("compile configuration: compute capability " + std::to_string(cc.major) + "." +
                       std::to_string(cc.minor));
@@ -80,6 +88,8 @@ std::string compile_config::key() const {
     k += " bounds=" + std::to_string(max_threads_per_block) + "," + std::to_string(min_blocks_per_sm) + "," +
          std::to_string(max_blocks_per_cluster);
   if (host_only) k += " host_only=1";
+  if (c_abi) k += " abi=c";
+  if (!abi_name.empty()) k += " abi_name=" + abi_name;
   return k;
 }
 
@@ -93,7 +103,8 @@ std::size_t compile_config::hash() const noexcept {
   mix(static_cast<std::size_t>(max_registers));
   mix(static_cast<std::size_t>(max_threads_per_block) | static_cast<std::size_t>(min_blocks_per_sm) << 16 |
       static_cast<std::size_t>(max_blocks_per_cluster) << 32);
-  mix(static_cast<std::size_t>(host_only));
+  mix(static_cast<std::size_t>(host_only) | static_cast<std::size_t>(c_abi) << 1);
+  mix(std::hash<std::string>{}(abi_name));
   return h;
 }
 

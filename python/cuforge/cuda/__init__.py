@@ -56,7 +56,15 @@ from cuforge.cuda._cache import CacheWarning
 from cuforge.cuda._errors import TypingError
 from cuforge.cuda._hostarrays import ManagedNDArray, MappedNDArray
 from cuforge.cuda._stream import Stream
-from cuforge.cuda._jit import Dispatcher, compile_ptx, compile_ptx_for_current_device, jit
+from cuforge.cuda._jit import (
+    Dispatcher,
+    compile,
+    compile_all,
+    compile_for_current_device,
+    compile_ptx,
+    compile_ptx_for_current_device,
+    jit,
+)
 from cuforge.cuda._ffi import (
     LTOIR,
     Archive,
@@ -108,6 +116,9 @@ HOST_NAMES = (
     "backend",
     "backend_reason",
     "close",
+    "compile",
+    "compile_all",
+    "compile_for_current_device",
     "compile_ptx",
     "declare_device",
     "CUSource",

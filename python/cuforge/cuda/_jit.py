@@ -663,16 +663,24 @@ def jit(func_or_sig=None, device=False, inline=False, forceinline=False, link=()
 # --- compile_ptx ---------------------------------------------------------------------------------
 
 
-def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True,
-                abi="numba", abi_info=None, launch_bounds=None):
-    """PTX for ``pyfunc`` compiled for ``sig``, and its return type:
-    ``(ptx, return_type)``. A kernel by default; ``device=True`` makes a
-    device function with Numba's ABI (``int f(T* ret, args...)``)."""
-    if abi != "numba":
-        raise NotImplementedError(f"compile_ptx(abi={abi!r}): only the numba ABI is supported")
-    del abi_info
+def _compile_to_ptx(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, launch_bounds, what):
+    """(CompiledFunction, return type) of ``pyfunc`` for ``sig`` as GPU code: compile_ptx's and compile's."""
+    if abi not in ("numba", "c"):
+        raise NotImplementedError(f"Unsupported ABI: {abi}")
+    abi_name = ""
+    if abi_info:
+        if not isinstance(abi_info, dict) or set(abi_info) - {"abi_name"}:
+            raise ValueError(f"{what}: abi_info takes one key, 'abi_name', not {abi_info!r}")
+        abi_name = abi_info.get("abi_name") or ""
+        if not isinstance(abi_name, str):
+            raise TypeError(f"{what}: abi_info['abi_name'] must be a str, not {type(abi_name).__name__}")
     if isinstance(pyfunc, Dispatcher):
+        link, lto = pyfunc._link, pyfunc._lto
         pyfunc = pyfunc.py_func
+    else:
+        link, lto = (), False
+    if not device and abi == "c":
+        raise NotImplementedError("The C ABI is not supported for kernels")
     args, ret = cftypes.normalize_signature(sig)
     if not device and ret is not None and ret != cftypes.void:
         raise TypeError("CUDA kernel must have void return type.")
@@ -682,11 +690,81 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     ret_spec = ret.spec if (device and ret is not None) else None
     started = _log.now()
     config = options.config("nvptx")
+    if device and (abi == "c" or abi_name):
+        kw = dict(fastmath=config.fastmath, debug_level=config.debug_level, lineinfo=config.lineinfo,
+                  opt=config.opt, max_registers=config.max_registers, boundscheck=config.boundscheck)
+        config = _core.CompileConfig(target="nvptx", cc=config.cc, abi=abi, abi_name=abi_name, **kw)
     specs = [a.spec for a in args]
-    cf = _compile(pyfunc, specs, config, bool(device), ret_spec)
-    ptx = cf.ptx
+    cf = _compile(pyfunc, specs, config, bool(device), ret_spec, link, lto)
+    _ = cf.ptx  # codegen now, so that its errors are this call's
     _log.compiled("PTX of a device function" if device else "PTX of a kernel", pyfunc, specs, config, started, "off")
-    return ptx, cftypes.from_spec(cf.return_spec)
+    return cf, cftypes.from_spec(cf.return_spec)
+
+
+def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True,
+                abi="numba", abi_info=None, launch_bounds=None):
+    """PTX for ``pyfunc`` compiled for ``sig``, and its return type:
+    ``(ptx, return_type)``. A kernel by default; ``device=True`` makes a
+    device function with Numba's ABI (``int f(T* ret, args...)``), or C's
+    with ``abi="c"`` (``T f(args...)``); ``abi_info={"abi_name": name}``
+    names it."""
+    cf, ret = _compile_to_ptx(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, launch_bounds,
+                              "compile_ptx")
+    return cf.ptx, ret
+
+
+def _check_output(output, forceinline):
+    if output == "ltoir":
+        raise NotImplementedError(
+            "output='ltoir': cuforge's compiler emits PTX (LLVM's NVPTX backend), not NVVM's LTO-IR; use "
+            "output='ptx' (nvJitLink links PTX with LTO-IR inputs, docs/interop_c.md)")
+    if output != "ptx":
+        raise NotImplementedError(f"Unsupported output type: {output}")
+    if forceinline:
+        raise ValueError("Can only designate forced inlining in LTO-IR")
+
+
+def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None, opt=None, abi="c",
+            abi_info=None, output="ptx", forceinline=False, launch_bounds=None):
+    """numba-cuda's ``cuda.compile``: ``(code, return_type)`` of ``pyfunc``
+    compiled for ``sig``; a device function with the C ABI by default
+    (``T f(args...)``, named by ``abi_info={"abi_name": ...}``), or a kernel
+    with ``device=False``. ``output="ptx"`` (LTO-IR is not made: see
+    docs/interop_c.md)."""
+    _check_output(output, forceinline)
+    debug = bool(debug)
+    opt = (not debug) if opt is None else bool(opt)
+    cf, ret = _compile_to_ptx(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, launch_bounds,
+                              "compile")
+    return cf.ptx, ret
+
+
+def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, opt=None,
+                               abi="c", abi_info=None, output="ptx", forceinline=False, launch_bounds=None):
+    """``compile`` for the current device's compute capability."""
+    from cuforge.cuda._api import get_current_device
+
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath,
+                   cc=get_current_device().compute_capability, opt=opt, abi=abi, abi_info=abi_info, output=output,
+                   forceinline=forceinline, launch_bounds=launch_bounds)
+
+
+def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None, opt=None, abi="c",
+                abi_info=None, output="ptx", forceinline=False, launch_bounds=None):
+    """numba-cuda's ``cuda.compile_all``: ``([code, ...], return_type)``:
+    the function's PTX, then what it links (declared functions' files and
+    ``link=``): ``.cu`` sources compiled by NVRTC to PTX, other files as
+    in-memory code (``cuda.PTXSource``, ``cuda.Cubin``, ...)."""
+    _check_output(output, forceinline)
+    debug = bool(debug)
+    opt = (not debug) if opt is None else bool(opt)
+    cf, ret = _compile_to_ptx(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, launch_bounds,
+                              "compile_all")
+    codes = [cf.ptx]
+    cc_pair = tuple(cf.config.cc)
+    for path in cf.link:
+        codes.append(_ffi.compiled_for_gpu(path, cc_pair))
+    return codes, ret
 
 
 def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,

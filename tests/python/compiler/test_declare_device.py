@@ -470,3 +470,62 @@ def test_ffi_from_buffer_passes_an_arrays_pointer():
     r = np.ndarray((), dtype=np.float32)
     reduction_caller_numba_style[1, 1](r, x)
     np.testing.assert_allclose(r[()], np.sum(x))
+
+
+# --- cuda.compile, compile_all: device functions with the C ABI, for C/C++ to call ---------------------------
+
+
+def _add(x, y):
+    return x + y
+
+
+def test_compile_makes_a_c_abi_device_function_named_by_abi_info():
+    ptx, ret = cuda.compile(_add, "float32(float32, float32)", abi_info={"abi_name": "my_add"})
+    assert ret == types.float32
+    assert re.search(r"\.visible \.func\s+\(\.param \.b32 func_retval0\) my_add\s*\(\s*\.param \.b32 my_add_param_0,"
+                     r"\s*\.param \.b32 my_add_param_1\s*\)", ptx)
+    ptx, ret = cuda.compile(_add, (types.int32, types.int32))  # the return type inferred
+    assert ret == types.int64 and re.search(r"\.visible \.func\s+\(\.param \.b64 func_retval0\)", ptx)
+    ptx, _ = cuda.compile_ptx(_add, "float64(float64, float64)", device=True, abi="c",
+                              abi_info={"abi_name": "add_f64"})
+    assert re.search(r"\.visible \.func\s+\(\.param \.b64 func_retval0\) add_f64\s*\(", ptx)
+    ptx, _ = cuda.compile_ptx(_add, "float64(float64, float64)", device=True)  # Numba's ABI: the result by pointer
+    assert re.search(r"\.visible \.func\s+\(\.param \.b32 func_retval0\) \w+\s*\(\s*\.param \.b64 \w+_param_0,", ptx)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"output": "ltoir"}, NotImplementedError, "emits PTX"),
+    ({"output": "cubin"}, NotImplementedError, "Unsupported output type: cubin"),
+    ({"forceinline": True}, ValueError, "forced inlining in LTO-IR"),
+    ({"abi": "fortran"}, NotImplementedError, "Unsupported ABI: fortran"),
+    ({"abi_info": {"name": "f"}}, ValueError, "abi_info takes one key"),
+    ({"abi_info": {"abi_name": "not a name"}}, ValueError, "is not a symbol name"),
+    ({"device": False}, NotImplementedError, "The C ABI is not supported for kernels"),
+])
+def test_compile_refuses(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        cuda.compile(_add, "float32(float32, float32)", **kwargs)
+
+
+@needs_nvrtc
+def test_compile_all_gives_the_ptx_and_what_it_links():
+    codes, ret = cuda.compile_all(c_abi_caller, "void(float64[:], float64[:], boolean[:], int32[:])", device=False,
+                                  abi="numba")
+    assert ret == types.none and len(codes) == 3
+    assert re.search(r"\.visible \.entry", codes[0])
+    assert re.search(r"\.visible \.func\s+\(\.param \.b64 func_retval0\) fma_c\s*\(", codes[1])  # functions.cu
+    assert re.search(r"\.visible \.func\s+\(\.param \.b32 func_retval0\) clamp_c\s*\(", codes[2])  # portable.c
+
+
+@needs_nvrtc
+@needs_readelf
+def test_a_python_device_function_compiled_with_the_c_abi_links_into_another_kernel(tmp_path):
+    ptx, _ = cuda.compile(_add, "float32(float32, float32)", abi_info={"abi_name": "py_add"})
+    py_add = cuda.declare_device("py_add", "float32(float32, float32)", link=cuda.PTXSource(ptx, name="py_add.ptx"),
+                                 abi="c")
+
+    def k(r, x):
+        r[0] = py_add(x[0], x[1])
+
+    cf = _jit._compile(k, [F32] * 2, _jit.CompileOptions().config("nvptx"), False)
+    assert {cf.symbol, "py_add"} <= _function_symbols(cf.linked_cubin(), tmp_path)

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string>
 #include <string_view>
 
 namespace cuforge::frontend {
@@ -59,6 +60,11 @@ struct CUFORGE_API compile_config {
   /// functions such as random.random type there, and nowhere else (a kernel
   /// of the cpu backend is GPU code run on the host). Host target only.
   bool host_only = false;
+  /// A device function's entry point (compile_ptx(device=True), cuda.compile): Numba's ABI
+  /// (`int name(T* ret, args...)`) or C's (`T name(args...)`, `c_abi`), named `abi_name` when it
+  /// is not empty (numba-cuda's abi_info={"abi_name": ...}), else the generated symbol.
+  bool c_abi = false;
+  std::string abi_name;
 
   /// The configuration for `t` with `cc` (nvptx) and default options.
   static compile_config for_target(target_kind t, compute_capability cc = {9, 0});
