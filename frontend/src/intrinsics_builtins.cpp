@@ -293,6 +293,7 @@ const intrinsic table[] = {
     conversion("builtins.complex", scalar_id::complex128, "x (or real, imag) as a complex128."),
     conversion("builtins.bool", scalar_id::bool_, "The truth of x."),
     function_entry("builtins.len", "(x)", "An array's first extent, or a tuple's length (int64).", type_len),
+    module_entry("cffi", "cffi's FFI objects: their from_buffer, for declared functions' pointer parameters."),
     function_entry("cffi.from_buffer", "(array)",
                    "cffi's FFI.from_buffer: the array, passed to a declared function's pointer parameter as its "
                    "data pointer.",

@@ -6,6 +6,8 @@
 #include "numba_typing.hpp"
 #include "typer_impl.hpp"
 
+#include <cuforge/frontend/extending.hpp>
+
 namespace cuforge::frontend::detail {
 
 value function_typer::call_function(const std::string& name, call_args& c) {
@@ -113,6 +115,15 @@ value function_typer::call_dtype(const type* scalar, call_args& c) {
 }
 
 value function_typer::call_method(const std::string& name, const value& self, call_args& c) {
+  if (name.rfind("usermethod:", 0) == 0) {  // a struct type's method (cuda.extending.overload_method)
+    const std::string key = "method:" + name.substr(11);
+    c.name = name.substr(11);
+    if (!c.kwargs.empty()) fail(c.loc, c.name + "(): keyword arguments to overloaded methods are not supported");
+    std::vector<value> args{self};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    if (auto r = user_overload(key, std::move(args), c.loc)) return *r;
+    no_impl(c, "no registered overload of the method takes these arguments");
+  }
   if (name == "method.conjugate") {
     c.name = self.ty->str() + ".conjugate";
     expect_args(*this, c, 0, 0);
@@ -257,6 +268,57 @@ value function_typer::call_device(const function& callee, call_args& c) {
   for (int j : *roots)
     if (j >= 0 && static_cast<std::size_t>(j) < args.size()) add_roots(r.roots, args[static_cast<std::size_t>(j)].roots);
   return r;
+}
+
+std::shared_ptr<const function> function_typer::resolve_overload(const std::string& key,
+                                                                 const std::vector<const type*>& types,
+                                                                 location loc, const std::string& what) {
+  for (const auto& r : overloads_of(key)) {
+    std::shared_ptr<const function> f;
+    try {
+      f = r->resolve(types);
+    } catch (const typing_error&) {
+      throw;
+    } catch (const std::exception& e) {
+      std::string args;
+      for (const type* t : types) args += (args.empty() ? "" : ", ") + t->str();
+      fail(loc, "the overload registered for " + (what.empty() ? key : what) + " failed for (" + args + "): " +
+                    e.what());
+    }
+    if (f) {
+      m_.keep_alive(f);
+      return f;
+    }
+  }
+  return nullptr;
+}
+
+std::optional<value> function_typer::user_overload(const std::string& key, std::vector<value> args, location loc) {
+  std::vector<const type*> types;
+  for (const auto& a : args) {
+    if (!a.runtime()) return std::nullopt;
+    types.push_back(a.ty);
+  }
+  std::shared_ptr<const function> f = resolve_overload(key, types, loc);
+  if (!f) return std::nullopt;
+  call_args c;
+  c.name = key;
+  c.loc = loc;
+  c.args = std::move(args);
+  return call_device(*f, c);
+}
+
+value function_typer::call_overloaded(const std::string& key, call_args& c) {
+  if (!c.kwargs.empty())
+    fail(c.loc, c.name + "(): keyword arguments to overloaded functions are not supported");
+  std::vector<const type*> types;
+  for (const auto& a : c.args) {
+    if (!a.runtime()) fail(c.loc, "cannot pass " + a.ty->str() + " to " + c.name + "() (an overloaded function)");
+    types.push_back(a.ty);
+  }
+  std::shared_ptr<const function> f = resolve_overload(key, types, c.loc, c.name);
+  if (!f) no_impl(c, "no registered overload takes these arguments");
+  return call_device(*f, c);
 }
 
 value function_typer::call_external(const type& f, call_args& c) {

@@ -5,6 +5,8 @@
 #include "numba_typing.hpp"
 #include "typer_impl.hpp"
 
+#include <cuforge/frontend/extending.hpp>
+
 #include <algorithm>
 
 #include <cmath>
@@ -337,10 +339,20 @@ value function_typer::lower_global(std::int32_t gi, location loc) {
       return v;
     }
     case global_value::kind::function: v.ty = tc_.function(canonical_name(g.name, false)); return v;
-    case global_value::kind::tuple_class:
+    case global_value::kind::tuple_class: {
       if (g.cls.empty() || g.fields.empty()) fail(loc, "malformed IR: the namedtuple class '" + g.name + "' has no fields");
-      v.ty = tc_.tuple_class(g.cls, g.fields);
+      std::vector<const type*> declared;  // a struct type's fields (cuda.extending.struct_type)
+      for (const auto& spec : g.field_types) declared.push_back(parse_type(tc_, spec));
+      if (!declared.empty() && declared.size() != g.fields.size())
+        fail(loc, "malformed IR: the struct type '" + g.cls + "' has " + std::to_string(g.fields.size()) +
+                      " fields but " + std::to_string(declared.size()) + " types");
+      v.ty = tc_.tuple_class(g.cls, g.fields, std::move(declared));
       v.name = g.name;
+      return v;
+    }
+    case global_value::kind::overloaded:
+      v.ty = tc_.function("overload:" + g.name);
+      v.name = g.message.empty() ? g.name : g.message;
       return v;
     case global_value::kind::dtype: {
       // A scalar type's type string, or a structured dtype's spec ("Record(...)").
@@ -435,7 +447,58 @@ value function_typer::truth(const value& v, location loc) {
   fail(loc, "the truth value of " + v.ty->str() + " is ambiguous");
 }
 
+namespace {
+
+// Python's operator module's name of each operator (the key of its overloads, frontend/extending.hpp).
+const char* operator_name(binop o) {
+  switch (o) {
+    case binop::add: return "add";
+    case binop::sub: return "sub";
+    case binop::mul: return "mul";
+    case binop::truediv: return "truediv";
+    case binop::floordiv: return "floordiv";
+    case binop::mod: return "mod";
+    case binop::pow: return "pow";
+    case binop::lshift: return "lshift";
+    case binop::rshift: return "rshift";
+    case binop::bitor_: return "or_";
+    case binop::bitxor: return "xor";
+    case binop::bitand_: return "and_";
+    case binop::matmul: return "matmul";
+  }
+  return "?";
+}
+
+const char* operator_name(cmpop o) {
+  switch (o) {
+    case cmpop::eq: return "eq";
+    case cmpop::ne: return "ne";
+    case cmpop::lt: return "lt";
+    case cmpop::le: return "le";
+    case cmpop::gt: return "gt";
+    case cmpop::ge: return "ge";
+    default: return nullptr;  // is, in: never overloaded
+  }
+}
+
+const char* operator_name(unop o) {
+  switch (o) {
+    case unop::neg: return "neg";
+    case unop::pos: return "pos";
+    case unop::invert: return "invert";
+    case unop::not_: return nullptr;
+  }
+  return nullptr;
+}
+
+// A struct type's value (a named tuple of a class): what registered operators apply to.
+bool user_typed(const value& v) { return v.runtime() && v.ty->is_tuple() && !v.ty->name.empty(); }
+
+}  // namespace
+
 value function_typer::unary(unop o, const value& a0, location loc) {
+  if (const char* n = operator_name(o); n != nullptr && user_typed(a0))
+    if (auto r = user_overload(std::string("operator.") + n, {a0}, loc)) return *r;
   const char* sym = to_string(o);
   const value a = o == unop::not_ ? a0 : unwrap(a0, loc);
   if (o == unop::not_) {
@@ -575,7 +638,10 @@ value function_typer::checked_divisor(binop o, const value& y, location loc) {
   return r;
 }
 
+
 value function_typer::binary(binop o, const value& a, const value& b, location loc) {
+  if (user_typed(a) || user_typed(b))
+    if (auto r = user_overload(std::string("operator.") + operator_name(o), {a, b}, loc)) return *r;
   const char* sym = to_string(o);
   auto unsupported = [&]() -> value {
     fail(loc, std::string("unsupported operand types for ") + sym + ": " + a.ty->str() + " and " + b.ty->str());
@@ -654,6 +720,8 @@ value function_typer::binary(binop o, const value& a, const value& b, location l
 }
 
 value function_typer::compare(cmpop o, const value& a0, const value& b0, location loc) {
+  if (const char* n = operator_name(o); n != nullptr && (user_typed(a0) || user_typed(b0)))
+    if (auto r = user_overload(std::string("operator.") + n, {a0, b0}, loc)) return *r;
   const char* sym = to_string(o);
   if (a0.runtime() && b0.runtime() && (o == cmpop::is || o == cmpop::is_not || o == cmpop::eq || o == cmpop::ne)) {
     // An optional against None: whether it holds a value.
@@ -796,6 +864,15 @@ value function_typer::attribute(const value& obj, const std::string& name, locat
     case type_kind::tuple:
       for (std::size_t i = 0; i < obj.ty->names.size(); ++i)
         if (obj.ty->names[i] == name) return tuple_elements(obj, loc).at(i);
+      if (!obj.ty->name.empty()) {  // a struct type's attributes and methods (cuda.extending)
+        if (auto r = user_overload("attribute:" + obj.ty->name + "." + name, {obj}, loc)) return *r;
+        if (!overloads_of("method:" + obj.ty->name + "." + name).empty()) {
+          value m;
+          m.ty = tc_.function("usermethod:" + obj.ty->name + "." + name);
+          m.self = std::make_shared<value>(obj);
+          return m;
+        }
+      }
       break;
     case type_kind::vector: {
       static constexpr const char* members[] = {"x", "y", "z", "w"};
@@ -894,6 +971,10 @@ value function_typer::call(const value& callee, call_args& c) {
   switch (callee.ty->kind) {
     case type_kind::function:
       if (callee.self) return call_method(callee.ty->name, *callee.self, c);
+      if (callee.ty->name.rfind("overload:", 0) == 0) {
+        if (!callee.name.empty()) c.name = callee.name;
+        return call_overloaded(callee.ty->name.substr(9), c);
+      }
       return call_function(callee.ty->name, c);
     case type_kind::dtype:
       // Python's int, float, complex and bool are the registry's rows
@@ -921,7 +1002,10 @@ value function_typer::call(const value& callee, call_args& c) {
       std::vector<value> es;
       for (std::size_t i = 0; i < names.size(); ++i) {
         if (!bound[i]) fail(c.loc, callee.ty->name + "() missing argument '" + names[i] + "' (field defaults are not supported)");
-        es.push_back(*bound[i]);
+        // A struct type's fields have their declared types.
+        es.push_back(callee.ty->elements.empty()
+                         ? *bound[i]
+                         : convert(*bound[i], callee.ty->elements[i], c.loc, "for field '" + names[i] + "'"));
       }
       return make_named_tuple(std::move(es), callee.ty, c.loc);
     }

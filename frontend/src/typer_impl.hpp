@@ -165,6 +165,8 @@ class module_typer {
     externals_.push_back(f);
     return static_cast<std::int64_t>(externals_.size() - 1);
   }
+  /// Keeps an overload's implementation alive as long as the module's typing (specialisations point at it).
+  void keep_alive(std::shared_ptr<const function> f) { kept_.push_back(std::move(f)); }
   /// The declaration of `symbol` the module has, or null.
   const type* external_named(const std::string& symbol) const {
     for (const type* e : externals_)
@@ -190,6 +192,7 @@ class module_typer {
   std::vector<raise_site> sites_;
   std::vector<std::string> strings_;
   std::vector<const type*> externals_;
+  std::vector<std::shared_ptr<const function>> kept_;
 };
 
 /// @throws typing_error when a thread's local arrays exceed CUDA's 512 KiB.
@@ -333,6 +336,15 @@ class function_typer {
   value call_device(const function& callee, call_args& c);
   /// A call of a function declared with cuda.declare_device (type_kind::external_function).
   value call_external(const type& f, call_args& c);
+  /// A call of a function with registered overloads (cuda.extending.overload), by its registry key.
+  value call_overloaded(const std::string& key, call_args& c);
+  /// The implementation the overloads registered under `key` give for `types` (kept alive by the
+  /// module), or null when none does. @throws typing_error when an overload fails.
+  std::shared_ptr<const function> resolve_overload(const std::string& key, const std::vector<const type*>& types,
+                                                   location loc, const std::string& what = "");
+  /// `key`'s implementation for `args` called (an operator, attribute or method of a struct type),
+  /// or nullopt when no overload applies.
+  std::optional<value> user_overload(const std::string& key, std::vector<value> args, location loc);
   value call_method(const std::string& name, const value& self, call_args& c);
   value min_max(bool is_min, std::vector<value> xs, call_args& c);
   value round(call_args& c);

@@ -200,10 +200,16 @@ const type* type_context::named_tuple(std::vector<const type*> elements, const s
 }
 
 const type* type_context::tuple_class(const std::string& cls, std::vector<std::string> names) {
+  return tuple_class(cls, std::move(names), {});
+}
+
+const type* type_context::tuple_class(const std::string& cls, std::vector<std::string> names,
+                                      std::vector<const type*> elements) {
   type t;
   t.kind = type_kind::tuple_class;
   t.name = cls;
   t.names = std::move(names);
+  t.elements = std::move(elements);
   return intern(t);
 }
 

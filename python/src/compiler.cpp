@@ -2,6 +2,7 @@
 #include "common.hpp"
 
 #include <cuforge/frontend/cuda_c.hpp>
+#include <cuforge/frontend/extending.hpp>
 #include <cuforge/frontend/compile_config.hpp>
 
 #include <cuforge/frontend/diagnostics.hpp>
@@ -78,6 +79,8 @@ global_value global_of(py::dict d) {
     if (!get("cls").is_none()) g.cls = py::str(get("cls"));
     if (!get("fields").is_none())
       for (auto f : get("fields")) g.fields.push_back(py::str(f));
+    if (!get("types").is_none())
+      for (auto f : get("types")) g.field_types.push_back(py::str(f));
   } else if (kind == "const_array") {
     g.k = global_value::kind::const_array;
     g.dtype = py::str(get("typestr"));
@@ -109,6 +112,9 @@ global_value global_of(py::dict d) {
     g.k = global_value::kind::exception;
     g.cls = py::str(get("cls"));
     if (!get("message").is_none()) g.message = py::str(get("message"));
+  } else if (kind == "overloaded") {
+    g.k = global_value::kind::overloaded;
+    if (!get("display").is_none()) g.message = py::str(get("display"));
   } else if (kind == "external_function") {
     g.k = global_value::kind::external_function;
     for (auto a : get("args")) g.fields.push_back(py::str(a));
@@ -126,7 +132,36 @@ global_value global_of(py::dict d) {
 
 }  // namespace
 
+// An overload registered from Python (cuforge.cuda.extending): `fn(specs)` gives the implementation's
+// FunctionIR for those argument type specs, or None.
+class py_overload_resolver final : public overload_resolver {
+ public:
+  explicit py_overload_resolver(py::object fn) : fn_(std::move(fn)) {}
+  std::shared_ptr<const function> resolve(const std::vector<const type*>& args) override {
+    py::gil_scoped_acquire gil;
+    py::list specs;
+    for (const type* t : args) specs.append(t->str());
+    try {
+      py::object r = fn_(specs);
+      if (r.is_none()) return nullptr;
+      return r.cast<std::shared_ptr<function>>();
+    } catch (py::error_already_set& e) {
+      throw cuforge::logic_error(std::string(py::str(e.type().attr("__name__"))) + ": " + py::str(e.value()).cast<std::string>());
+    } catch (const py::cast_error&) {
+      throw cuforge::logic_error("an overload's resolver gave something other than a function's IR");
+    }
+  }
+
+ private:
+  py::object fn_;  // (the registry is never destroyed, so neither is this)
+};
+
 void bind_compiler(py::module_& m) {
+  m.def("register_overload", [](const std::string& key, py::object fn) {
+    register_overload(key, std::make_shared<py_overload_resolver>(std::move(fn)));
+  }, py::arg("key"), py::arg("resolver"),
+     "Registers an implementation resolver under key (frontend/extending.hpp): resolver(specs) gives a "
+     "FunctionIR or None.");
   m.def("compile_cuda_source", [](const std::string& source, const std::string& name, std::pair<int, int> cc,
                                   bool lto) {
     nvrtc_result r;

@@ -257,6 +257,12 @@ struct classified {
 // Fills `a` (fresh) for the argument `v`. `launch`: the stream of the
 // launch the argument is for (foreign arrays are ordered after their
 // producer's stream on it); null for typing only.
+// cuda.extending's converter of objects the launcher does not know (None until a class is registered).
+py::object& argument_hook() {
+  static py::object* hook = new py::object(py::none());
+  return *hook;
+}
+
 void classify_into(kernel_argument& a, py::handle v, std::size_t index, std::vector<py::object>& keep,
                    const stream_view* launch = nullptr) {
   auto scalar = [&](const type* t) {
@@ -365,6 +371,15 @@ void classify_into(kernel_argument& a, py::handle v, std::size_t index, std::vec
              : way == "out" ? kernel_argument::transfer::from_device
                             : kernel_argument::transfer::both;
     return;
+  }
+  // A library's object registered to pass as a struct (cuda.extending.register_argument).
+  if (py::object& hook = argument_hook(); !hook.is_none()) {
+    py::object made = hook(v);
+    if (!made.is_none()) {
+      keep.push_back(made);
+      classify_into(a, keep.back(), index, keep, launch);
+      return;
+    }
   }
   throw py::type_error("kernel argument " + std::to_string(index) + " (" +
                        std::string(py::str(py::type::of(v).attr("__name__"))) +
@@ -820,6 +835,9 @@ void bind_dispatch(py::module_& m) {
   m.def("host_target_id", [] { return host_target_id(); },
         "The triple, CPU and CPU features host code is compiled for (part of the disk cache's key).");
   m.def("set_typing_error_class", [](py::object cls) { typing_error_class() = std::move(cls); });
+  m.def("set_argument_hook", [](py::object hook) { argument_hook() = std::move(hook); }, py::arg("hook"),
+        "The launcher's converter of arguments it does not know (cuda.extending.register_argument): "
+        "hook(value) gives what to pass instead, or None.");
   m.def("compatible", [](const std::string& have, const std::string& want) {
     return jit::compatible(jit::parse_type(have), jit::parse_type(want));
   }, py::arg("have"), py::arg("want"),

@@ -178,6 +178,8 @@ struct CUFORGE_API global_value {
     string,          ///< a constant string where the typer takes one (print's arguments): `message`
     exception,       ///< what a raise statement raises: the class `cls` (a builtin's name, "ValueError", or
                      ///< "module.qualname"), its `message` (the first argument as str(); "" for none)
+    overloaded,      ///< a Python function with implementations registered (cuda.extending.overload):
+                     ///< `name` its key in frontend/extending.hpp's registry, `message` its name for messages
     external_function,  ///< cuda.declare_device's function: its symbol `name`, parameter type specs
                         ///< `fields`, return type spec `dtype`, ABI `cls` ("numba" or "c"), and the
                         ///< files defining it, `link`
@@ -192,6 +194,7 @@ struct CUFORGE_API global_value {
   std::string file;                  ///< device_function without callee
   std::string cls;                   ///< tuple_class, a named tuple: the class's name
   std::vector<std::string> fields;   ///< tuple_class, a named tuple: the field names
+  std::vector<std::string> field_types;  ///< tuple_class of a struct type (cuda.extending): its fields' type specs
   std::uint64_t address = 0;         ///< device_array: its data's device address
   std::vector<std::int64_t> strides; ///< device_array
   std::string message;               ///< exception, string

@@ -173,6 +173,8 @@ class CUFORGE_API type_context {
   const type* named_tuple(std::vector<const type*> elements, const std::string& cls, std::vector<std::string> names);
   /// The namedtuple class `cls` (fields `names`) as a value: calling it makes a named tuple.
   const type* tuple_class(const std::string& cls, std::vector<std::string> names);
+  /// A struct type's class (cuda.extending.struct_type): its fields converted to `elements` when it is called.
+  const type* tuple_class(const std::string& cls, std::vector<std::string> names, std::vector<const type*> elements);
   /// A record of `fields` (their types scalars or global records) in `size`
   /// bytes; its alignment is its fields' largest when `aligned`, else 1.
   /// @throws logic_error for a field outside the record or named twice.

@@ -23,6 +23,8 @@ dtype               NumPy scalar types and dtypes, Python's int/float/bool/compl
                     cuforge.types scalar types
 device_function     another @cuda.jit function: its untyped IR in ``callee``; or, for a
                     function calling itself (or one calling it), no IR but its ``file``
+overloaded          a function with implementations registered by cuda.extending.overload: its
+                    registry key (the typer asks the implementations for the argument types)
 external_function   a function declared with cuda.declare_device: its symbol, parameter and
                     return type specs, ABI, and the files to ``link``
 unsupported         anything else; ``name`` says what it was (an error where used)
@@ -53,7 +55,7 @@ import numpy as np
 
 import cuforge.types as cftypes
 from cuforge import _core
-from cuforge.cuda import _ffi, _stubs
+from cuforge.cuda import _ffi, _stubs, extending
 
 __all__ = ["CONST_ARRAY_LIMIT", "Resolution", "foldable", "resolve"]
 
@@ -302,8 +304,17 @@ def resolve(name: str, value, device_ir: Callable) -> Resolution:
             return _unsupported(name, f"namedtuple class {value.__qualname__} without fields")
         if not value.__name__.isidentifier():
             return _unsupported(name, f"namedtuple class named {value.__name__!r}")
-        return Resolution({"kind": "tuple_class", "name": name, "cls": value.__name__, "fields": fields},
-                          f"tuple_class {value.__module__}.{value.__qualname__}{tuple(fields)}")
+        entry = {"kind": "tuple_class", "name": name, "cls": value.__name__, "fields": fields}
+        declared = getattr(value, "_cuforge_field_types", None)  # a struct type's (cuda.extending.struct_type)
+        if declared is not None:
+            entry["types"] = [t.spec for t in declared]
+        return Resolution(entry, f"tuple_class {value.__module__}.{value.__qualname__}{tuple(fields)}"
+                                 f"{'' if declared is None else entry['types']}")
+
+    key = extending.overload_key(value)
+    if key is not None:  # a function with implementations registered (cuda.extending.overload)
+        return Resolution({"kind": "overloaded", "name": key, "display": getattr(value, "__name__", name)},
+                          f"overloaded {key}")
 
     if _is_cffi_from_buffer(value):  # ffi.from_buffer(array), for declared functions' pointer parameters
         return _done({"kind": "function", "name": "cffi.from_buffer"})

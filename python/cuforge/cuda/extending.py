@@ -1,0 +1,257 @@
+"""Teaching the compiler new types and functions (docs/extending.md).
+
+cuforge's extension API is written for its compiler: implementations are
+kernel-language Python, chosen at typing time by the argument types, and
+compiled like device functions. There is no LLVM builder to hold.
+
+- ``struct_type(name, fields)``: a type that is a struct of typed fields (a
+  named tuple whose fields have declared types). Call it in a kernel or on
+  the host to make one; ``x.field`` reads a field.
+- ``overload(func)``: implementations of a Python function (or of an
+  operator: ``operator.add``...) for the argument types a typing function
+  accepts, numba's way: the decorated function gets the argument types and
+  returns an implementation, or None.
+- ``overload_method(struct, name)`` and ``overload_attribute(struct, name)``:
+  methods and computed attributes of a struct type.
+- ``register_jitable(func)``: a function callable from Python and, compiled,
+  from kernels.
+- ``register_argument(cls, struct, to_struct)``: objects of a Python class
+  passed to kernels as a struct (``typeof`` for a library's own objects).
+"""
+
+from __future__ import annotations
+
+import collections
+import operator
+import threading
+import types as pytypes
+
+import numpy as np
+
+import cuforge.types as cftypes
+from cuforge import _core
+
+__all__ = ["is_struct", "overload", "overload_attribute", "overload_method", "register_argument",
+           "register_jitable", "struct_type"]
+
+_lock = threading.RLock()
+_function_keys = {}  # id(func) -> (func, key): Python functions with overloads
+_structs = {}  # name -> the struct class
+_arguments = {}  # Python class -> (struct class, to_struct)
+
+#: The operators an overload may implement: Python's operator module's functions.
+_OPERATORS = {getattr(operator, n): n for n in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lshift",
+                                                "rshift", "and_", "or_", "xor", "matmul", "eq", "ne", "lt", "le",
+                                                "gt", "ge", "neg", "pos", "invert")}
+
+
+# --- struct types -------------------------------------------------------------------------------------------
+
+
+def struct_type(name, fields):
+    """A struct of typed fields: ``Masked = struct_type("Masked", [("value", float64), ("valid", boolean)])``.
+
+    The result is a namedtuple class whose instances hold their fields as the
+    declared types (``Masked(1, True).value`` is ``np.float64(1.0)``), so a
+    kernel argument of it has exactly the struct's type; in a kernel,
+    ``Masked(v, ok)`` converts its arguments to the fields' types. Its kernel
+    type is ``Masked.kernel_type`` (what overloads are given)."""
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"struct_type: the name must be an identifier, not {name!r}")
+    fields = list(fields)
+    if not fields:
+        raise ValueError(f"struct_type({name!r}): a struct needs fields")
+    names, kinds = [], []
+    for f in fields:
+        if not (isinstance(f, tuple) and len(f) == 2 and isinstance(f[0], str) and f[0].isidentifier()):
+            raise TypeError(f"struct_type({name!r}): each field is a (name, type) pair, not {f!r}")
+        ty = f[1]
+        if isinstance(ty, str):
+            ty = cftypes.from_spec(ty)
+        if not isinstance(ty, (cftypes.Boolean, cftypes.Integer, cftypes.Float, cftypes.Complex)):
+            raise TypeError(f"struct_type({name!r}): field {f[0]!r} is {ty}; a struct's fields are scalars")
+        names.append(f[0])
+        kinds.append(ty)
+    if len(set(names)) != len(names):
+        raise ValueError(f"struct_type({name!r}): a field is named twice")
+    with _lock:
+        if name in _structs:
+            raise ValueError(f"struct_type: a struct named {name!r} exists already (names are the compiler's keys)")
+        base = collections.namedtuple(name, names)
+        dtypes = tuple(np.dtype(t.typestr) for t in kinds)
+
+        def __new__(cls, *args, **kwargs):
+            values = base.__new__(cls, *args, **kwargs)
+            return base.__new__(cls, *(d.type(v) for d, v in zip(dtypes, values)))
+
+        cls = type(name, (base,), {"__new__": __new__, "__slots__": (), "__module__": __name__,
+                                   "_cuforge_field_types": tuple(kinds)})
+        cls.kernel_type = cftypes.from_spec(f"{name}({', '.join(f'{n}: {t.spec}' for n, t in zip(names, kinds))})")
+        _structs[name] = cls
+    return cls
+
+
+def is_struct(ty, struct) -> bool:
+    """Whether kernel type ``ty`` (what an overload is given) is struct class ``struct``'s."""
+    return ty == struct.kernel_type
+
+
+def _struct_name(struct) -> str:
+    if not (isinstance(struct, type) and getattr(struct, "_cuforge_field_types", None) is not None):
+        raise TypeError(f"expected a struct type made by struct_type(), not {struct!r}")
+    return struct.__name__
+
+
+# --- overloads ----------------------------------------------------------------------------------------------
+
+
+def _resolver(typing_func, what):
+    """The callback the typer calls with argument type specs: the implementation's IR, or None."""
+    from cuforge.cuda._compiler import build_ir
+    from cuforge.cuda._jit import Dispatcher
+
+    cache = {}
+
+    def resolve(specs):
+        key = tuple(specs)
+        if key in cache:
+            return cache[key]
+        args = [cftypes.from_spec(s) for s in specs]
+        impl = typing_func(*args)
+        if impl is None:
+            cache[key] = None
+            return None
+        if isinstance(impl, Dispatcher):
+            impl = impl.py_func
+        if not isinstance(impl, pytypes.FunctionType):
+            raise TypeError(f"{what}: the overload returned {impl!r}, not an implementation function")
+        cache[key] = ir = build_ir(impl)
+        return ir
+
+    return resolve
+
+
+def overload(func, jit_options=None, strict=True, inline="never", prefer_literal=False, **kwargs):
+    """Registers implementations of ``func`` (a Python function, or an
+    operator of Python's operator module) for kernels::
+
+        @overload(clip01)
+        def clip01_impl(x):
+            if isinstance(x, types.Float):
+                return lambda x: min(max(x, 0.0), 1.0)
+
+    The decorated function gets the argument types of a call and returns the
+    implementation (kernel-language Python with the same parameters), or
+    None when it does not apply; overloads of one function are asked in the
+    order they were registered."""
+    del jit_options, strict, inline, prefer_literal, kwargs  # numba's knobs: every implementation is compiled alike
+    if func in _OPERATORS:
+        key = f"operator.{_OPERATORS[func]}"
+    elif isinstance(func, (pytypes.FunctionType, pytypes.BuiltinFunctionType)):
+        with _lock:
+            got = _function_keys.get(id(func))
+            if got is None:
+                got = _function_keys[id(func)] = (func, f"fn:{func.__module__}.{func.__qualname__}#{id(func):x}")
+            key = got[1]
+    else:
+        raise TypeError(f"overload: cannot overload {func!r}: give a Python function or an operator")
+
+    def register(typing_func):
+        _core.register_overload(key, _resolver(typing_func, f"overload({getattr(func, '__name__', func)})"))
+        return typing_func
+
+    return register
+
+
+def overload_method(struct, name, **kwargs):
+    """Registers a method ``name`` of a struct type: the decorated function
+    gets the struct's type and the arguments' types and returns the
+    implementation (its first parameter is the struct), or None."""
+    del kwargs
+    key = f"method:{_struct_name(struct)}.{name}"
+
+    def register(typing_func):
+        _core.register_overload(key, _resolver(typing_func, f"overload_method({struct.__name__}, {name!r})"))
+        return typing_func
+
+    return register
+
+
+def overload_attribute(struct, name, **kwargs):
+    """Registers a computed attribute ``name`` of a struct type: the
+    decorated function gets the struct's type and returns the
+    implementation, a function of the struct, or None."""
+    del kwargs
+    key = f"attribute:{_struct_name(struct)}.{name}"
+    if name in struct._fields:
+        raise ValueError(f"overload_attribute: {struct.__name__}.{name} is a field")
+
+    def register(typing_func):
+        _core.register_overload(key, _resolver(typing_func, f"overload_attribute({struct.__name__}, {name!r})"))
+        return typing_func
+
+    return register
+
+
+def overload_key(value):
+    """The registry key of a Python function with overloads, or None (resolve.py's)."""
+    got = _function_keys.get(id(value))
+    return got[1] if got is not None and got[0] is value else None
+
+
+# --- register_jitable ---------------------------------------------------------------------------------------
+
+
+def register_jitable(*args, **kwargs):
+    """A function that runs as itself when called from Python and is compiled
+    (as a device function) when a kernel calls it: ``@register_jitable`` or
+    ``@register_jitable(**options)``."""
+    from cuforge.cuda._jit import Dispatcher, jit
+
+    class Jitable(Dispatcher):
+        """A device function that Python may call too."""
+
+        def __call__(self, *a, **kw):
+            return self.py_func(*a, **kw)
+
+    def wrap(fn):
+        disp = jit(device=True, **kwargs)(fn)
+        disp.__class__ = Jitable
+        return disp
+
+    if len(args) == 1 and not kwargs and isinstance(args[0], pytypes.FunctionType):
+        return wrap(args[0])
+    if args:
+        raise TypeError("register_jitable takes a function, or keyword options")
+    return wrap
+
+
+# --- Python objects as kernel arguments ---------------------------------------------------------------------
+
+
+def register_argument(cls, struct, to_struct=None):
+    """Objects of Python class ``cls`` (and its subclasses) passed to a
+    kernel become struct ``struct``: ``to_struct(obj)`` makes the struct
+    (default: its fields read as attributes of the object)."""
+    _struct_name(struct)
+    if not isinstance(cls, type):
+        raise TypeError(f"register_argument: expected a class, not {cls!r}")
+    if to_struct is None:
+        def to_struct(obj, _fields=struct._fields):
+            return struct(*(getattr(obj, f) for f in _fields))
+    with _lock:
+        _arguments[cls] = (struct, to_struct)
+        _core.set_argument_hook(_argument_hook)
+
+
+def _argument_hook(value):
+    """The launcher's fallback for an argument it does not know: a registered object's struct, or None."""
+    for klass in type(value).__mro__:
+        got = _arguments.get(klass)
+        if got is not None:
+            struct, to_struct = got
+            made = to_struct(value)
+            if not isinstance(made, struct):
+                raise TypeError(f"register_argument: to_struct gave {type(made).__name__}, not {struct.__name__}")
+            return made
+    return None

@@ -1,0 +1,316 @@
+"""cuda.extending: struct types, overloads of functions, operators, methods
+and attributes, register_jitable, and library objects as kernel arguments
+(docs/extending.md). The cuDF-style masked value is the running example."""
+
+import math
+import operator
+import re
+
+import numpy as np
+import pytest
+
+from cuforge import cuda, types
+from cuforge.cuda import extending
+
+# --- a cuDF-style masked value: a value and a validity flag, the mask propagated --------------------------
+
+Masked = extending.struct_type("Masked", [("value", types.float64), ("valid", types.boolean)])
+
+
+@extending.overload(operator.add)
+def masked_add(a, b):
+    if extending.is_struct(a, Masked) and extending.is_struct(b, Masked):
+        def impl(a, b):
+            return Masked(a.value + b.value, a.valid and b.valid)
+        return impl
+    if extending.is_struct(a, Masked) and isinstance(b, types.Number):
+        def impl(a, b):
+            return Masked(a.value + b, a.valid)
+        return impl
+    if isinstance(a, types.Number) and extending.is_struct(b, Masked):
+        def impl(a, b):
+            return Masked(a + b.value, b.valid)
+        return impl
+    return None
+
+
+@extending.overload(operator.mul)
+def masked_mul(a, b):
+    if extending.is_struct(a, Masked) and extending.is_struct(b, Masked):
+        def impl(a, b):
+            return Masked(a.value * b.value, a.valid and b.valid)
+        return impl
+    return None
+
+
+@extending.overload(operator.lt)
+def masked_lt(a, b):
+    if extending.is_struct(a, Masked) and isinstance(b, types.Number):
+        def impl(a, b):
+            return a.valid and a.value < b
+        return impl
+    return None
+
+
+@extending.overload(operator.neg)
+def masked_neg(a):
+    if extending.is_struct(a, Masked):
+        def impl(a):
+            return Masked(-a.value, a.valid)
+        return impl
+    return None
+
+
+@extending.overload_attribute(Masked, "is_null")
+def masked_is_null(m):
+    def impl(m):
+        return not m.valid
+    return impl
+
+
+@extending.overload_method(Masked, "value_or")
+def masked_value_or(m, default):
+    if isinstance(default, types.Number):
+        def impl(m, default):
+            return m.value if m.valid else default
+        return impl
+    return None
+
+
+def clip01(x):
+    """A plain Python function kernels call through its overload."""
+    return min(max(x, 0.0), 1.0)
+
+
+@extending.overload(clip01)
+def clip01_overload(x):
+    if isinstance(x, types.Float):
+        def impl(x):
+            return min(max(x, 0.0), 1.0)
+        return impl
+    if extending.is_struct(x, Masked):
+        def impl(x):
+            return Masked(min(max(x.value, 0.0), 1.0), x.valid)
+        return impl
+    return None
+
+
+def udf(x, y):
+    """A user's function, as cuDF compiles it for masked columns."""
+    return clip01(x * y + 1.0) + -x
+
+
+udf_device = cuda.jit(device=True)(udf)
+
+
+@cuda.jit
+def apply_udf(xv, xm, yv, ym, out, out_valid, nulls, fallback):
+    i = cuda.grid(1)
+    if i < out.size:
+        r = udf_device(Masked(xv[i], xm[i]), Masked(yv[i], ym[i]))
+        out[i] = r.value
+        out_valid[i] = r.valid
+        nulls[i] = r.is_null
+        fallback[i] = r.value_or(-1.0)
+
+
+def _expected(xv, xm, yv, ym):
+    value = np.minimum(np.maximum(xv * yv + 1.0, 0.0), 1.0) - xv
+    valid = xm & ym
+    return value, valid
+
+
+def test_masked_udf_runs_with_the_mask_propagated():
+    rng = np.random.default_rng(0)
+    n = 100
+    xv, yv = rng.standard_normal(n), rng.standard_normal(n)
+    xm, ym = rng.random(n) > 0.3, rng.random(n) > 0.3
+    out, out_valid, nulls, fallback = np.zeros(n), np.zeros(n, np.bool_), np.zeros(n, np.bool_), np.zeros(n)
+    apply_udf[4, 32](xv, xm, yv, ym, out, out_valid, nulls, fallback)
+    value, valid = _expected(xv, xm, yv, ym)
+    np.testing.assert_array_equal(out, value)
+    np.testing.assert_array_equal(out_valid, valid)
+    np.testing.assert_array_equal(nulls, ~valid)
+    np.testing.assert_array_equal(fallback, np.where(valid, value, -1.0))
+
+
+def test_masked_udf_compiles_to_a_device_function_with_compile_ptx():
+    ptx, ret = cuda.compile_ptx(udf, (Masked.kernel_type, Masked.kernel_type), device=True)
+    assert ret == Masked.kernel_type
+    assert ".visible .func" in ptx
+    # The scalar path of the same overloads: float in, float out.
+    ptx, ret = cuda.compile_ptx(udf, (types.float64, types.float64), device=True)
+    assert ret == types.float64
+
+
+def test_struct_types_convert_their_fields_on_host_and_in_kernels():
+    m = Masked(1, 1)
+    assert type(m.value) is np.float64 and type(m.valid) is np.bool_
+    assert Masked.kernel_type.spec == "Masked(value: float64, valid: bool)"
+
+    @cuda.jit
+    def make(out):
+        m = Masked(3, 0)  # an int and an int: converted to float64 and bool
+        out[0] = m.value + 0.5
+        out[1] = 1.0 if m.valid else 2.0
+
+    out = np.zeros(2)
+    make[1, 1](out)
+    np.testing.assert_array_equal(out, [3.5, 2.0])
+
+
+def test_operators_on_structs_and_numbers_and_comparisons():
+    @cuda.jit
+    def ops(out, flags):
+        a = Masked(2.0, True)
+        b = Masked(5.0, False)
+        out[0] = (a + b).value
+        out[1] = (a + 1).value
+        out[2] = (10 + a).value
+        out[3] = (a * a).value
+        out[4] = (-a).value
+        flags[0] = (a + b).valid
+        flags[1] = a < 3
+        flags[2] = b < 10  # invalid: False
+
+    out, flags = np.zeros(5), np.zeros(3, np.bool_)
+    ops[1, 1](out, flags)
+    np.testing.assert_array_equal(out, [7.0, 3.0, 12.0, 4.0, -2.0])
+    np.testing.assert_array_equal(flags, [False, True, False])
+
+
+# --- library objects as kernel arguments (a PyOptiX-style launch-parameter struct) --------------------------
+
+LaunchParams = extending.struct_type("LaunchParams", [("width", types.uint32), ("height", types.uint32),
+                                                      ("scale", types.float32)])
+
+
+class Params:
+    """A library's own object, not a tuple."""
+
+    def __init__(self, width, height, scale):
+        self.width, self.height, self.scale = width, height, scale
+
+
+extending.register_argument(Params, LaunchParams)
+
+
+@cuda.jit
+def fill_image(params, image):
+    x, y = cuda.grid(2)
+    if x < params.width and y < params.height:
+        image[y, x] = (y * params.width + x) * params.scale
+
+
+def test_a_registered_object_passes_as_its_struct():
+    image = np.zeros((6, 10), np.float32)
+    fill_image[(2, 2), (8, 4)](Params(10, 6, 0.5), image)
+    np.testing.assert_array_equal(image, np.arange(60, dtype=np.float32).reshape(6, 10) * np.float32(0.5))
+    assert fill_image.signatures[0][0] == LaunchParams.kernel_type
+    # A struct made on the host passes the same way.
+    fill_image[(2, 2), (8, 4)](LaunchParams(10, 6, 2.0), image)
+    assert image[5, 9] == 118.0
+
+
+# --- register_jitable ---------------------------------------------------------------------------------------
+
+
+@extending.register_jitable
+def hypot3(x, y, z):
+    return math.sqrt(x * x + y * y + z * z)
+
+
+def test_register_jitable_runs_in_python_and_in_kernels():
+    assert hypot3(1.0, 2.0, 2.0) == 3.0
+
+    @cuda.jit
+    def k(out, a):
+        out[0] = hypot3(a[0], a[1], a[2])
+
+    out = np.zeros(1)
+    k[1, 1](out, np.array([2.0, 3.0, 6.0]))
+    assert out[0] == 7.0
+
+
+# --- errors ---------------------------------------------------------------------------------------------------
+
+
+def test_struct_type_errors():
+    with pytest.raises(ValueError, match="exists already"):
+        extending.struct_type("Masked", [("value", types.float64)])
+    with pytest.raises(TypeError, match="a struct's fields are scalars"):
+        extending.struct_type("Bad1", [("a", types.float64[:])])
+    with pytest.raises(ValueError, match="a field is named twice"):
+        extending.struct_type("Bad2", [("a", types.float64), ("a", types.int32)])
+    with pytest.raises(TypeError, match="expected a struct type"):
+        extending.overload_method(tuple, "x")
+    with pytest.raises(TypeError, match="cannot overload"):
+        extending.overload(3)
+
+
+def _no_overload_for_ints(x):
+    return x
+
+
+@extending.overload(_no_overload_for_ints)
+def _only_floats(x):
+    if isinstance(x, types.Float):
+        return lambda x: x
+    return None
+
+
+def _broken(x):
+    return x
+
+
+@extending.overload(_broken)
+def _broken_overload(x):
+    raise RuntimeError("the library's typing code failed")
+
+
+def _not_a_function(x):
+    return x
+
+
+@extending.overload(_not_a_function)
+def _returns_a_number(x):
+    return 42
+
+
+def _failing_impl(x):
+    return x
+
+
+@extending.overload(_failing_impl)
+def _impl_that_does_not_compile(x):
+    def impl(x):
+        return x.no_such_attribute
+    return impl
+
+
+@pytest.mark.parametrize("func, message", [
+    (_no_overload_for_ints, r"No implementation of _no_overload_for_ints for \(int64,\)"),
+    (_broken, r"the overload registered for _broken failed for \(int64\): RuntimeError: the library's typing "
+              r"code failed"),
+    (_not_a_function, r"the overload returned 42, not an implementation function"),
+    (_failing_impl, r"Unknown attribute 'no_such_attribute' of int64"),
+])
+def test_overload_errors_are_typing_errors_at_the_call(func, message):
+    @cuda.jit
+    def k(out):
+        out[0] = func(1)
+
+    with pytest.raises(cuda.TypingError, match=message) as e:
+        k[1, 1](np.zeros(1))
+    assert "out[0] = func(1)" in str(e.value) or "x.no_such_attribute" in str(e.value)
+
+
+def test_register_argument_checks_what_to_struct_gives():
+    class Other:
+        pass
+
+    extending.register_argument(Other, LaunchParams, to_struct=lambda obj: (1, 2, 3.0))
+    with pytest.raises(TypeError, match="to_struct gave tuple, not LaunchParams"):
+        fill_image[1, 1](Other(), np.zeros((1, 1), np.float32))
+    with pytest.raises(TypeError, match=re.escape("kernel argument 0 (object) is not supported")):
+        fill_image[1, 1](object(), np.zeros((1, 1), np.float32))
