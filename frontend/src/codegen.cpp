@@ -10,6 +10,11 @@
 #include <cuforge/frontend/diagnostics.hpp>
 #include <cuforge/runtime/error.hpp>
 
+#include <llvm/AsmParser/Parser.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/raw_ostream.h>
+
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
@@ -130,6 +135,46 @@ host_object compile_host_object(const typed_module& m, const compile_config& cfg
     if (!m.link.empty()) obj.libraries.push_back(host_library(m.link, declarations_of(m.externals)));
     return obj;
   });
+}
+
+void check_intrinsic_ir(const std::string& ir, const std::string& symbol, const std::vector<const type*>& params,
+                        const type* ret) {
+  llvm::LLVMContext ctx;
+  auto scalar = [&](const type* t) -> llvm::Type* {
+    if (t == nullptr || t->kind == type_kind::none) return llvm::Type::getVoidTy(ctx);
+    if (t->kind == type_kind::boolean) return llvm::Type::getInt8Ty(ctx);
+    if (t->kind == type_kind::integer) return llvm::IntegerType::get(ctx, static_cast<unsigned>(t->bits));
+    if (t->kind == type_kind::floating)
+      return t->bits == 16 ? llvm::Type::getHalfTy(ctx) : t->bits == 32 ? llvm::Type::getFloatTy(ctx)
+                                                          : llvm::Type::getDoubleTy(ctx);
+    throw logic_error("the intrinsic " + symbol + " takes or returns " + t->str() + ": intrinsics take scalars");
+  };
+  std::vector<llvm::Type*> ps;
+  for (const type* p : params) ps.push_back(scalar(p));
+  llvm::FunctionType* want = llvm::FunctionType::get(scalar(ret), ps, false);
+  llvm::SMDiagnostic diag;
+  std::unique_ptr<llvm::Module> m = llvm::parseAssemblyString(ir, diag, ctx);
+  if (!m) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    diag.print(symbol.c_str(), os);
+    throw logic_error("the intrinsic " + symbol + "'s LLVM IR does not parse: " + text);
+  }
+  llvm::Function* fn = m->getFunction(symbol);
+  if (fn == nullptr || fn->isDeclaration())
+    throw logic_error("the intrinsic " + symbol + "'s LLVM IR does not define @" + symbol);
+  auto str = [](llvm::Type* t) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    t->print(os);
+    return s;
+  };
+  if (fn->getFunctionType() != want)
+    throw logic_error("the intrinsic " + symbol + "'s LLVM function @" + symbol + " is " + str(fn->getFunctionType()) +
+                      "; its signature makes it " + str(want));
+  std::string broken;
+  llvm::raw_string_ostream os(broken);
+  if (llvm::verifyModule(*m, &os)) throw logic_error("the intrinsic " + symbol + "'s LLVM IR is invalid: " + broken);
 }
 
 }  // namespace cuforge::frontend

@@ -159,6 +159,8 @@ class function_lowering {
   /// A call of a function declared with cuda.declare_device, by its ABI (Numba's: `int f(T* ret,
   /// args...)`; C's: `T f(args...)`); pointer parameters take an array's data pointer.
   llvm::Value* call_external(const frontend::expr& e);
+  /// An intrinsic's call (cuda.extending.intrinsic): its host implementation, inline PTX or LLVM IR.
+  llvm::Value* call_intrinsic_body(const frontend::expr& e, const type& f);
   /// a ** n for a float and an integer exponent (powi).
   llvm::Value* powi(llvm::Value* a, llvm::Value* n);
 

@@ -5,8 +5,12 @@
 #include "codegen_lower.hpp"
 #include "intrinsic_registry.hpp"
 
+#include <llvm/AsmParser/Parser.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Support/SourceMgr.h>
 
 #include <cmath>
 #include <limits>
@@ -902,6 +906,7 @@ llvm::Value* function_lowering::call_external(const frontend::expr& e) {
     fail_at("call_external to a function the module does not declare", e.loc);
   const type* f = ms.tm.externals[static_cast<std::size_t>(e.attrs[0])];
   if (e.operands.size() != f->elements.size()) fail_at("call to " + f->name + " with the wrong count of arguments", e.loc);
+  if (f->bits >= 2) return call_intrinsic_body(e, *f);
   const bool c_abi = f->bits == 1;
   const type* rt = f->dtype;
   const bool returns = rt != nullptr && rt->kind != type_kind::none;
@@ -942,6 +947,84 @@ llvm::Value* function_lowering::call_external(const frontend::expr& e) {
   llvm::CallInst* call = b.CreateCall(callee, args);
   if (!returns) return ms.none_value();
   llvm::Value* r = c_abi ? static_cast<llvm::Value*>(call) : b.CreateLoad(ms.memory_type(rt), slot);
+  if (rt->kind == type_kind::boolean) r = b.CreateICmpNE(r, llvm::ConstantInt::get(r->getType(), 0));
+  return cast(r, rt, e.ty);
+}
+
+// An intrinsic of cuda.extending: its host implementation on the host target (a device function of
+// the module), else its body: inline PTX (NVPTX only) or an LLVM IR module defining the function.
+llvm::Value* function_lowering::call_intrinsic_body(const frontend::expr& e, const type& f) {
+  const bool nvptx = ms.opts.target == target_kind::nvptx;
+  const std::int64_t host = e.attrs.size() > 1 ? e.attrs[1] : -1;
+  if (!nvptx && host >= 0) {
+    frontend::expr call = e;
+    call.attrs = {host};
+    return call_device(call);
+  }
+  const type* rt = f.dtype;
+  const bool returns = rt != nullptr && rt->kind != type_kind::none;
+  std::vector<llvm::Value*> args;
+  std::vector<llvm::Type*> params;
+  for (std::size_t i = 0; i < e.operands.size(); ++i) {
+    llvm::Value* v = cast(expr(e.operands[i]), type_of(e.operands[i]), f.elements[i]);
+    if (f.elements[i]->kind == type_kind::boolean) v = b.CreateZExt(v, b.getInt8Ty());
+    args.push_back(v);
+    params.push_back(v->getType());
+  }
+  llvm::Type* ret = returns ? ms.memory_type(rt) : llvm::Type::getVoidTy(c_());
+  llvm::Value* r = nullptr;
+  if (f.bits == 2) {
+    if (!nvptx)
+      fail_at("the intrinsic " + f.name + " is inline PTX, which only a GPU runs, and has no host implementation "
+              "(cuda.extending.intrinsic(host=...))", e.loc);
+    // Constraints by type: $0 the result (when there is one), then the arguments.
+    auto letter = [&](llvm::Type* t) -> std::string {
+      if (t->isFloatTy()) return "f";
+      if (t->isDoubleTy()) return "d";
+      if (t->isHalfTy() || t->isIntegerTy(16)) return "h";
+      if (t->isIntegerTy(64)) return "l";
+      if (t->isIntegerTy(8)) return "c";
+      return "r";
+    };
+    std::string constraints;
+    if (returns) constraints = "=" + letter(ret);
+    for (llvm::Type* t : params) constraints += (constraints.empty() ? "" : ",") + letter(t);
+    auto* fty = llvm::FunctionType::get(ret, params, false);
+    if (llvm::Error err = llvm::InlineAsm::verify(fty, constraints))
+      fail_at("the intrinsic " + f.name + ": " + llvm::toString(std::move(err)), e.loc);
+    auto* asm_ = llvm::InlineAsm::get(fty, f.names.at(0), constraints, /*hasSideEffects=*/true);
+    r = b.CreateCall(fty, asm_, args);
+  } else {
+    llvm::Function* fn = ms.mod.getFunction(f.name);
+    if (fn == nullptr) {
+      llvm::SMDiagnostic diag;
+      std::unique_ptr<llvm::Module> body = llvm::parseAssemblyString(f.names.at(0), diag, c_());
+      if (!body) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        diag.print(f.name.c_str(), os);
+        fail_at("the intrinsic " + f.name + "'s LLVM IR does not parse: " + text, e.loc);
+      }
+      if (!body->getFunction(f.name) || body->getFunction(f.name)->isDeclaration())
+        fail_at("the intrinsic " + f.name + "'s LLVM IR does not define @" + f.name, e.loc);
+      body->setDataLayout(ms.mod.getDataLayout());
+      body->setTargetTriple(ms.mod.getTargetTriple());
+      if (llvm::Linker::linkModules(ms.mod, std::move(body)))
+        fail_at("the intrinsic " + f.name + "'s LLVM IR does not link into the kernel's module", e.loc);
+      fn = ms.mod.getFunction(f.name);
+      fn->setLinkage(llvm::GlobalValue::InternalLinkage);
+      fn->addFnAttr(llvm::Attribute::AlwaysInline);
+    }
+    if (fn->getFunctionType() != llvm::FunctionType::get(ret, params, false))
+      fail_at("the intrinsic " + f.name + "'s LLVM function is " + [&] {
+        std::string t;
+        llvm::raw_string_ostream os(t);
+        fn->getFunctionType()->print(os);
+        return t;
+      }() + ", not what its signature " + f.str() + " makes", e.loc);
+    r = b.CreateCall(fn, args);
+  }
+  if (!returns) return ms.none_value();
   if (rt->kind == type_kind::boolean) r = b.CreateICmpNE(r, llvm::ConstantInt::get(r->getType(), 0));
   return cast(r, rt, e.ty);
 }

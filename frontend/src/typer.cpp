@@ -144,7 +144,7 @@ typed_module module_typer::assemble(typed_function entry) {
   m.strings = strings_;
   m.externals = externals_;
   for (const type* e : externals_)
-    for (const auto& file : e->names)
+    for (const auto& file : e->bits >= 2 ? std::vector<std::string>{} : e->names)  // (an intrinsic's: its body)
       if (std::find(m.link.begin(), m.link.end(), file) == m.link.end()) m.link.push_back(file);
   m.functions.push_back(std::move(entry));
   std::map<int, int> index{{-1, 0}};  // specialisation id (-1: the entry, called recursively) -> position
@@ -154,6 +154,18 @@ typed_module module_typer::assemble(typed_function entry) {
     reachable_stmts(f, f.body, live);
     for (std::size_t e = 0; e < f.exprs.size(); ++e) {
       expr& x = f.exprs[e];
+      if (x.kind == expr_kind::op && x.op == op_id::call_external) {
+        // An intrinsic's host implementation (attrs[1], a specialisation id, or -1).
+        if (x.attrs.size() < 2 || x.attrs[1] < 0) continue;
+        int sid = static_cast<int>(x.attrs[1]);
+        auto it = index.find(sid);
+        if (it == index.end()) {
+          it = index.emplace(sid, static_cast<int>(m.functions.size())).first;
+          m.functions.push_back(specs_[static_cast<std::size_t>(sid)].tf);
+        }
+        x.attrs[1] = it->second;
+        continue;
+      }
       if (x.kind != expr_kind::op || x.op != op_id::call_device) continue;
       if (!live[e]) {
         // A dead call must not name a function the module lacks.

@@ -355,7 +355,22 @@ value function_typer::call_external(const type& f, call_args& c) {
   if (index < 0)
     fail(c.loc, "two declarations of the function " + fname + " in one kernel: " + m_.external_named(fname)->str() +
                     " and " + f.str() + " (each symbol has one signature, ABI and set of files)");
-  return op(op_id::call_external, f.dtype, operands, c.loc, {index}, true);
+  std::int64_t host = -1;
+  if (f.bits >= 2 && f.callee != nullptr) {
+    // An intrinsic's host implementation, typed for the declared parameters: what the host target calls.
+    int sid = m_.specialize(*f.callee, f.elements, src_, c.loc);
+    const specialization& sp = m_.at(sid);
+    // Its result converts to the declared type (a float64 power of a float32 is the float32 declared).
+    const type* got = sp.tf.return_type;
+    const bool none_declared = f.dtype->kind == type_kind::none;
+    const bool none_given = got == nullptr || got->kind == type_kind::none;
+    if (none_declared != none_given || (!none_given && !got->is_scalar()))
+      fail(c.loc, "the host implementation of the intrinsic " + fname + " returns " +
+                      (got ? got->str() : std::string("none")) + ", not the declared " + f.dtype->str());
+    uses_barrier_ = uses_barrier_ || sp.tf.uses_barrier;
+    host = sid;
+  }
+  return op(op_id::call_external, f.dtype, operands, c.loc, {index, host}, true);
 }
 
 }  // namespace cuforge::frontend::detail

@@ -407,9 +407,15 @@ value function_typer::lower_global(std::int32_t gi, location loc) {
       if (!ret->is_scalar() && ret->kind != type_kind::none)
         fail(loc, "the declared function " + g.name + " returns " + ret->str() +
                       "; a declared function returns a scalar (or nothing)");
-      if (g.cls != "numba" && g.cls != "c")
+      const int abi = g.cls == "numba" ? 0 : g.cls == "c" ? 1 : g.cls == "ptx" ? 2 : g.cls == "llvm" ? 3 : -1;
+      if (abi < 0)
         fail(loc, "the declared function " + g.name + ": unknown ABI '" + g.cls + "' (\"numba\" or \"c\")");
-      v.ty = tc_.external_function(g.name, std::move(params), ret, g.cls == "c" ? 1 : 0, g.link);
+      if (abi >= 2) {  // an intrinsic (cuda.extending.intrinsic): its body, and its host implementation
+        if (g.message.empty()) fail(loc, "the intrinsic " + g.name + " has no body");
+        v.ty = tc_.external_function(g.name, std::move(params), ret, abi, {g.message}, g.callee.get());
+        return v;
+      }
+      v.ty = tc_.external_function(g.name, std::move(params), ret, abi, g.link);
       return v;
     }
     case global_value::kind::exception:

@@ -328,8 +328,10 @@ const type* type_context::device_function(const frontend::function* callee) {
 }
 
 const type* type_context::external_function(const std::string& symbol, std::vector<const type*> params,
-                                            const type* ret, int abi, std::vector<std::string> link) {
+                                            const type* ret, int abi, std::vector<std::string> link,
+                                            const frontend::function* host) {
   type t;
+  t.callee = host;
   t.kind = type_kind::external_function;
   t.name = symbol;
   t.elements = std::move(params);

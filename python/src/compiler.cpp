@@ -2,6 +2,7 @@
 #include "common.hpp"
 
 #include <cuforge/frontend/cuda_c.hpp>
+#include <cuforge/frontend/codegen.hpp>
 #include <cuforge/frontend/extending.hpp>
 #include <cuforge/frontend/compile_config.hpp>
 
@@ -10,6 +11,7 @@
 #include <cuforge/frontend/ir.hpp>
 #include <cuforge/frontend/toolkit.hpp>
 #include <cuforge/frontend/types.hpp>
+#include <cuforge/jit/compiler.hpp>
 
 namespace cuforge::python {
 
@@ -122,6 +124,9 @@ global_value global_of(py::dict d) {
     g.cls = py::str(get("abi"));
     if (!get("link").is_none())
       for (auto f : get("link")) g.link.push_back(py::str(f));
+    // An intrinsic (cuda.extending): its body, and its host implementation's IR.
+    if (!get("message").is_none()) g.message = py::str(get("message"));
+    if (!get("callee").is_none()) g.callee = get("callee").cast<std::shared_ptr<function>>();
   } else if (kind == "unsupported") {
     g.k = global_value::kind::unsupported;
   } else {
@@ -176,6 +181,13 @@ void bind_compiler(py::module_& m) {
     py::gil_scoped_release nogil;
     return host_library(inputs);
   }, py::arg("inputs"), "The shared library the cpu backend builds from C/C++ sources (its path).");
+  m.def("check_intrinsic_ir", [](const std::string& ir, const std::string& symbol, const std::vector<std::string>& args,
+                                 const std::string& ret) {
+    std::vector<const type*> params;
+    for (const auto& a : args) params.push_back(jit::parse_type(a));
+    check_intrinsic_ir(ir, symbol, params, jit::parse_type(ret));
+  }, py::arg("ir"), py::arg("symbol"), py::arg("arg_specs"), py::arg("ret_spec"),
+     "Checks an intrinsic's LLVM IR: it parses and defines symbol with the signature's types (ValueError).");
   m.def("nvrtc_version", [] { return nvrtc_version(); }, "NVRTC's version (major * 1000 + minor * 10), 0 if absent.");
   m.def("toolkit_library_candidates", &toolkit_library_candidates, py::arg("soname"));
 

@@ -17,11 +17,15 @@ compiled like device functions. There is no LLVM builder to hold.
   from kernels.
 - ``register_argument(cls, struct, to_struct)``: objects of a Python class
   passed to kernels as a struct (``typeof`` for a library's own objects).
+- ``intrinsic(sig, ptx=... | llvm=..., host=...)``: the escape hatch, a
+  function whose body is inline PTX or LLVM IR on the GPU, with a
+  kernel-language implementation for the cpu backend.
 """
 
 from __future__ import annotations
 
 import collections
+import hashlib
 import operator
 import threading
 import types as pytypes
@@ -31,7 +35,7 @@ import numpy as np
 import cuforge.types as cftypes
 from cuforge import _core
 
-__all__ = ["is_struct", "overload", "overload_attribute", "overload_method", "register_argument",
+__all__ = ["Intrinsic", "intrinsic", "is_struct", "overload", "overload_attribute", "overload_method", "register_argument",
            "register_jitable", "struct_type"]
 
 _lock = threading.RLock()
@@ -255,3 +259,85 @@ def _argument_hook(value):
                 raise TypeError(f"register_argument: to_struct gave {type(made).__name__}, not {struct.__name__}")
             return made
     return None
+
+
+# --- intrinsics: inline PTX or LLVM IR --------------------------------------------------------------------
+
+
+class Intrinsic:
+    """A function of a kernel whose body is inline PTX or LLVM IR (see ``intrinsic``)."""
+
+    def __init__(self, name, args, restype, body, kind, host, doc):
+        self.name = name
+        self.args = tuple(args)
+        self.restype = restype
+        self.body = body
+        self.kind = kind
+        self.host = host
+        self.__doc__ = doc
+
+    def __repr__(self):
+        return f"<intrinsic {self.name} {self.restype}({', '.join(map(str, self.args))}), {self.kind}>"
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self.name} is an intrinsic: call it from a kernel or device function")
+
+    def resolution(self, device_ir):
+        """The global the IR builder takes (an external function whose ABI is its body's kind), and its text for
+        the fingerprint."""
+        entry = {"kind": "external_function", "name": self.name, "args": [a.spec for a in self.args],
+                 "ret": self.restype.spec, "abi": self.kind, "message": self.body}
+        text = f"intrinsic {self.name} {self.restype.spec}({', '.join(a.spec for a in self.args)}) {self.kind} " \
+               f"{hashlib.sha256(self.body.encode()).hexdigest()[:16]}"
+        if self.host is not None:
+            built = device_ir(self.host)
+            if built is None:
+                raise TypeError(f"intrinsic {self.name}: its host implementation calls the intrinsic itself")
+            entry["callee"], fingerprint = built
+            text += f" host [{fingerprint}]"
+        return entry, text
+
+
+def intrinsic(sig, *, ptx=None, llvm=None, host=None, name=None):
+    """The escape hatch: a function whose body is written for the GPU's
+    compiler rather than in the kernel language::
+
+        @intrinsic("float32(float32)", ptx="ex2.approx.ftz.f32 $0, $1;", host=host_exp2)
+        def fast_exp2(x):
+            "2**x, approximately (the GPU's ex2.approx)."
+
+    ``ptx``: one inline PTX statement (or several), ``$0`` the result when
+    there is one, then ``$1``... the arguments (registers of the types the
+    signature gives). ``llvm``: an LLVM IR module defining a function named
+    after the intrinsic (``name``, else the decorated function's) with the
+    signature's types (bool as i8), linked into the kernel and inlined; it
+    may declare LLVM's NVPTX intrinsics. ``host``: a device function
+    (``@cuda.jit(device=True)``) with the same signature that the cpu
+    backend runs instead; without one, inline PTX is refused there and LLVM
+    IR is used as it is. The decorated function gives the name and the
+    docstring; its body is not used."""
+    if (ptx is None) == (llvm is None):
+        raise ValueError("intrinsic: give its body as ptx= or llvm=, one of them")
+    body = ptx if ptx is not None else llvm
+    if not isinstance(body, str) or not body.strip():
+        raise TypeError("intrinsic: the body must be non-empty text")
+    args, restype = cftypes.normalize_signature(sig)
+    if restype is None:
+        raise TypeError("intrinsic: the signature needs a return type (void for none)")
+    for t in (*args, restype):
+        if t != cftypes.none and not isinstance(t, (cftypes.Boolean, cftypes.Integer, cftypes.Float)):
+            raise TypeError(f"intrinsic: {t} is not a type an intrinsic takes or returns (scalars: bool, ints, floats)")
+    from cuforge.cuda._jit import Dispatcher
+
+    if host is not None and not (isinstance(host, Dispatcher) and host.device):
+        raise TypeError("intrinsic: host= is a device function, @cuda.jit(device=True)")
+
+    def make(func):
+        symbol = name or func.__name__
+        if not symbol.isidentifier():
+            raise ValueError(f"intrinsic: {symbol!r} is not a symbol name")
+        if llvm is not None:  # checked here, where it is written
+            _core.check_intrinsic_ir(llvm, symbol, [a.spec for a in args], restype.spec)
+        return Intrinsic(symbol, args, restype, body, "ptx" if ptx is not None else "llvm", host, func.__doc__)
+
+    return make

@@ -314,3 +314,111 @@ def test_register_argument_checks_what_to_struct_gives():
         fill_image[1, 1](Other(), np.zeros((1, 1), np.float32))
     with pytest.raises(TypeError, match=re.escape("kernel argument 0 (object) is not supported")):
         fill_image[1, 1](object(), np.zeros((1, 1), np.float32))
+
+
+# --- intrinsics: inline PTX and LLVM IR, with host implementations --------------------------------------------
+
+
+@cuda.jit(device=True)
+def _host_syncthreads():
+    cuda.syncthreads()
+
+
+@extending.intrinsic("void()", llvm="""
+declare void @llvm.nvvm.barrier0()
+
+define void @seed_syncthreads() {
+  call void @llvm.nvvm.barrier0()
+  ret void
+}
+""", host=_host_syncthreads)
+def seed_syncthreads():
+    """Synchronize all threads in the same thread block (the seed talk's @intrinsic example)."""
+
+
+@cuda.jit(device=True)
+def _host_exp2(x):
+    return 2.0 ** x
+
+
+@extending.intrinsic("float32(float32)", ptx="ex2.approx.ftz.f32 $0, $1;", host=_host_exp2)
+def fast_exp2(x):
+    """2**x, the GPU's approximation."""
+
+
+@extending.intrinsic("int64(int64, int64)", llvm="""
+define i64 @mul_add_one(i64 %a, i64 %b) {
+  %p = mul i64 %a, %b
+  %r = add i64 %p, 1
+  ret i64 %r
+}
+""")
+def mul_add_one(a, b):
+    """a * b + 1 in LLVM IR: no host implementation needed (target-independent IR)."""
+
+
+@cuda.jit
+def reverse_block(a):
+    tile = cuda.shared.array(64, types.int32)
+    i = cuda.threadIdx.x
+    tile[i] = a[i]
+    seed_syncthreads()
+    a[i] = tile[63 - i]
+
+
+def test_the_seeds_syncthreads_intrinsic_orders_shared_memory():
+    a = np.arange(64, dtype=np.int32)
+    reverse_block[1, 64](a)
+    np.testing.assert_array_equal(a, np.arange(64)[::-1])
+    ptx, _ = cuda.compile_ptx(reverse_block.py_func, "void(int32[:])")
+    assert "bar.sync \t0;" in ptx or "barrier.sync \t0;" in ptx
+
+
+def test_inline_ptx_on_the_gpu_and_its_host_implementation():
+    @cuda.jit
+    def k(out, x, r):
+        out[0] = fast_exp2(x[0])
+        r[0] = mul_add_one(6, 7)
+
+    out, r = np.zeros(1, np.float32), np.zeros(1, np.int64)
+    k[1, 1](out, np.array([3.0], np.float32), r)
+    assert out[0] == 8.0 and r[0] == 43
+    ptx, _ = cuda.compile_ptx(k.py_func, "void(float32[:], float32[:], int64[:])")
+    assert "ex2.approx.ftz.f32" in ptx
+    assert "mul_add_one" not in ptx  # linked in and inlined
+
+
+def test_intrinsic_errors():
+    with pytest.raises(ValueError, match="ptx= or llvm="):
+        extending.intrinsic("void()")
+    with pytest.raises(TypeError, match="is not a type an intrinsic takes"):
+        extending.intrinsic("void(float32[:])", ptx="trap;")
+    with pytest.raises(TypeError, match="host= is a device function"):
+        extending.intrinsic("void()", ptx="trap;", host=lambda: None)
+
+    @extending.intrinsic("void()", ptx="trap;")
+    def gpu_only():
+        pass
+
+    with pytest.raises(ValueError, match="bad_ir's LLVM IR does not parse:.*'%x' defined with type 'i32'"):
+        @extending.intrinsic("int32(int32)", llvm="define i32 @bad_ir(i32 %x) { ret i64 %x }")
+        def bad_ir(x):
+            pass
+    with pytest.raises(ValueError, match=r"@wrong_type is i32 \(i32\); its signature makes it i64 \(i64\)"):
+        @extending.intrinsic("int64(int64)", llvm="define i32 @wrong_type(i32 %x) { ret i32 %x }")
+        def wrong_type(x):
+            pass
+    with pytest.raises(ValueError, match="does not define @missing"):
+        @extending.intrinsic("int64(int64)", llvm="define i64 @other(i64 %x) { ret i64 %x }")
+        def missing(x):
+            pass
+
+    @cuda.jit
+    def uses_gpu_only(a):
+        gpu_only()
+
+    if cuda.backend() == "cpu":
+        with pytest.raises(Exception, match="inline PTX, which only a GPU runs, and has no host implementation"):
+            uses_gpu_only[1, 1](np.zeros(1))
+    ptx, _ = cuda.compile_ptx(uses_gpu_only.py_func, "void(float64[:])")
+    assert "trap;" in ptx

@@ -65,6 +65,12 @@ struct host_object {
   std::vector<std::string> libraries;
 };
 
+/// Checks an intrinsic's LLVM IR (cuda.extending.intrinsic(llvm=...)) where it is declared: it
+/// parses, and defines `symbol` with the LLVM types of `params` and `ret` (bool as i8, none as void).
+/// @throws logic_error with the parser's message, or naming what differs.
+CUFORGE_API void check_intrinsic_ir(const std::string& ir, const std::string& symbol,
+                                    const std::vector<const type*>& params, const type* ret);
+
 /// The code compile_host makes, as an object file instead of in a JIT.
 /// `cfg.target` must be host.
 /// @throws logic_error for a device function or a codegen failure.

@@ -142,7 +142,8 @@ namespace cuforge::frontend {
   X(call_device, call_device) /* (args...) -> the callee's return type; attrs[0] = index into       */ \
                         /* typed_module::functions (the callee's specialization) */                    \
   X(call_external, call_external) /* (args...) -> its return type: a function declared with       */ \
-                        /* cuda.declare_device; attrs[0] = index into typed_module::externals       */ \
+                        /* cuda.declare_device; attrs[0] = index into typed_module::externals,     */ \
+                        /* attrs[1] an intrinsic's host implementation (typed_module::functions) or -1 */ \
   X(intrinsic, intrinsic) /* (args...) -> T: a kernel-side function of the intrinsic registry;      */ \
                         /* attrs[0] = its index there (intrinsics.hpp), the rest are its own */
 

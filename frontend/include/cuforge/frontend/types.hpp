@@ -55,6 +55,9 @@ enum class type_kind : std::uint8_t {
   /// `name` its symbol, `elements` its parameter types (scalars, or `pointer`s), `dtype` its return
   /// type, `bits` its ABI (0 Numba's `int f(T* ret, args...)`, 1 C's `T f(args...)`), `names` the
   /// files that define it (linked into every kernel that calls it).
+  /// An intrinsic of cuda.extending is one too, with `bits` 2 (its body inline PTX, `names[0]`)
+  /// or 3 (an LLVM IR module defining `name`, `names[0]`), and `callee` its host implementation
+  /// (a device function's IR, called on the host target), or null.
   external_function,
   /// A C pointer to `dtype` (CPointer(float32)): the type of an external function's parameter
   /// only; an array passes its data pointer there.
@@ -199,7 +202,7 @@ class CUFORGE_API type_context {
   const type* device_function(const frontend::function* callee);
   /// An external function (type_kind::external_function): `abi` 0 Numba's, 1 C's.
   const type* external_function(const std::string& symbol, std::vector<const type*> params, const type* ret, int abi,
-                                std::vector<std::string> link);
+                                std::vector<std::string> link, const frontend::function* host = nullptr);
   const type* pointer(const type* pointee);
 
   /// The scalar type of a row of the scalar-type table.

@@ -289,6 +289,9 @@ def resolve(name: str, value, device_ir: Callable) -> Resolution:
     if isinstance(value, _ffi.ExternFunction):
         entry, text = value.resolution()
         return Resolution(entry, text)
+    if isinstance(value, extending.Intrinsic):
+        entry, text = value.resolution(device_ir)
+        return Resolution(entry, text)
 
     if _is_dispatcher(value):
         built = device_ir(value)
