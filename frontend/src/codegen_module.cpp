@@ -247,64 +247,49 @@ llvm::DISubprogram* subprogram(module_state& ms, llvm::Function* fn, const std::
   return sp;
 }
 
-// `i32 name(T* ret, args...)` returning 0: Numba's device ABI, wrapping the
-// device function's body.
-void emit_device_abi_wrapper(module_state& ms, std::size_t index, const std::string& name) {
-  const typed_function& tf = ms.tm.functions[index];
-  llvm::Function* impl = ms.fns[index];
-  std::vector<llvm::Type*> params{llvm::PointerType::get(ms.ctx, 0)};
-  for (auto* t : tf.arg_types) abi_types(ms, t, params);
-  auto* fty = llvm::FunctionType::get(llvm::Type::getInt32Ty(ms.ctx), params, false);
-  auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, ms.mod);
-  ms.tgt.set_attributes(*fn);
-  function_lowering fl(ms, index, fn);
-  if (auto* sp = subprogram(ms, fn, name, tf.ir->first_line))
-    fl.b.SetCurrentDebugLocation(llvm::DILocation::get(ms.ctx, static_cast<unsigned>(std::max(tf.ir->first_line, 0)), 0, sp));
-  auto arg = fn->arg_begin();
-  llvm::Value* ret = &*arg++;
-  std::vector<llvm::Value*> args;
-  if (ms.tgt.takes_context()) args.push_back(llvm::ConstantPointerNull::get(llvm::PointerType::get(ms.ctx, 0)));
-  for (auto* t : tf.arg_types) args.push_back(from_abi(fl, t, arg));
-  // Numba's device ABI has no error record: a raising thread only exits.
-  if (ms.tm.may_raise())
-    args.push_back(llvm::ConstantPointerNull::get(llvm::PointerType::get(ms.ctx, ms.tgt.address_space(address_space::global))));
-  llvm::Value* result = fl.b.CreateCall(impl, args);
-  if (tf.return_type != nullptr && tf.return_type->kind != type_kind::none) {
-    llvm::Value* m = fl.to_memory(result, tf.return_type);
-    fl.b.CreateAlignedStore(m, ret, ms.layout().getABITypeAlign(m->getType()));
-  }
-  fl.b.CreateRet(fl.b.getInt32(0));
-}
-
-// `T name(args...)`: the C ABI (numba-cuda's abi="c"), wrapping the device function's body; its
-// result returned (scalars, or nothing).
-void emit_c_abi_wrapper(module_state& ms, std::size_t index, const std::string& name) {
+// A device function's entry point, wrapping its body: Numba's device ABI, `i32 name(T* ret, args...)`
+// returning 0, or with `c_abi` the C ABI (numba-cuda's abi="c"), `T name(args...)` (scalars or nothing).
+void emit_abi_wrapper(module_state& ms, std::size_t index, const std::string& name, bool c_abi) {
   const typed_function& tf = ms.tm.functions[index];
   llvm::Function* impl = ms.fns[index];
   const type* rt = tf.return_type;
   const bool returns = rt != nullptr && rt->kind != type_kind::none;
-  if (returns && !rt->is_scalar())
+  if (c_abi && returns && !rt->is_scalar())
     fail("the C ABI returns a scalar or nothing; " + tf.ir->name + " returns " + rt->str() +
          " (compile it with abi=\"numba\")");
   std::vector<llvm::Type*> params;
+  if (!c_abi) params.push_back(llvm::PointerType::get(ms.ctx, 0));  // where the result goes
   for (auto* t : tf.arg_types) abi_types(ms, t, params);
-  auto* fty = llvm::FunctionType::get(returns ? ms.memory_type(rt) : llvm::Type::getVoidTy(ms.ctx), params, false);
-  auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, ms.mod);
+  llvm::Type* result_type = !c_abi ? llvm::Type::getInt32Ty(ms.ctx)
+                            : returns ? ms.memory_type(rt)
+                                      : llvm::Type::getVoidTy(ms.ctx);
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(result_type, params, false),
+                                    llvm::Function::ExternalLinkage, name, ms.mod);
   ms.tgt.set_attributes(*fn);
   function_lowering fl(ms, index, fn);
   if (auto* sp = subprogram(ms, fn, name, tf.ir->first_line))
     fl.b.SetCurrentDebugLocation(llvm::DILocation::get(ms.ctx, static_cast<unsigned>(std::max(tf.ir->first_line, 0)), 0, sp));
   auto arg = fn->arg_begin();
+  llvm::Value* slot = c_abi ? nullptr : &*arg++;
   std::vector<llvm::Value*> args;
   if (ms.tgt.takes_context()) args.push_back(llvm::ConstantPointerNull::get(llvm::PointerType::get(ms.ctx, 0)));
   for (auto* t : tf.arg_types) args.push_back(from_abi(fl, t, arg));
+  // Neither ABI has an error record: a raising thread only exits.
   if (ms.tm.may_raise())
     args.push_back(llvm::ConstantPointerNull::get(llvm::PointerType::get(ms.ctx, ms.tgt.address_space(address_space::global))));
   llvm::Value* result = fl.b.CreateCall(impl, args);
-  if (returns)
-    fl.b.CreateRet(fl.to_memory(result, rt));
-  else
-    fl.b.CreateRetVoid();
+  if (c_abi) {
+    if (returns)
+      fl.b.CreateRet(fl.to_memory(result, rt));
+    else
+      fl.b.CreateRetVoid();
+    return;
+  }
+  if (returns) {
+    llvm::Value* m = fl.to_memory(result, rt);
+    fl.b.CreateAlignedStore(m, slot, ms.layout().getABITypeAlign(m->getType()));
+  }
+  fl.b.CreateRet(fl.b.getInt32(0));
 }
 
 }  // namespace
@@ -374,10 +359,7 @@ void lower_module(module_state& ms) {
   }
   if (!kernel) {
     const std::string name = ms.opts.abi_name.empty() ? entry_name : ms.opts.abi_name;
-    if (ms.opts.c_abi)
-      emit_c_abi_wrapper(ms, 0, name);
-    else
-      emit_device_abi_wrapper(ms, 0, name);
+    emit_abi_wrapper(ms, 0, name, ms.opts.c_abi);
   }
   if (ms.dib) ms.dib->finalize();
   verify(ms.mod, "after lowering");

@@ -696,9 +696,14 @@ def _compile_to_ptx(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi
         config = _core.CompileConfig(target="nvptx", cc=config.cc, abi=abi, abi_name=abi_name, **kw)
     specs = [a.spec for a in args]
     cf = _compile(pyfunc, specs, config, bool(device), ret_spec, link, lto)
+    ret_type = cftypes.from_spec(cf.return_spec)
+    if device and abi == "c" and ret_type != cftypes.none and not isinstance(
+            ret_type, (cftypes.Boolean, cftypes.Integer, cftypes.Float, cftypes.Complex)):
+        raise TypeError(f"{what}: the C ABI returns a scalar or nothing; {pyfunc.__qualname__} returns {ret_type} "
+                        "(compile it with abi='numba')")
     _ = cf.ptx  # codegen now, so that its errors are this call's
     _log.compiled("PTX of a device function" if device else "PTX of a kernel", pyfunc, specs, config, started, "off")
-    return cf, cftypes.from_spec(cf.return_spec)
+    return cf, ret_type
 
 
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True,

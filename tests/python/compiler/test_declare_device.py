@@ -23,7 +23,9 @@ DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "ffi")
 FUNCTIONS_CU = os.path.join(DATA, "functions.cu")
 SAXPY_CU = os.path.join(DATA, "saxpy.cu")
 PORTABLE_C = os.path.join(DATA, "portable.c")
-CURAND_SHIM = os.path.join(DATA, "curand_shim.cu")
+# The seed's cuRAND shim: the example's (examples/python/ffi).
+CURAND_SHIM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "examples", "python", "ffi",
+                           "curand_shim.cu")
 
 HAVE_NVRTC = _core.nvrtc_version() > 0
 needs_nvrtc = pytest.mark.skipif(not HAVE_NVRTC, reason="no NVRTC (CUDA toolkit) on this machine")
@@ -529,3 +531,15 @@ def test_a_python_device_function_compiled_with_the_c_abi_links_into_another_ker
 
     cf = _jit._compile(k, [F32] * 2, _jit.CompileOptions().config("nvptx"), False)
     assert {cf.symbol, "py_add"} <= _function_symbols(cf.linked_cubin(), tmp_path)
+
+
+def _pair(x, y):
+    return x, y
+
+
+@pytest.mark.no_ptxas  # (the refused specialisation has no C-ABI PTX to check)
+def test_the_c_abi_returns_scalars_only():
+    with pytest.raises(TypeError, match=r"the C ABI returns a scalar or nothing; _pair returns UniTuple"):
+        cuda.compile(_pair, (types.float32, types.float32))
+    ptx, ret = cuda.compile(_pair, (types.float32, types.float32), abi="numba")  # by pointer: fine
+    assert ret == types.UniTuple(types.float32, 2) and ".visible .func" in ptx
