@@ -143,6 +143,7 @@ typed_module module_typer::assemble(typed_function entry) {
   m.raise_sites = sites_;
   m.strings = strings_;
   m.externals = externals_;
+  m.uses_overloads = !kept_.empty();
   for (const type* e : externals_)
     for (const auto& file : e->bits >= 2 ? std::vector<std::string>{} : e->names)  // (an intrinsic's: its body)
       if (std::find(m.link.begin(), m.link.end(), file) == m.link.end()) m.link.push_back(file);

@@ -739,6 +739,8 @@ void bind_dispatch(py::module_& m) {
       .def_property_readonly("ptx", [](compiled_kernel& k) { return k.ptx(); })
       .def_property_readonly("link", [](compiled_kernel& k) { return k.link_inputs(); },
                              "The files its code links (declared functions' and the kernel's), each once.")
+      .def_property_readonly("uses_overloads", [](compiled_kernel& k) { return k.uses_overloads(); },
+                             "Whether overloads a library registered (cuda.extending) gave part of its code.")
       .def("linked_cubin", [](compiled_kernel& k) {
         std::string c;
         {

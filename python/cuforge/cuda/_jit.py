@@ -170,8 +170,10 @@ class Dispatcher:
             _log.compiled(kind, self.py_func, specs, config, started, "hit")
             return cf
         cf = _compile(pyfunc, specs, config, device, ret_spec)
-        if cf.link:  # code linking C/C++ is compiled in each process (docs/interop_c.md)
-            _log.compiled(kind, self.py_func, specs, config, started, "off (links files)")
+        if cf.link or cf.uses_overloads:
+            # Code linking C/C++ (docs/interop_c.md), or made in part by a library's overloads
+            # (docs/extending.md), depends on more than the kernel's source: compiled in each process.
+            _log.compiled(kind, self.py_func, specs, config, started, "off (links files or uses overloads)")
             return cf
         cache.save(specs, ret_spec, config, cf)
         _log.compiled(kind, self.py_func, specs, config, started, "miss, stored")

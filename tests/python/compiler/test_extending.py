@@ -422,3 +422,25 @@ def test_intrinsic_errors():
             uses_gpu_only[1, 1](np.zeros(1))
     ptx, _ = cuda.compile_ptx(uses_gpu_only.py_func, "void(float64[:])")
     assert "trap;" in ptx
+
+
+def test_kernels_using_overloads_are_not_kept_in_the_disk_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUFORGE_CACHE_DIR", str(tmp_path / "cache"))
+
+    def files():
+        return sorted(p for p in (tmp_path / "cache").rglob("*") if p.is_file()) if (tmp_path / "cache").exists() else []
+
+    @cuda.jit(cache=True)
+    def plain(out, x):
+        out[0] = min(max(x[0], 0.0), 1.0)
+
+    @cuda.jit(cache=True)
+    def overloaded(out, x):
+        out[0] = clip01(x[0])
+
+    out = np.zeros(1)
+    plain[1, 1](out, np.array([2.0]))
+    stored = files()
+    assert stored and out[0] == 1.0  # the cache works here
+    overloaded[1, 1](out, np.array([-2.0]))
+    assert out[0] == 0.0 and files() == stored  # nothing added for the kernel made with clip01's overload

@@ -60,6 +60,9 @@ struct typed_module {
   /// What the module's code must be linked with: the external functions' files, then those the
   /// kernel named (cuda.jit(link=...)), each once, in that order (docs/interop_c.md).
   std::vector<std::string> link;
+  /// Code from overloads libraries registered (cuda.extending) was used: what it compiles to
+  /// depends on more than the kernel's source, so the disk cache does not keep it.
+  bool uses_overloads = false;
 
   bool may_raise() const noexcept { return !raise_sites.empty(); }
 };

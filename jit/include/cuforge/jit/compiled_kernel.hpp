@@ -105,6 +105,8 @@ class CUFORGE_API compiled_kernel {
   const std::string& ptx();
   /// The files its code links (cuda.declare_device's and cuda.jit(link=...)'s), each once.
   const std::vector<std::string>& link_inputs() const noexcept { return module_.link; }
+  /// Whether its code came in part from overloads libraries registered (cuda.extending).
+  bool uses_overloads() const noexcept { return module_.uses_overloads; }
   /// Its PTX linked with link_inputs() by nvJitLink for the configuration's compute capability:
   /// what a GPU loads when there are any (frontend/cuda_c.hpp). @throws logic_error with the
   /// linker's or NVRTC's log.
