@@ -723,8 +723,9 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
 def _check_output(output, forceinline):
     if output == "ltoir":
         raise NotImplementedError(
-            "output='ltoir': cuforge's compiler emits PTX (LLVM's NVPTX backend), not NVVM's LTO-IR; use "
-            "output='ptx' (nvJitLink links PTX with LTO-IR inputs, docs/interop_c.md)")
+            "output='ltoir': cuforge's compiler emits PTX (LLVM 19's NVPTX backend); LTO-IR is libNVVM's, whose "
+            "reader takes LLVM 7.0.1 IR only; use output='ptx' (nvJitLink links PTX with LTO-IR inputs, "
+            "docs/interop_c.md)")
     if output != "ptx":
         raise NotImplementedError(f"Unsupported output type: {output}")
     if forceinline:
