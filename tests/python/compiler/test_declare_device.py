@@ -543,3 +543,28 @@ def test_the_c_abi_returns_scalars_only():
         cuda.compile(_pair, (types.float32, types.float32))
     ptx, ret = cuda.compile(_pair, (types.float32, types.float32), abi="numba")  # by pointer: fine
     assert ret == types.UniTuple(types.float32, 2) and ".visible .func" in ptx
+
+
+NVCC = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")
+
+
+@needs_nvrtc
+@needs_readelf
+@pytest.mark.skipif(not os.path.exists(NVCC), reason="no nvcc")
+@pytest.mark.parametrize("kind, flags", [
+    ("o", ["-dc"]),
+    ("cubin", ["-cubin", "-rdc=true"]),
+    ("fatbin", ["-fatbin", "-rdc=true"]),
+    ("a", None),  # an archive of the .o (nvcc -lib)
+])
+def test_nvjitlink_takes_what_nvcc_makes(kind, flags, tmp_path):
+    obj = tmp_path / "functions.o"
+    if kind == "a":
+        subprocess.run([NVCC, "-dc", "-arch=sm_90", FUNCTIONS_CU, "-o", str(obj)], check=True, capture_output=True)
+        out = tmp_path / "libfunctions.a"
+        subprocess.run([NVCC, "-lib", str(obj), "-o", str(out)], check=True, capture_output=True)
+    else:
+        out = tmp_path / f"functions.{kind}"
+        subprocess.run([NVCC, *flags, "-arch=sm_90", FUNCTIONS_CU, "-o", str(out)], check=True, capture_output=True)
+    cf = _gpu_compiled(linked_by_the_kernel, [F32] * 3, link=[str(out)])
+    assert {cf.symbol, "mul_f32_f32"} <= _function_symbols(cf.linked_cubin(), tmp_path)
