@@ -544,8 +544,6 @@ class _ForAll:
 
 # --- the decorator ---------------------------------------------------------------------------
 
-_IGNORED_OPTIONS = ("inline", "forceinline")
-
 
 def _launch_bounds(value):
     """numba-cuda's launch_bounds (an int, or a tuple of one to three: max threads per block, min
