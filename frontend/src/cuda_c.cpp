@@ -542,6 +542,17 @@ nvrtc_result compile_cuda_source(const std::string& source, const std::string& n
   return out;
 }
 
+nvrtc_result compile_cuda_file(const std::string& path, compute_capability cc, bool lto,
+                               const std::vector<declared_function>& declared) {
+  const link_kind k = link_kind_of(path);
+  if (k != link_kind::cuda_source && k != link_kind::cpp_source && k != link_kind::c_source)
+    throw logic_error("NVRTC compiles sources (.cu, .cpp, .c), not " + path);
+  std::string text = read_file(path, "link");
+  // C has no name mangling; NVRTC compiles C++: C's functions keep their names.
+  if (k == link_kind::c_source) text = "extern \"C\" {\n#line 1\n" + text + "\n}\n";
+  return compile_cuda_source(text + checks_for(path, declared), path, cc, lto, {});
+}
+
 std::string link_for_gpu(const std::string& ptx, const std::string& ptx_name, const std::vector<std::string>& inputs,
                          compute_capability cc, bool lto, const std::vector<declared_function>& declared) {
   const nvjitlink_api& api = nvjitlink();
@@ -577,10 +588,7 @@ std::string link_for_gpu(const std::string& ptx, const std::string& ptx_name, co
   for (const auto& path : inputs) {
     link_kind k = link_kind_of(path);
     if (k == link_kind::cuda_source || k == link_kind::cpp_source || k == link_kind::c_source) {
-      std::string text = read_file(path, "link");
-      // C has no name mangling; NVRTC compiles C++: C's functions keep their names.
-      if (k == link_kind::c_source) text = "extern \"C\" {\n#line 1\n" + text + "\n}\n";
-      nvrtc_result r = compile_cuda_source(text + checks_for(path, declared), path, cc, lto, {});
+      nvrtc_result r = compile_cuda_file(path, cc, lto, declared);
       compiled.push_back(std::move(r.code));
       check(api.add_data(h, lto ? input_ltoir : input_ptx, compiled.back().data(), compiled.back().size(),
                          path.c_str()),

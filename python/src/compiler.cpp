@@ -177,6 +177,30 @@ void bind_compiler(py::module_& m) {
     return py::make_tuple(py::bytes(r.code), r.log);
   }, py::arg("source"), py::arg("name"), py::arg("cc"), py::arg("lto") = false,
      "CUDA C++ compiled by NVRTC as relocatable device code: (PTX or LTO-IR bytes, log).");
+  m.def("compile_cuda_file", [](const std::string& path, std::pair<int, int> cc, bool lto) {
+    nvrtc_result r;
+    {
+      py::gil_scoped_release nogil;
+      r = compile_cuda_file(path, compute_capability{cc.first, cc.second}, lto);
+    }
+    return py::make_tuple(py::bytes(r.code), r.log);
+  }, py::arg("path"), py::arg("cc"), py::arg("lto") = false,
+     "A source file (.cu, .cpp, .c) compiled by NVRTC as the GPU link does: (PTX or LTO-IR bytes, log).");
+  m.def("link_kind", [](const std::string& path) {
+    switch (link_kind_of(path)) {
+      case link_kind::cuda_source:
+      case link_kind::cpp_source:
+      case link_kind::c_source: return "source";
+      case link_kind::ptx: return "ptx";
+      case link_kind::cubin: return "cubin";
+      case link_kind::fatbin: return "fatbin";
+      case link_kind::ltoir: return "ltoir";
+      case link_kind::object: return "o";
+      case link_kind::library: return "a";
+    }
+    return "?";
+  }, py::arg("path"), "What a file to link is, by its extension: 'source', 'ptx', 'cubin', 'fatbin', 'ltoir', 'o', "
+                      "'a' (ValueError naming it otherwise).");
   m.def("host_library", [](const std::vector<std::string>& inputs) {
     py::gil_scoped_release nogil;
     return host_library(inputs);

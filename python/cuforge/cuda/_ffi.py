@@ -134,28 +134,17 @@ def link_paths(link, what: str) -> tuple:
     return tuple(paths)
 
 
-_BY_EXTENSION = {"ptx": "PTXSource", "cubin": "Cubin", "fatbin": "Fatbin", "ltoir": "LTOIR", "o": "Object",
-                 "a": "Archive"}
-
-
 def compiled_for_gpu(path: str, cc: tuple):
-    """What ``compile_all`` gives for one linked file: a C/C++ source compiled by NVRTC (its PTX, str),
-    else the file as in-memory code of its kind."""
+    """What ``compile_all`` gives for one linked file: a C/C++ source compiled by NVRTC as the GPU
+    link compiles it (its PTX, str), else the file as in-memory code of its kind."""
     from cuforge import _core
 
-    ext = path.rsplit(".", 1)[-1].lower() if "." in os.path.basename(path) else ""
+    kind = _core.link_kind(path)  # (ValueError for an extension no link takes)
+    if kind == "source":
+        return _core.compile_cuda_file(path, cc, False)[0].decode()
     with open(path, "rb") as f:
         data = f.read()
-    if ext in ("cu", "cuh", "cpp", "cc", "cxx", "c"):
-        source = data.decode()
-        if ext == "c":
-            source = 'extern "C" {\n#line 1\n' + source + "\n}\n"
-        code, _ = _core.compile_cuda_source(source, path, cc, False)
-        return code.decode()
-    cls = globals().get(_BY_EXTENSION.get(ext, ""))
-    if cls is None:
-        raise ValueError(f"cannot link {path}: its extension .{ext} is none of .cu, .cpp, .c, .ptx, .cubin, .fatbin, "
-                         ".ltoir, .o, .a")
+    cls = next(c for c in LinkableCode.__subclasses__() if c.kind == kind)
     return cls(data, name=path)
 
 

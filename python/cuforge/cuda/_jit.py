@@ -49,6 +49,8 @@ class CompileOptions:
     cc: Optional[tuple] = None
     launch_bounds: Optional[tuple] = None  # (max threads per block, min blocks per SM, max blocks per cluster)
     boundscheck: bool = False
+    abi: Optional[str] = None  # a device function's entry: "numba" (by default) or "c" (compile_ptx, compile)
+    abi_name: Optional[str] = None  # its symbol (abi_info={"abi_name": ...})
 
     def as_dict(self):
         """The options that are set, by name (what the decorator was given)."""
@@ -73,7 +75,8 @@ class CompileOptions:
         if target is None:
             _log.backend_chosen()
             return _core.CompileConfig(**kw).for_active_backend()
-        return _core.CompileConfig(target=target, cc=self.cc, **kw)
+        return _core.CompileConfig(target=target, cc=self.cc, abi=self.abi or "numba", abi_name=self.abi_name or "",
+                                   **kw)
 
 
 def _compile(pyfunc, specs, config, device: bool, ret_spec=None, link=(), lto=False):
@@ -686,14 +689,11 @@ def _compile_to_ptx(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi
         raise TypeError("CUDA kernel must have void return type.")
     options = CompileOptions(debug=bool(debug), lineinfo=bool(lineinfo), fastmath=bool(fastmath), opt=bool(opt),
                              cc=None if cc is None else tuple(cc),
-                             launch_bounds=None if device else _launch_bounds(launch_bounds))
+                             launch_bounds=None if device else _launch_bounds(launch_bounds),
+                             abi=abi if device else None, abi_name=abi_name if device else None)
     ret_spec = ret.spec if (device and ret is not None) else None
     started = _log.now()
     config = options.config("nvptx")
-    if device and (abi == "c" or abi_name):
-        kw = dict(fastmath=config.fastmath, debug_level=config.debug_level, lineinfo=config.lineinfo,
-                  opt=config.opt, max_registers=config.max_registers, boundscheck=config.boundscheck)
-        config = _core.CompileConfig(target="nvptx", cc=config.cc, abi=abi, abi_name=abi_name, **kw)
     specs = [a.spec for a in args]
     cf = _compile(pyfunc, specs, config, bool(device), ret_spec, link, lto)
     ret_type = cftypes.from_spec(cf.return_spec)

@@ -210,17 +210,11 @@ def register_jitable(*args, **kwargs):
     """A function that runs as itself when called from Python and is compiled
     (as a device function) when a kernel calls it: ``@register_jitable`` or
     ``@register_jitable(**options)``."""
-    from cuforge.cuda._jit import Dispatcher, jit
-
-    class Jitable(Dispatcher):
-        """A device function that Python may call too."""
-
-        def __call__(self, *a, **kw):
-            return self.py_func(*a, **kw)
+    from cuforge.cuda._jit import jit
 
     def wrap(fn):
         disp = jit(device=True, **kwargs)(fn)
-        disp.__class__ = Jitable
+        disp.__class__ = _jitable_class()
         return disp
 
     if len(args) == 1 and not kwargs and isinstance(args[0], pytypes.FunctionType):
@@ -228,6 +222,25 @@ def register_jitable(*args, **kwargs):
     if args:
         raise TypeError("register_jitable takes a function, or keyword options")
     return wrap
+
+
+_jitable = None
+
+
+def _jitable_class():
+    """register_jitable's Dispatcher subclass (made once, on first use: _jit imports this module)."""
+    global _jitable
+    if _jitable is None:
+        from cuforge.cuda._jit import Dispatcher
+
+        class Jitable(Dispatcher):
+            """A device function that Python may call too."""
+
+            def __call__(self, *a, **kw):
+                return self.py_func(*a, **kw)
+
+        _jitable = Jitable
+    return _jitable
 
 
 # --- Python objects as kernel arguments ---------------------------------------------------------------------

@@ -69,6 +69,11 @@ CUFORGE_API nvrtc_result compile_cuda_source(const std::string& source, const st
                                              compute_capability cc, bool lto,
                                              const std::vector<std::string>& include_dirs);
 
+/// @brief The source file `path` (.cu, .cpp or .c: C keeps its names) compiled by
+/// compile_cuda_source, with the checks of the `declared` functions it defines appended.
+CUFORGE_API nvrtc_result compile_cuda_file(const std::string& path, compute_capability cc, bool lto,
+                                           const std::vector<declared_function>& declared = {});
+
 /// @brief Links a kernel's PTX (`ptx`, called `ptx_name` in messages) with
 /// the files `inputs` (link_kind_of each; .cu sources compiled by
 /// compile_cuda_source first) into a cubin for `cc`, with nvJitLink (-lto
