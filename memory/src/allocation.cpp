@@ -5,9 +5,22 @@
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
 
+#include <array>
+#include <atomic>
 #include <cstdio>
 
 namespace cuforge::memory {
+
+namespace {
+std::array<std::atomic<std::size_t>, 6>& live_counts() {
+  static auto* counts = new std::array<std::atomic<std::size_t>, 6>{};  // outlives static owners
+  return *counts;
+}
+}  // namespace
+
+std::size_t allocation::live(memory_kind kind) noexcept {
+  return live_counts()[static_cast<std::size_t>(kind)].load(std::memory_order_relaxed);
+}
 
 std::shared_ptr<allocation> allocation::make(std::shared_ptr<memory_resource> mr, std::size_t bytes,
                                              stream_view stream) {
@@ -26,6 +39,10 @@ std::shared_ptr<allocation> allocation::make(std::shared_ptr<memory_resource> mr
     deallocation_queue::instance().flush_forced();
     if (auto* pool = dynamic_cast<pool_memory_resource*>(mr.get())) pool->trim(0);
     a->data_ = mr->allocate(bytes, stream);
+  }
+  if (a->data_) {
+    a->counted_ = true;
+    live_counts()[static_cast<std::size_t>(a->kind_)].fetch_add(1, std::memory_order_relaxed);
   }
   switch (a->kind_) {
     case memory_kind::mapped:
@@ -80,6 +97,7 @@ std::shared_ptr<allocation> allocation::register_host(void* host, std::size_t by
 }
 
 allocation::~allocation() {
+  if (counted_) live_counts()[static_cast<std::size_t>(kind_)].fetch_sub(1, std::memory_order_relaxed);
   if (release_) {
     // Registered host memory is the caller's: unregistering at once lets it
     // be registered again right away (cuda.pinned() scopes in a loop). A

@@ -18,6 +18,7 @@ namespace {
 struct registry {
   std::mutex m;
   std::vector<std::shared_ptr<memory_resource>> device;  // by ordinal; null = default
+  std::vector<std::shared_ptr<memory_resource>> defaults;  // the default of each, made once
   std::vector<std::shared_ptr<memory_resource>> managed;
   std::shared_ptr<memory_resource> pinned, mapped;
 };
@@ -49,7 +50,11 @@ std::shared_ptr<memory_resource> current_resource(int device) {
   std::lock_guard lock(r.m);
   if (r.device.size() <= static_cast<std::size_t>(dev)) r.device.resize(dev + 1);
   auto& slot = r.device[dev];
-  if (!slot) slot = make_default(dev);
+  if (!slot) {
+    if (r.defaults.size() <= static_cast<std::size_t>(dev)) r.defaults.resize(dev + 1);
+    if (!r.defaults[dev]) r.defaults[dev] = make_default(dev);
+    slot = r.defaults[dev];
+  }
   return slot;
 }
 
@@ -76,6 +81,32 @@ std::shared_ptr<memory_resource> mapped_resource() {
   std::lock_guard lock(r.m);
   if (!r.mapped) r.mapped = std::make_shared<pinned_memory_resource>(true);
   return r.mapped;
+}
+
+void set_pinned_resource(std::shared_ptr<memory_resource> mr) {
+  if (mr && mr->kind() != memory_kind::pinned)
+    throw logic_error(std::string("the pinned resource must allocate pinned memory, not ") + to_string(mr->kind()));
+  auto& r = reg();
+  std::lock_guard lock(r.m);
+  r.pinned = std::move(mr);
+}
+
+void set_mapped_resource(std::shared_ptr<memory_resource> mr) {
+  if (mr && mr->kind() != memory_kind::mapped)
+    throw logic_error(std::string("the mapped resource must allocate mapped memory, not ") + to_string(mr->kind()));
+  auto& r = reg();
+  std::lock_guard lock(r.m);
+  r.mapped = std::move(mr);
+}
+
+std::shared_ptr<memory_resource> default_resource(int device) {
+  int dev = ordinal(device);
+  auto& r = reg();
+  std::lock_guard lock(r.m);
+  if (r.defaults.size() <= static_cast<std::size_t>(dev)) r.defaults.resize(dev + 1);
+  auto& slot = r.defaults[dev];
+  if (!slot) slot = make_default(dev);
+  return slot;
 }
 
 std::shared_ptr<memory_resource> managed_resource(int device) {

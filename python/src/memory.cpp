@@ -3,6 +3,8 @@
 #include "common.hpp"
 
 #include <cuforge/memory/allocation.hpp>
+#include <cuforge/memory/callback_memory_resource.hpp>
+#include <cuforge/memory/pinned_memory_resource.hpp>
 #include <cuforge/memory/current_resource.hpp>
 #include <cuforge/memory/deallocation.hpp>
 #include <cuforge/memory/memory_resource.hpp>
@@ -10,6 +12,7 @@
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
 
+#include <cstdio>
 #include <cstring>
 
 namespace cuforge::python {
@@ -45,6 +48,60 @@ std::shared_ptr<memory::allocation> allocation_behind(py::handle arr) {
     cur = cur.attr("base");
   }
   return nullptr;
+}
+
+// Whether Python may still be called: not after the interpreter began to
+// finalise (a free from a static destructor or a late thread then leaks, as
+// the process is ending anyway).
+bool python_callable() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsInitialized() && !Py_IsFinalizing();
+#else
+  return Py_IsInitialized() && !_Py_IsFinalizing();
+#endif
+}
+
+// A Python callable owned from C++, called and released with the GIL
+// whichever thread does it.
+struct py_callback {
+  std::shared_ptr<py::object> fn;
+  explicit py_callback(py::object o)
+      : fn(new py::object(std::move(o)), [](py::object* p) {
+          if (!python_callable()) return;  // leaked: nothing left to release it to
+          py::gil_scoped_acquire gil;
+          delete p;
+        }) {}
+};
+
+memory_kind host_kind(const std::string& kind) {
+  if (kind == "device") return memory_kind::device;
+  if (kind == "pinned") return memory_kind::pinned;
+  if (kind == "mapped") return memory_kind::mapped;
+  throw py::value_error("memory kind must be 'device', 'pinned' or 'mapped', not '" + kind + "'");
+}
+
+// An external memory manager's functions as a resource: allocate(bytes,
+// stream) returns the address, free(address, bytes, stream) takes it back.
+std::shared_ptr<memory::memory_resource> callback_resource(py::object allocate, py::object free, memory_kind kind,
+                                                           int device, std::string name) {
+  py_callback alloc_cb(std::move(allocate)), free_cb(std::move(free));
+  return std::make_shared<memory::callback_memory_resource>(
+      [alloc_cb](std::size_t bytes, stream_view s) -> void* {
+        if (!python_callable()) throw cuforge::logic_error("the Python memory manager is gone (interpreter exiting)");
+        py::gil_scoped_acquire gil;
+        py::object r = (*alloc_cb.fn)(bytes, s.handle());
+        return reinterpret_cast<void*>(r.cast<std::uintptr_t>());
+      },
+      [free_cb](void* p, std::size_t bytes, stream_view s) {
+        if (!python_callable()) return;
+        py::gil_scoped_acquire gil;
+        try {
+          (*free_cb.fn)(reinterpret_cast<std::uintptr_t>(p), bytes, s.handle());
+        } catch (py::error_already_set& e) {
+          e.discard_as_unraisable("freeing memory through the external memory manager");
+        }
+      },
+      kind, device, std::move(name));
 }
 
 memory::statistics_resource_adaptor* stats_adaptor(int dev) {
@@ -164,6 +221,107 @@ void bind_memory(py::module_& m) {
   m.def("pending_deallocations", [] {
     auto& q = memory::deallocation_queue::instance();
     return py::make_tuple(q.pending_count(), q.pending_bytes());
+  });
+
+  m.def("set_memory_callbacks", [](const std::string& kind, int device, py::object allocate, py::object free,
+                                   const std::string& name) {
+    // Plugs an external memory manager in for `kind` (device memory of
+    // `device`, or pinned / mapped host memory); allocate=None restores
+    // cuforge's own.
+    memory_kind k = host_kind(kind);
+    std::shared_ptr<memory::memory_resource> mr;
+    if (!allocate.is_none()) mr = callback_resource(std::move(allocate), std::move(free), k, device, name);
+    if (k == memory_kind::device)
+      memory::set_current_resource(std::move(mr), device);
+    else if (k == memory_kind::pinned)
+      memory::set_pinned_resource(std::move(mr));
+    else
+      memory::set_mapped_resource(std::move(mr));
+  }, py::arg("kind"), py::arg("device"), py::arg("allocate"), py::arg("free"), py::arg("name") = "plugin");
+  m.def("live_allocations", [](const std::string& kind) { return memory::allocation::live(host_kind(kind)); },
+        "How many allocations of `kind` cuforge made that are still alive.");
+  m.def("own_allocation", [](const std::string& kind, std::size_t bytes, int device) -> py::tuple {
+    // Memory from cuforge's own resources (never a plugged-in one): what an
+    // external manager built on ours (HostOnlyCUDAMemoryManager's host
+    // allocations, the default memalloc) hands out. Returns (address, host
+    // address or 0, owner); the memory goes back when the owner is dropped.
+    memory_kind k = host_kind(kind);
+    std::shared_ptr<memory::memory_resource> mr;
+    if (k == memory_kind::device) {
+      mr = memory::default_resource(device);
+    } else {
+      static auto* pinned = new std::shared_ptr<memory::memory_resource>(
+          std::make_shared<memory::pinned_memory_resource>(false));
+      static auto* mapped = new std::shared_ptr<memory::memory_resource>(
+          std::make_shared<memory::pinned_memory_resource>(true));
+      mr = k == memory_kind::pinned ? *pinned : *mapped;
+    }
+    std::shared_ptr<memory::allocation> a;
+    {
+      py::gil_scoped_release nogil;
+      a = memory::allocation::make(mr, bytes);
+    }
+    auto data = reinterpret_cast<std::uintptr_t>(a->data());
+    auto host = reinterpret_cast<std::uintptr_t>(a->host_data());
+    return py::make_tuple(data, host, owner_capsule(std::move(a)));
+  }, py::arg("kind"), py::arg("bytes"), py::arg("device") = -1);
+
+  // Raw addresses, for numba's MemoryPointer family (cudadrv/driver.py's
+  // objects that plugins construct and return).
+  m.def("mapped_device_pointer", [](std::uintptr_t host) {
+    return reinterpret_cast<std::uintptr_t>(mem::device_pointer_of_mapped(reinterpret_cast<void*>(host)));
+  });
+  m.def("register_range", [](std::uintptr_t host, std::size_t bytes, bool mapped) -> py::tuple {
+    // Page-locks [host, host + bytes) until the registration is released;
+    // returns (registration, device address: mapped memory's, else 0).
+    auto reg = memory::allocation::register_host(reinterpret_cast<void*>(host), bytes, mapped);
+    auto dev = mapped ? reinterpret_cast<std::uintptr_t>(reg->data()) : 0;
+    return py::make_tuple(py_registration{std::move(reg)}, dev);
+  });
+  m.def("memset_address", [](std::uintptr_t dst, unsigned value, std::size_t count, py::handle stream) {
+    stream_view s = to_stream(stream);
+    py::gil_scoped_release nogil;
+    mem::fill(reinterpret_cast<void*>(dst), value & 0xffu, 1, count, s);
+    if (stream.is_none() || (py::isinstance<py::int_>(stream) && stream.cast<long long>() == 0)) s.synchronize();
+  }, py::arg("dst"), py::arg("value"), py::arg("count"), py::arg("stream") = py::none());
+  m.def("copy_address", [](std::uintptr_t dst, std::uintptr_t src, std::size_t bytes) {
+    py::gil_scoped_release nogil;
+    mem::copy_sync(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes, stream_view{});
+  });
+
+  // Sharing device memory with other processes (cuda IPC; a shared file on
+  // the cpu backend).
+  m.def("ipc_export", [](std::uintptr_t address) -> py::tuple {
+    mem::ipc_export_info info;
+    {
+      py::gil_scoped_release nogil;  // the cpu backend waits for the device first
+      info = mem::ipc_export(reinterpret_cast<const void*>(address));
+    }
+    return py::make_tuple(py::bytes(info.handle), info.bytes, info.offset, info.device);
+  });
+  m.def("ipc_open_array", [](py::bytes handle, std::size_t bytes, std::int64_t offset, py::handle shape_like,
+                             py::handle strides_like, py::handle dtype_like, int device) -> py::object {
+    // A device array over the memory a handle from another process names,
+    // `offset` bytes in; the memory is unmapped when the last view goes.
+    dtype t = to_dtype(dtype_like);
+    extents shape = to_extents(shape_like, "shape");
+    extents strides = to_extents(strides_like, "strides");
+    int dev = device < 0 ? cuforge::device::current().ordinal() : device;
+    std::string h = handle;
+    void* p = nullptr;
+    {
+      py::gil_scoped_release nogil;
+      p = mem::ipc_open(h, dev);
+    }
+    auto a = memory::allocation::adopt(p, bytes, memory_kind::device, dev, [p, dev] {
+      try {
+        mem::ipc_close(p, dev);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "cuforge: closing IPC memory at %p failed: %s\n", p, e.what());
+      }
+    });
+    // On a bad extent the adopted allocation's release unmaps it again.
+    return py::cast(py_devarray{device_ndarray(std::move(a), offset, shape, strides, t)});
   });
 
   m.def("memory_resource_name", [](int dev) { return memory::current_resource(dev).get()->name(); },

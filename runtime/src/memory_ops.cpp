@@ -117,5 +117,29 @@ std::optional<allocation_info> allocation_of(const void* p) {
   return allocation_info{reinterpret_cast<const void*>(r->start), r->bytes, r->device, r->kind};
 }
 
+ipc_export_info ipc_export(const void* p) {
+  CUFORGE_EXPECTS(p != nullptr, "ipc_export of a null pointer");
+  auto r = active().address_range(p);
+  if (!r || r->kind != memory_kind::device || r->device < 0)
+    detail::raise(CUDA_ERROR_INVALID_VALUE, "only device memory can be shared with another process", "ipc_export");
+  ipc_export_info info;
+  info.bytes = r->bytes;
+  info.offset = reinterpret_cast<std::uintptr_t>(p) - r->start;
+  info.device = r->device;
+  info.handle = active().ipc_export(reinterpret_cast<void*>(r->start), r->bytes, r->device);
+  return info;
+}
+
+void* ipc_open(const std::string& handle, int device) {
+  int dev = device < 0 ? cuforge::device::current().ordinal() : device;
+  return active().ipc_open(handle, dev);
+}
+
+void ipc_close(void* p, int device) {
+  CUFORGE_EXPECTS(p != nullptr, "ipc_close of a null pointer");
+  int dev = device < 0 ? cuforge::device::current().ordinal() : device;
+  active().ipc_close(p, dev);
+}
+
 }  // namespace mem
 }  // namespace cuforge

@@ -863,9 +863,50 @@ CUresult CUDAAPI cuPointerGetAttributes(unsigned int n, CUpointer_attribute* att
       case CU_POINTER_ATTRIBUTE_CONTEXT:
         *static_cast<CUcontext*>(data[i]) = a ? reinterpret_cast<CUcontext>(a->ctx) : nullptr;
         break;
+      case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+        *static_cast<CUmemoryPool*>(data[i]) =
+            a && a->kind == alloc_kind::pool ? reinterpret_cast<CUmemoryPool>(&g().pools[a->ctx->device]) : nullptr;
+        break;
       default: return CUDA_ERROR_INVALID_VALUE;
     }
   }
+  return CUDA_SUCCESS;
+}
+
+// ---- IPC ----------------------------------------------------------------------
+// The mock's handle is "MOCKIPC" and the allocation's address; opening it in
+// the same process gives that address back (a stand-in for another
+// process's mapping), counted until closed.
+
+CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle* h, CUdeviceptr p) {
+  lock l(g().mu);
+  MOCK_TRY(ready());
+  auto it = g().allocations.find(static_cast<std::uintptr_t>(p));
+  if (!h || it == g().allocations.end() || it->second.kind != alloc_kind::device) return CUDA_ERROR_INVALID_VALUE;
+  std::memset(h->reserved, 0, sizeof h->reserved);
+  std::memcpy(h->reserved, "MOCKIPC", 7);
+  std::memcpy(h->reserved + 8, &p, sizeof p);
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr* out, CUipcMemHandle h, unsigned int flags) {
+  lock l(g().mu);
+  MOCK_TRY(ready());
+  if (!out || flags != CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS || std::memcmp(h.reserved, "MOCKIPC", 7) != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  CUdeviceptr p = 0;
+  std::memcpy(&p, h.reserved + 8, sizeof p);
+  if (g().allocations.find(static_cast<std::uintptr_t>(p)) == g().allocations.end()) return CUDA_ERROR_INVALID_HANDLE;
+  g().stats.ipc_open_handles++;
+  *out = p;
+  return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr) {
+  lock l(g().mu);
+  MOCK_TRY(ready());
+  if (g().stats.ipc_open_handles == 0) return CUDA_ERROR_INVALID_VALUE;
+  g().stats.ipc_open_handles--;
   return CUDA_SUCCESS;
 }
 

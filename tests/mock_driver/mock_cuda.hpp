@@ -54,6 +54,7 @@ struct cuforge_mock_stats {
   int pointer_attribute_calls;  // cuPointerGetAttributes
   int sync_copies;              // cuMemcpy (the legacy stream's synchronous copy)
   int stream_synchronizes;      // cuStreamSynchronize
+  int ipc_open_handles;         // opened by cuIpcOpenMemHandle, not yet closed
   int async_copies;             // cuMemcpyAsync
 };
 

@@ -10,9 +10,10 @@ something inside jitted functions only. Signature types are in
 import sys as _sys
 
 from cuforge._core import CudaAPIError, CudaOutOfMemoryError, DeviceNDArray, Event, InternalCompilerError
-from cuforge.cuda import _display
+from cuforge.cuda import _display, _ipc
 
 _display.install()  # DeviceNDArray._repr_html_, for Jupyter
+_ipc.install()  # DeviceNDArray.get_ipc_handle, pickling
 from cuforge.cuda._api import (
     as_cuda_array,
     backend,
@@ -75,6 +76,18 @@ from cuforge.cuda._ffi import (
     PTXSource,
     declare_device,
 )
+from cuforge.cuda._ipc import IpcArrayHandle, IpcHandle, open_ipc_array
+from cuforge.cuda._memory_manager import (
+    BaseCUDAMemoryManager,
+    GetIpcHandleMixin,
+    HostOnlyCUDAMemoryManager,
+    MappedMemory,
+    MemoryInfo,
+    MemoryPointer,
+    PinnedMemory,
+    set_memory_manager,
+    set_memory_resource,
+)
 from cuforge.cuda._stubs import STUBS as _KERNEL_NAMES
 from cuforge.cuda import args, cudadrv
 from cuforge.cuda.args import In, InOut, Out
@@ -95,6 +108,18 @@ _sys.modules.update({f"{__name__}.{n}": _KERNEL_NAMES[n] for n in ("fp16", "bf16
 
 #: The host API: arrays, transfers, streams, events, devices, the compiler.
 HOST_NAMES = (
+    "BaseCUDAMemoryManager",
+    "GetIpcHandleMixin",
+    "HostOnlyCUDAMemoryManager",
+    "IpcArrayHandle",
+    "IpcHandle",
+    "MappedMemory",
+    "MemoryInfo",
+    "MemoryPointer",
+    "PinnedMemory",
+    "open_ipc_array",
+    "set_memory_manager",
+    "set_memory_resource",
     "CacheWarning",
     "CudaAPIError",
     "CudaOutOfMemoryError",
@@ -174,3 +199,10 @@ HOST_NAMES = (
 )
 
 __all__ = [*HOST_NAMES, *sorted(_KERNEL_NAMES)]
+
+# A plugin named by CUFORGE_MEMORY_MANAGER (or numba's NUMBA_CUDA_MEMORY_MANAGER):
+# set last, so that the plugin's module can import this one.
+from cuforge.cuda import _memory_manager as _mm
+
+_mm._from_environment()
+del _mm

@@ -5,7 +5,6 @@ import atexit
 import contextlib
 import operator
 import sys
-from collections import namedtuple
 
 import numpy as np
 
@@ -199,18 +198,54 @@ class Device:
         close()
 
 
-_MemoryInfo = namedtuple("_MemoryInfo", ["free", "total"])
-
-
 class Context:
-    """The primary context of a device (numba's Context)."""
+    """The primary context of a device (numba's Context). Its memory calls
+    go to the memory manager (cuda.set_memory_manager's plugin, or
+    cuforge's own)."""
 
     def __init__(self, device):
         self.device = device
 
+    @property
+    def memory_manager(self):
+        from cuforge.cuda._memory_manager import memory_manager
+
+        return memory_manager(self.device.id)
+
     def get_memory_info(self):
-        """(free, total) device memory in bytes."""
-        return _MemoryInfo(*_core.device_memory_info(self.device.id))
+        """(free, total) device memory in bytes, as a MemoryInfo (the
+        plugin's answer where one is set)."""
+        from cuforge.cuda._memory_manager import MemoryInfo
+
+        return MemoryInfo(*self.memory_manager.get_memory_info())
+
+    def memalloc(self, bytesize):
+        """`bytesize` bytes of device memory: a MemoryPointer."""
+        return self.memory_manager.memalloc(bytesize)
+
+    def memhostalloc(self, bytesize, mapped=False, portable=False, wc=False):
+        """Pinned host memory: a PinnedMemory, or a MappedMemory if `mapped`."""
+        return self.memory_manager.memhostalloc(bytesize, mapped, portable, wc)
+
+    def mempin(self, owner, pointer, size, mapped=False):
+        """Page-locks existing host memory while the returned object lives."""
+        return self.memory_manager.mempin(owner, pointer, size, mapped)
+
+    def get_ipc_handle(self, memory):
+        """An IpcHandle for device memory (a MemoryPointer)."""
+        return self.memory_manager.get_ipc_handle(memory)
+
+    def open_ipc_handle(self, handle, size):
+        """Maps `size` bytes a handle from another process names: a MemoryPointer."""
+        from cuforge.cuda._ipc import IpcHandle
+
+        return IpcHandle(None, handle, size).open(self)
+
+    @contextlib.contextmanager
+    def defer_cleanup(self):
+        with self.memory_manager.defer_cleanup():
+            with defer_cleanup():
+                yield
 
     def synchronize(self):
         _core.device_synchronize(self.device.id)
@@ -225,6 +260,12 @@ class Context:
 
     def __repr__(self):
         return f"<CUDA context of {self.device!r}>"
+
+    def __eq__(self, other):
+        return isinstance(other, Context) and other.device == self.device
+
+    def __hash__(self):
+        return hash(self.device)
 
 
 class _DeviceContextManager:
@@ -310,8 +351,12 @@ def synchronize():
 
 def close():
     """Releases every context. Arrays, streams and events made before become
-    unusable (using one raises CudaAPIError); new ones work as before."""
+    unusable (using one raises CudaAPIError); new ones work as before. A
+    memory manager plugin is reset (its allocations belonged to the contexts)."""
     _core.close()
+    from cuforge.cuda import _memory_manager
+
+    _memory_manager._on_close()
 
 
 def is_available():

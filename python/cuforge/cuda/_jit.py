@@ -98,6 +98,10 @@ def _spec_key(signature) -> tuple:
     return tuple(a.spec if isinstance(a, cftypes.Type) else str(a) for a in signature)
 
 
+def _rebuild_dispatcher(py_func, device, options, targetoptions):
+    return Dispatcher(py_func, device=device, options=options, targetoptions=targetoptions)
+
+
 class Dispatcher:
     """A ``@cuda.jit`` function: a kernel (launched with
     ``kernel[griddim, blockdim, stream, sharedmem](args)``) or a device
@@ -130,6 +134,11 @@ class Dispatcher:
     def __repr__(self):
         kind = "device function" if self.device else "kernel"
         return f"<cuforge.cuda.jit {kind} {self.py_func.__module__}.{self.py_func.__qualname__}>"
+
+    def __reduce__(self):
+        # To another process (multiprocessing, Dask's workers): the Python
+        # function and the options; it compiles there on first use.
+        return (_rebuild_dispatcher, (self.py_func, self.device, self._options, self.targetoptions))
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else pytypes.MethodType(self, obj)

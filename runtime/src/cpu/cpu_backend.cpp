@@ -162,6 +162,16 @@ class cpu_backend final : public backend {
   void pool_set_release_threshold(int, std::uint64_t) override {}
   void pool_trim(int, std::size_t keep) override { memory_.trim(keep); }
 
+  std::string ipc_export(void* base, std::size_t, int dev) override {
+    device_synchronize(dev);  // the pages move into a shared file: nothing may write them meanwhile
+    return memory_.share(reinterpret_cast<std::uintptr_t>(base));
+  }
+  void* ipc_open(const std::string& handle, int dev) override { return memory_.open_shared(handle, dev); }
+  void ipc_close(void* p, int dev) override {
+    device_synchronize(dev);
+    memory_.close_shared(p);
+  }
+
   void* mapped_device_pointer(void* host) override {
     auto r = memory_.find(host);
     if (!r || !r->second.mapped)

@@ -24,6 +24,12 @@ struct region {
   bool owned = false;    ///< allocated here (freed here), not registered
   bool mmapped = false;
   std::size_t mapping_bytes = 0;  ///< mmapped: the whole mapping's size (slack included)
+  /// Device memory: the whole pages from the start that are this block's
+  /// alone (what sharing it with another process maps); 0 otherwise.
+  std::size_t page_span = 0;
+  int share_fd = -1;              ///< exported: the shared-memory file now behind the pages
+  std::uint64_t share_token = 0;  ///< exported: the file's name, checked by the importer
+  bool imported = false;          ///< mapped from another process's export (ipc_open)
 };
 
 class host_memory {
@@ -42,6 +48,18 @@ class host_memory {
   std::size_t idle_bytes() const;
   /// Unmaps kept mappings until at most `keep` bytes are left.
   void trim(std::size_t keep) noexcept;
+
+  /// @brief A handle another process can map the device block at `start`
+  /// with: on the first export, the block's pages are moved into a
+  /// shared-memory file (contents kept, address unchanged), which lives
+  /// until the block is freed. The caller makes sure nothing writes the
+  /// block meanwhile. @throws cuda_error when the block cannot be shared.
+  std::string share(std::uintptr_t start);
+  /// @brief Maps the block a handle from another process names, as device
+  /// memory of `device`. @throws cuda_error naming why it cannot.
+  void* open_shared(const std::string& handle, int device);
+  /// @brief Unmaps what open_shared returned. @throws cuda_error if `p` is not such a mapping.
+  void close_shared(void* p);
 
   host_memory();
   ~host_memory();

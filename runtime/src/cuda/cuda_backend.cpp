@@ -306,6 +306,61 @@ class cuda_backend final : public backend {
     CUFORGE_CU(cuMemPoolTrimTo, (default_pool(dev), keep), {"keep", keep}, {"device", dev});
   }
 
+  std::string ipc_export(void* base, std::size_t, int dev) override {
+    make_current(dev);
+    CUmemoryPool pool = nullptr;
+    CUpointer_attribute attr = CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE;
+    void* data[] = {&pool};
+    if (drv().cuPointerGetAttributes(1, &attr, data, as_dptr(base)) == CUDA_SUCCESS && pool != nullptr)
+      detail::raise(CUDA_ERROR_NOT_SUPPORTED,
+                    "this memory comes from a stream-ordered pool (cuMemAllocAsync), which CUDA IPC cannot share; "
+                    "allocate the arrays you share from plain device memory (CUFORGE_MEMORY_RESOURCE=device, or a "
+                    "memory manager such as RMM's over cudaMalloc)",
+                    "cuIpcGetMemHandle");
+    CUipcMemHandle h{};
+    CUFORGE_CU(cuIpcGetMemHandle, (&h, as_dptr(base)), {"ptr", base}, {"device", dev});
+    static const char* digits = "0123456789abcdef";
+    std::string out = "cuforge-cuda-ipc/1 ";
+    for (unsigned char c : h.reserved) {
+      out += digits[c >> 4];
+      out += digits[c & 15];
+    }
+    return out;
+  }
+
+  void* ipc_open(const std::string& handle, int dev) override {
+    const std::string tag = "cuforge-cuda-ipc/1 ";
+    if (handle.rfind("cuforge-cpu-ipc/", 0) == 0)
+      detail::raise(CUDA_ERROR_INVALID_HANDLE,
+                    "the handle was made on the cpu backend; this process runs on a GPU (the cuda backend)",
+                    "cuIpcOpenMemHandle");
+    CUipcMemHandle h{};
+    auto hex = [](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      return -1;
+    };
+    bool ok = handle.size() == tag.size() + 2 * sizeof h.reserved && handle.rfind(tag, 0) == 0;
+    for (std::size_t i = 0; ok && i < sizeof h.reserved; ++i) {
+      int hi = hex(handle[tag.size() + 2 * i]), lo = hex(handle[tag.size() + 2 * i + 1]);
+      ok = hi >= 0 && lo >= 0;
+      h.reserved[i] = static_cast<char>((hi << 4) | lo);
+    }
+    if (!ok)
+      detail::raise(CUDA_ERROR_INVALID_HANDLE,
+                    "this is not an IPC handle of cuforge's cuda backend (corrupted, or made by something else)",
+                    "cuIpcOpenMemHandle");
+    make_current(dev);
+    CUdeviceptr dp = 0;
+    CUFORGE_CU(cuIpcOpenMemHandle, (&dp, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), {"device", dev});
+    return as_ptr(dp);
+  }
+
+  void ipc_close(void* p, int dev) override {
+    make_current(dev);
+    CUFORGE_CU(cuIpcCloseMemHandle, (as_dptr(p)), {"ptr", p});
+  }
+
   void* mapped_device_pointer(void* host) override {
     make_current(current_device());
     CUdeviceptr dp = 0;

@@ -61,7 +61,8 @@ namespace cuforge::detail::cuda {
   X(cuModuleUnload, 2000) X(cuModuleGetFunction, 2000) X(cuFuncGetAttribute, 2020)           \
   X(cuFuncSetAttribute, 9000) X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050)           \
   X(cuLaunchKernel, 4000) X(cuLaunchCooperativeKernel, 9000) X(cuProfilerStart, 4000)        \
-  X(cuProfilerStop, 4000)
+  X(cuProfilerStop, 4000) X(cuIpcGetMemHandle, 4010) X(cuIpcOpenMemHandle, 11000)            \
+  X(cuIpcCloseMemHandle, 4010)
 
 // Newer than the oldest driver we accept (12.0): null when the driver lacks them.
 #define CUFORGE_CUDA_OPTIONAL_FUNCTIONS(X) X(cuStreamGetDevice, 12080)

@@ -503,6 +503,46 @@ TEST(memory, frees_that_fail_report_and_do_not_throw) {
   EXPECT_CONTAINS(err, "CUDA_ERROR_INVALID_VALUE");
 }
 
+TEST(memory, ipc_exports_plain_device_memory_and_opens_the_handle) {
+  void* p = mem::alloc_device(10000, 0);
+  auto info = mem::ipc_export(static_cast<char*>(p) + 100);
+  EXPECT_EQ(info.offset, 100u);
+  EXPECT_EQ(info.bytes, 10000u);
+  ASSERT_EQ(info.handle.rfind("cuforge-cuda-ipc/1 ", 0), 0u) << info.handle;
+  EXPECT_EQ(info.handle.size(), std::string("cuforge-cuda-ipc/1 ").size() + 128);
+  const int open_before = stats().ipc_open_handles;
+  void* q = mem::ipc_open(info.handle);
+  EXPECT_EQ(q, p) << "the mock maps the allocation where it is";
+  EXPECT_EQ(stats().ipc_open_handles, open_before + 1);
+  mem::ipc_close(q);
+  EXPECT_EQ(stats().ipc_open_handles, open_before);
+  mem::free_device(p, 0);
+}
+
+TEST(memory, ipc_refuses_pool_memory_and_bad_handles_with_the_reason) {
+  stream s;
+  void* p = mem::alloc_async(4096, s);
+  try {
+    (void)mem::ipc_export(p);
+    ADD_FAILURE() << "pool memory was exported";
+  } catch (const cuda_error& e) {
+    EXPECT_CONTAINS(std::string(e.what()), "stream-ordered pool");
+    EXPECT_CONTAINS(std::string(e.what()), "CUFORGE_MEMORY_RESOURCE=device");
+  }
+  mem::free_async(p, s);
+  s.synchronize();
+  for (const char* bad : {"garbage", "cuforge-cuda-ipc/1 zz", "cuforge-cpu-ipc/1 pid=1 fd=3 token=1 bytes=1 span=1"}) {
+    try {
+      (void)mem::ipc_open(bad);
+      ADD_FAILURE() << bad << " was opened";
+    } catch (const cuda_error& e) {
+      EXPECT_CONTAINS(std::string(e.what()), std::string(bad).find("cpu") != std::string::npos
+                                                 ? "made on the cpu backend"
+                                                 : "not an IPC handle of cuforge's cuda backend");
+    }
+  }
+}
+
 // ---- Streams and events -----------------------------------------------------------
 
 TEST(stream, priorities_flags_and_queries) {

@@ -42,6 +42,11 @@ class CUFORGE_API allocation {
   /// (cuMemHostRegister); `mapped` makes it device-visible too.
   static std::shared_ptr<allocation> register_host(void* host, std::size_t bytes, bool mapped);
 
+  /// @brief How many allocations made by make() (not adopted or
+  /// registered memory) of `kind` are alive: what an external memory
+  /// manager must not be swapped under.
+  static std::size_t live(memory_kind kind) noexcept;
+
   ~allocation();
   allocation(const allocation&) = delete;
   allocation& operator=(const allocation&) = delete;
@@ -73,6 +78,7 @@ class CUFORGE_API allocation {
   stream_view stream_;
   std::function<void()> release_;
   bool prompt_release_ = false;
+  bool counted_ = false;  ///< made by make(): in live()'s count
 };
 
 }  // namespace cuforge::memory

@@ -65,7 +65,30 @@ def get_version():
 
 
 class _Driver:
-    """numba's ``driver.driver`` object: the parts libraries read."""
+    """numba's ``driver.driver`` object: the parts libraries read, and the raw
+    allocation calls memory manager plugins build on (``cuMemAlloc`` returns
+    an address of cuforge's own device memory, whatever plugin is set;
+    ``cuMemFree`` takes it back)."""
+
+    def __init__(self):
+        self._raw = {}
+
+    def cuMemAlloc(self, size):
+        address, _, owner = _core.own_allocation("device", int(size))
+        if not address:
+            raise ValueError("cuMemAlloc of 0 bytes")
+        self._raw[address] = owner
+        return address
+
+    def cuMemFree(self, pointer):
+        from cuforge.cuda._memory_manager import _address
+
+        address = _address(pointer)
+        if self._raw.pop(address, None) is None:
+            raise ValueError(f"cuMemFree of 0x{address:x}, which cuMemAlloc did not return (or was freed)")
+
+    def cuMemGetInfo(self):
+        return _core.device_memory_info(_core.current_device())
 
     def get_version(self):
         return get_version()

@@ -9,6 +9,7 @@
 #include <cuforge/runtime/stream.hpp>
 
 #include <cstddef>
+#include <string>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -71,6 +72,28 @@ CUFORGE_API void copy_host_sync(void* dst, const void* src, std::size_t bytes, s
 /// @brief Fills `count` elements of `elem_bytes` (1, 2 or 4) with `value`.
 CUFORGE_API void fill(void* dst, std::uint32_t value, unsigned elem_bytes, std::size_t count,
                       stream_view s);
+
+/// What another process needs to map the device allocation holding an
+/// address: the backend's handle to the whole allocation, its size, and
+/// where the address lies in it.
+struct ipc_export_info {
+  std::string handle;       ///< opaque; starts with the backend's tag
+  std::size_t bytes = 0;    ///< the whole allocation's size
+  std::size_t offset = 0;   ///< of the address from the allocation's start
+  int device = 0;
+};
+/// @brief Exports the device allocation containing `p` for other processes
+/// (cuIpcGetMemHandle on the driver; a shared-memory file on the cpu
+/// backend). @throws cuda_error when `p` is not device memory of this
+/// runtime, or cannot be shared (memory of a stream-ordered pool on the driver).
+CUFORGE_API ipc_export_info ipc_export(const void* p);
+/// @brief Maps into this process the allocation `handle` names (from
+/// ipc_export in another process), on device `device` (-1: current).
+/// @throws cuda_error when the handle is not one, belongs to this process,
+///         or its memory was freed or its process ended.
+CUFORGE_API void* ipc_open(const std::string& handle, int device = -1);
+/// @brief Unmaps what ipc_open returned.
+CUFORGE_API void ipc_close(void* p, int device = -1);
 
 /// @brief What `p` points into, as the backend sees it.
 CUFORGE_API memory_kind kind_of(const void* p);

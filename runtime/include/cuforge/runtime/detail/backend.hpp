@@ -92,6 +92,16 @@ class backend {
   };
   virtual std::optional<address_info> address_range(const void* p) = 0;
 
+  // Inter-process sharing of device memory (mem::ipc_export / ipc_open).
+  /// The backend's handle to the device allocation starting at `base`
+  /// (`bytes` long, from address_range): bytes another process gives to
+  /// ipc_open. Throws cuda_error naming why the memory cannot be shared.
+  virtual std::string ipc_export(void* base, std::size_t bytes, int dev) = 0;
+  /// Maps the allocation a handle from another process names; throws
+  /// cuda_error (freed, foreign, made here, of another backend).
+  virtual void* ipc_open(const std::string& handle, int dev) = 0;
+  virtual void ipc_close(void* p, int dev) = 0;
+
   // Streams. `stream` may be 0x1 (legacy) or 0x2 (per-thread) anywhere.
   virtual handle stream_create(int dev, int priority, bool non_blocking) = 0;
   virtual void stream_destroy(handle stream, int dev) noexcept = 0;
