@@ -176,6 +176,10 @@ if want pytest; then
   run pytest 400 "$PYTHON" -m pytest ${GPU_RUN_PYTEST_ARGS:-tests/python} -v -rfEs --tb=short -p no:cacheprovider \
       ${par[@]+"${par[@]}"} ${tmo[@]+"${tmo[@]}"} --junitxml="$LOGS/pytest.xml"
   grep -E "^(FAILED|ERROR)|[0-9]+ (passed|failed)" "$LOGS/pytest.log" | tail -n 60
+  # CUDA IPC cannot share the default pool's memory: the round trips run
+  # over plain device memory (docs/memory_managers.md).
+  run pytest-ipc 120 env CUFORGE_MEMORY_RESOURCE=device "$PYTHON" -m pytest tests/python/memory/test_ipc.py -v -rfEs \
+      --tb=short -p no:cacheprovider
 fi
 
 if want examples; then

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing cuforge needs, and only what is missing:
-# Debian packages (compilers, CMake, Ninja, GoogleTest, LLVM 19) and Python packages
-# (NumPy, pybind11, scikit-build-core, pytest). Idempotent; safe to re-run.
+# Debian packages (compilers, CMake, Ninja, GoogleTest, LLVM 19, Open MPI) and Python
+# packages (NumPy, pybind11, scikit-build-core, pytest; Dask, distributed and mpi4py
+# for the scaling examples and tests). Idempotent; safe to re-run.
 # The CUDA toolkit (nvcc, cuda.h, ptxas) must already be installed
 # (/usr/local/cuda, or CUDA_HOME): it is not a Debian package we can fetch.
 set -euo pipefail
@@ -22,6 +23,9 @@ have_pkg libgmock-dev || need_apt+=(libgmock-dev)
 have_pkg llvm-19-dev || need_apt+=(llvm-19-dev)
 have_pkg libzstd-dev || need_apt+=(libzstd-dev)
 have_pkg zlib1g-dev || need_apt+=(zlib1g-dev)
+# Scaling out: mpirun for the MPI example and its test (mpi4py runs on this MPI).
+have_cmd mpirun || need_apt+=(openmpi-bin)
+have_pkg libopenmpi-dev || need_apt+=(libopenmpi-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if have_cmd apt-get; then
     echo "setup: installing ${need_apt[*]} with apt-get"
@@ -45,6 +49,9 @@ need_pip=()
 "$PYTHON" -c "import pybind11" 2>/dev/null || need_pip+=("pybind11>=2.12")
 "$PYTHON" -c "import scikit_build_core" 2>/dev/null || need_pip+=("scikit-build-core>=0.10")
 "$PYTHON" -c "import pytest" 2>/dev/null || need_pip+=("pytest>=7")
+"$PYTHON" -c "import dask.array" 2>/dev/null || need_pip+=("dask[array]")
+"$PYTHON" -c "import distributed" 2>/dev/null || need_pip+=("distributed")
+"$PYTHON" -c "import mpi4py" 2>/dev/null || need_pip+=("mpi4py")
 if [ ${#need_pip[@]} -gt 0 ]; then
   echo "setup: installing ${need_pip[*]} with pip"
   "$PYTHON" -m pip install -q --disable-pip-version-check "${need_pip[@]}"

@@ -4,6 +4,7 @@
 
 #include <cuforge/memory/allocation.hpp>
 #include <cuforge/memory/callback_memory_resource.hpp>
+#include <cuforge/memory/device_memory_resource.hpp>
 #include <cuforge/memory/pinned_memory_resource.hpp>
 #include <cuforge/memory/current_resource.hpp>
 #include <cuforge/memory/deallocation.hpp>
@@ -14,6 +15,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
 
 namespace cuforge::python {
 
@@ -245,9 +248,18 @@ void bind_memory(py::module_& m) {
     // external manager built on ours (HostOnlyCUDAMemoryManager's host
     // allocations, the default memalloc) hands out. Returns (address, host
     // address or 0, owner); the memory goes back when the owner is dropped.
-    memory_kind k = host_kind(kind);
+    // kind "raw": plain device memory (cuMemAlloc), numba's driver.cuMemAlloc.
+    memory_kind k = host_kind(kind == "raw" ? "device" : kind);
     std::shared_ptr<memory::memory_resource> mr;
-    if (k == memory_kind::device) {
+    if (kind == "raw") {
+      static std::mutex m;
+      static auto* plain = new std::map<int, std::shared_ptr<memory::memory_resource>>;
+      int dev = device < 0 ? cuforge::device::current().ordinal() : device;
+      std::lock_guard lock(m);
+      auto& slot = (*plain)[dev];
+      if (!slot) slot = std::make_shared<memory::device_memory_resource>(dev);
+      mr = slot;
+    } else if (k == memory_kind::device) {
       mr = memory::default_resource(device);
     } else {
       static auto* pinned = new std::shared_ptr<memory::memory_resource>(

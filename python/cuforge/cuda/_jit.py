@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import inspect
 import sys
 import threading
 import types as pytypes
@@ -98,7 +99,12 @@ def _spec_key(signature) -> tuple:
     return tuple(a.spec if isinstance(a, cftypes.Type) else str(a) for a in signature)
 
 
-def _rebuild_dispatcher(py_func, device, options, targetoptions):
+def _rebuild_dispatcher(py_func, device, options, targetoptions, source=None):
+    if source is not None:
+        try:
+            inspect.getsourcelines(py_func)
+        except (OSError, TypeError):
+            py_func.__cuforge_source__ = source
     return Dispatcher(py_func, device=device, options=options, targetoptions=targetoptions)
 
 
@@ -137,8 +143,23 @@ class Dispatcher:
 
     def __reduce__(self):
         # To another process (multiprocessing, Dask's workers): the Python
-        # function and the options; it compiles there on first use.
-        return (_rebuild_dispatcher, (self.py_func, self.device, self._options, self.targetoptions))
+        # function, its source (cloudpickle rebuilds functions defined in a
+        # script without one) and the options; it compiles there on first use.
+        module = sys.modules.get(self.py_func.__module__)
+        if module is not None and self.py_func.__module__ != "__main__":
+            target = module
+            for part in self.py_func.__qualname__.split("."):
+                target = getattr(target, part, None)
+            if target is self:
+                return self.py_func.__qualname__  # importable by name: pickled by reference
+        source = getattr(self.py_func, "__cuforge_source__", None)
+        if source is None:
+            try:
+                lines, first = inspect.getsourcelines(self.py_func)
+                source = (self.py_func.__code__.co_filename, first, tuple(lines))
+            except (OSError, TypeError):
+                source = None
+        return (_rebuild_dispatcher, (self.py_func, self.device, self._options, self.targetoptions, source))
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else pytypes.MethodType(self, obj)

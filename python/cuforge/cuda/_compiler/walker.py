@@ -263,8 +263,15 @@ class _Source:
             col = found.start() if found else 0
             raise TypingError(_TABLE[ast.Lambda].message() + " (cuforge could not find this lambda's source on "
                               "its line)", self.filename, line, col, text, self.qualname)
+        carried = getattr(pyfunc, "__cuforge_source__", None)
         try:
-            lines, first = inspect.getsourcelines(pyfunc)
+            if carried is not None:
+                # Sent with a pickled kernel (Dispatcher.__reduce__) to a process
+                # that cannot read it: cloudpickle rebuilds functions without a file.
+                self.filename, first, lines = carried[0], carried[1], list(carried[2])
+                self.file_lines = []
+            else:
+                lines, first = inspect.getsourcelines(pyfunc)
         except (OSError, TypeError) as e:
             raise TypingError(
                 f"cannot read the source of {self.qualname} ({e}): @cuda.jit compiles functions whose source "

@@ -67,14 +67,14 @@ def get_version():
 class _Driver:
     """numba's ``driver.driver`` object: the parts libraries read, and the raw
     allocation calls memory manager plugins build on (``cuMemAlloc`` returns
-    an address of cuforge's own device memory, whatever plugin is set;
-    ``cuMemFree`` takes it back)."""
+    the address of plain device memory, cuMemAlloc's on a GPU, whatever
+    plugin or pool is set; ``cuMemFree`` takes it back)."""
 
     def __init__(self):
         self._raw = {}
 
     def cuMemAlloc(self, size):
-        address, _, owner = _core.own_allocation("device", int(size))
+        address, _, owner = _core.own_allocation("raw", int(size))
         if not address:
             raise ValueError("cuMemAlloc of 0 bytes")
         self._raw[address] = owner
