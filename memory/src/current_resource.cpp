@@ -83,20 +83,25 @@ std::shared_ptr<memory_resource> mapped_resource() {
   return r.mapped;
 }
 
-void set_pinned_resource(std::shared_ptr<memory_resource> mr) {
-  if (mr && mr->kind() != memory_kind::pinned)
-    throw logic_error(std::string("the pinned resource must allocate pinned memory, not ") + to_string(mr->kind()));
+namespace {
+// One of the shared host slots, replaced by a resource of its kind (or reset).
+void set_host_slot(std::shared_ptr<memory_resource> registry::*slot, memory_kind kind,
+                   std::shared_ptr<memory_resource> mr) {
+  if (mr && mr->kind() != kind)
+    throw logic_error(std::string("the ") + to_string(kind) + " resource must allocate " + to_string(kind) +
+                      " memory, not " + to_string(mr->kind()));
   auto& r = reg();
   std::lock_guard lock(r.m);
-  r.pinned = std::move(mr);
+  r.*slot = std::move(mr);
+}
+}  // namespace
+
+void set_pinned_resource(std::shared_ptr<memory_resource> mr) {
+  set_host_slot(&registry::pinned, memory_kind::pinned, std::move(mr));
 }
 
 void set_mapped_resource(std::shared_ptr<memory_resource> mr) {
-  if (mr && mr->kind() != memory_kind::mapped)
-    throw logic_error(std::string("the mapped resource must allocate mapped memory, not ") + to_string(mr->kind()));
-  auto& r = reg();
-  std::lock_guard lock(r.m);
-  r.mapped = std::move(mr);
+  set_host_slot(&registry::mapped, memory_kind::mapped, std::move(mr));
 }
 
 std::shared_ptr<memory_resource> default_resource(int device) {
