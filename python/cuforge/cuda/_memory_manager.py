@@ -19,7 +19,6 @@ import contextlib
 import ctypes
 import importlib
 import os
-import weakref
 from collections import namedtuple
 
 from cuforge import _core
@@ -77,8 +76,14 @@ class MemoryPointer:
         self.refct = 1
         self.handle = self.device_pointer
         self._owner = owner
+        # Run once, by free() or when the object goes (__del__: what
+        # weakref.finalize would do, at a fraction of the cost per allocation).
+        self._finalizer = finalizer
+
+    def __del__(self):
+        finalizer, self._finalizer = self._finalizer, None
         if finalizer is not None:
-            self._finalizer = weakref.finalize(self, finalizer)
+            finalizer()
 
     @property
     def owner(self):
@@ -92,9 +97,9 @@ class MemoryPointer:
     def free(self):
         """Runs the finalizer now (the memory goes back to its manager)."""
         if self.is_managed:
-            if not self._finalizer.alive:
+            if self._finalizer is None:
                 raise RuntimeError("this memory was already freed")
-            self._finalizer()
+            self.__del__()
 
     def memset(self, byte, count=None, stream=0):
         """Sets `count` bytes (all of them by default) to `byte`."""
@@ -164,8 +169,12 @@ class PinnedMemory:
         self.is_managed = finalizer is not None
         self._bufptr_ = self.host_pointer
         self._buflen_ = self.size
+        self._finalizer = finalizer
+
+    def __del__(self):
+        finalizer, self._finalizer = self._finalizer, None
         if finalizer is not None:
-            self._finalizer = weakref.finalize(self, finalizer)
+            finalizer()
 
     def own(self):
         return self
@@ -343,6 +352,9 @@ def _pointer_of(mem):
     return 0
 
 
+_OUR_POINTERS = (MemoryPointer, AutoFreePointer, MappedMemory)
+
+
 class _Bridge:
     """One device's plugin instance as the two functions the C++ resource
     calls. ``live`` holds what memalloc returned, by address, until cuforge
@@ -355,28 +367,32 @@ class _Bridge:
         self.live = {}
         self.host_live = {}
 
-    def _memalloc(self, size):
-        try:
-            return self.plugin.memalloc(size)
-        except MemoryError:
-            # Memory waiting in cuforge's deferred frees may be what is missing.
-            _core.flush_deallocations()
-            return self.plugin.memalloc(size)
-
     def allocate(self, size, stream):
         del stream  # a plugin's memalloc is not stream-ordered: frees wait for the device
         try:
-            mem = self._memalloc(size)
+            mem = self.plugin.memalloc(size)
+        except MemoryError:
+            # Memory waiting in cuforge's deferred frees may be what is missing.
+            _core.flush_deallocations()
+            mem = self._call(self.plugin.memalloc, "memalloc", size)
         except Exception as e:
             raise _note(e, f"(raised by the memory manager {self.name}.memalloc({size}))")
-        return self._admit(mem, size, self.live, "memalloc", _pointer_of)
+        if type(mem) in _OUR_POINTERS:  # the common case, without the look-ups below
+            got, address = mem.size, mem.device_pointer
+        else:
+            got, address = getattr(mem, "size", None), _pointer_of(mem)
+        return self._admit(mem, size, got, address, self.live, "memalloc")
 
-    def _admit(self, mem, size, live, method, pointer_of):
-        got = getattr(mem, "size", None)
+    def _call(self, method, name, size, *args):
+        try:
+            return method(size, *args)
+        except Exception as e:
+            raise _note(e, f"(raised by the memory manager {self.name}.{name}({size}))")
+
+    def _admit(self, mem, size, got, address, live, method):
         if not isinstance(got, int) or got < size:
             raise RuntimeError(f"the memory manager {self.name}.{method}({size}) returned "
                                f"{type(mem).__name__} of {got!r} bytes, fewer than asked for")
-        address = pointer_of(mem)
         if not address:
             raise RuntimeError(f"the memory manager {self.name}.{method}({size}) returned a null pointer")
         if address in live:
@@ -392,12 +408,9 @@ class _Bridge:
     def host_allocate(self, mapped):
         def allocate(size, stream):
             del stream
-            try:
-                mem = self.plugin.memhostalloc(size, mapped, False, False)
-            except Exception as e:
-                raise _note(e, f"(raised by the memory manager {self.name}.memhostalloc({size}))")
-            return self._admit(mem, size, self.host_live, "memhostalloc",
-                               lambda m: _address(getattr(m, "host_pointer", None) or m.handle))
+            mem = self._call(self.plugin.memhostalloc, "memhostalloc", size, mapped, False, False)
+            address = _address(getattr(mem, "host_pointer", None) or mem.handle)
+            return self._admit(mem, size, getattr(mem, "size", None), address, self.host_live, "memhostalloc")
 
         return allocate
 
