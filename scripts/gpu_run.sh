@@ -70,6 +70,17 @@ if [ -z "${CUFORGE_LIBDEVICE_PATH:-}" ] && [ ! -f /usr/local/cuda/nvvm/libdevice
   fi
 fi
 
+# Carried wheels (scripts/pack_for_gpu.sh): each package installed only where
+# the image lacks it, without touching what it has.
+if [ -d .carry/wheels ]; then
+  for w in .carry/wheels/*.whl; do
+    mod=$(basename "$w" | cut -d- -f1 | tr 'A-Z' 'a-z' | sed 's/_cu13$//')
+    case $mod in librmm) mod=librmm ;; rapids_logger) mod=rapids_logger ;; cuda_pathfinder) mod=cuda.pathfinder ;; esac
+    "$PYTHON" -c "import $mod" 2>/dev/null || "$PYTHON" -m pip install -q --no-deps --no-index "$w" \
+      >> "$LOGS/wheels.log" 2>&1 || echo "wheel $w failed" >> "$LOGS/wheels.log"
+  done
+fi
+
 step "build"
 if [ -f .carry/libcuforge.so.gz ] && [ ! -f .carry/libcuforge.so ]; then gunzip -k .carry/libcuforge.so.gz; fi
 abi=$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')

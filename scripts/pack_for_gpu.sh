@@ -55,5 +55,21 @@ if [ -n "$gpy" ]; then
 else
   echo "pack_for_gpu: no python$ver here: the GPU machine builds the binding"
 fi
+# Wheels the GPU image lacks (it has no registry): RMM for the memory manager
+# tests (rmm_child.py, bench/memory), dask and distributed for the scaling test;
+# GPU_CARRY_WHEELS=0 leaves them out. Packages the image has (numpy,
+# cuda-bindings) are not fetched again there: gpu_run.sh installs with --no-deps
+# what is missing.
+if [ "${GPU_CARRY_WHEELS:-1}" != 0 ]; then
+  mkdir -p .carry/wheels
+  plat=(--platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_24_x86_64
+        --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64)
+  if ! "$PYTHON" -m pip download -q --disable-pip-version-check --only-binary=:all: --no-deps -d .carry/wheels \
+      --python-version "${GPU_PYTHON_VERSION:-3.12}" "${plat[@]}" \
+      rmm-cu13 librmm-cu13 rapids-logger cuda-pathfinder "dask[array]" distributed toolz cloudpickle partd \
+      locket msgpack sortedcontainers tblib zict tornado psutil fsspec; then
+    echo "pack_for_gpu: the wheels could not be fetched (no network?): the GPU run skips what needs them"
+  fi
+fi
 grep -qx '/.carry/' .git/info/exclude 2>/dev/null || echo '/.carry/' >> .git/info/exclude
 du -sh .carry
