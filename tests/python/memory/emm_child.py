@@ -60,6 +60,26 @@ def scenario_count():
             "manager": type(cuda.current_context().memory_manager).__name__}
 
 
+def scenario_defer_and_close():
+    cuda.set_memory_manager(emm_plugins.Counting)
+    ctx = cuda.current_context()
+    resets = []
+    ctx.memory_manager.reset = lambda: resets.append(1)  # what cuda.close() must call
+    with ctx.defer_cleanup():
+        for _ in range(30):  # past the deferred queue's count threshold
+            a = cuda.device_array(64)
+            del a
+        gc.collect()
+        inside = LEDGER.summary()["frees"]
+    settle()
+    after = LEDGER.summary()
+    cuda.close()
+    b = cuda.to_device(np.arange(3.0))  # a new context: the plugin still serves
+    values = b.copy_to_host().tolist()
+    return {"inside": inside, "after": after, "resets": len(resets), "values": values,
+            "allocs_after_close": LEDGER.summary()["allocs"]}
+
+
 def scenario_host():
     cuda.set_memory_manager(emm_plugins.CountingWithHost)
     p = cuda.pinned_array(100, np.float32)

@@ -51,6 +51,16 @@ def test_every_device_allocation_goes_through_the_plugin_and_comes_back():
     assert 0 < free <= total  # get_memory_info comes from the plugin
 
 
+def test_defer_cleanup_holds_the_plugins_frees_and_close_resets_it():
+    seen = run("defer_and_close")
+    assert seen["inside"] == 0  # 30 arrays dropped, none returned inside the scope
+    balanced(seen["after"])
+    assert seen["after"]["allocs"] == 30
+    assert seen["resets"] == 1
+    assert seen["values"] == [0.0, 1.0, 2.0]
+    assert seen["allocs_after_close"] == 31
+
+
 def test_pinned_and_mapped_host_memory_go_through_a_plugin_that_overrides_memhostalloc():
     seen = run("host")
     assert seen["ok"]
