@@ -89,13 +89,14 @@ class deleter_once {
   std::function<void()> fn_;
 };
 
-device_ndarray import_tensor(const DLTensor& t, std::uint64_t flags, const std::shared_ptr<deleter_once>& release) {
+device_ndarray import_tensor(const DLTensor& t, std::uint64_t flags, const std::shared_ptr<deleter_once>& release,
+                             bool allow_host) {
   const bool cpu = active_traits().device_memory_is_host;
   memory_kind kind;
   int dev = 0;
   switch (t.device.device_type) {
     case kDLCPU:
-      if (!cpu)
+      if (!cpu && !allow_host)
         throw logic_error("DLPack import: the tensor is in host memory (kDLCPU), which is not device memory on the "
                           "cuda backend; copy it with cuda.to_device()");
       kind = memory_kind::pageable;
@@ -144,12 +145,12 @@ device_ndarray import_tensor(const DLTensor& t, std::uint64_t flags, const std::
 }
 
 template <class Managed>
-device_ndarray import_managed(Managed* t, std::uint64_t flags) {
+device_ndarray import_managed(Managed* t, std::uint64_t flags, bool allow_host) {
   auto release = std::make_shared<deleter_once>([t] {
     if (t->deleter) t->deleter(t);
   });
   try {
-    return import_tensor(t->dl_tensor, flags, release);
+    return import_tensor(t->dl_tensor, flags, release, allow_host);
   } catch (...) {
     (*release)();
     throw;
@@ -237,7 +238,7 @@ DLManagedTensor* export_legacy(const device_ndarray& a) {
   return m;
 }
 
-device_ndarray import_versioned(DLManagedTensorVersioned* t) {
+device_ndarray import_versioned(DLManagedTensorVersioned* t, bool allow_host) {
   CUFORGE_EXPECTS(t != nullptr, "DLPack import of a null tensor");
   if (t->version.major != major_version) {
     // Only the fields up to `flags` may be read: the deleter is one of them.
@@ -246,12 +247,12 @@ device_ndarray import_versioned(DLManagedTensorVersioned* t) {
     throw logic_error("DLPack import: the tensor is of DLPack major version " + std::to_string(major) +
                       "; cuforge reads major version " + std::to_string(major_version));
   }
-  return import_managed(t, t->flags);
+  return import_managed(t, t->flags, allow_host);
 }
 
-device_ndarray import_legacy(DLManagedTensor* t) {
+device_ndarray import_legacy(DLManagedTensor* t, bool allow_host) {
   CUFORGE_EXPECTS(t != nullptr, "DLPack import of a null tensor");
-  return import_managed(t, 0);
+  return import_managed(t, 0, allow_host);
 }
 
 }  // namespace cuforge::interop

@@ -122,6 +122,9 @@ py::array as_host_array(py::handle obj);
 /// and a producer on the same stream is let go as soon as the launch is
 /// done with it (see docs/interop.md).
 std::optional<device_ndarray> device_array_of(py::handle obj, bool sync = true, const stream_view* launch = nullptr);
+/// A NumPy array over a host-memory (kDLCPU) DLPack producer's memory,
+/// checked as from_dlpack checks every tensor; it owns the import.
+py::object host_array_of_dlpack(py::handle obj);
 
 /// An integer (anything with __index__) as 64 bits; nullopt when it does not
 /// fit, with `overflow` (when given) set to its sign.

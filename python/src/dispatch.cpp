@@ -326,12 +326,12 @@ void classify_into(kernel_argument& a, py::handle v, std::size_t index, std::vec
     a.ty = record_type_of(a.host.type);
     return;
   }
-  // Host data from other libraries (a CPU torch tensor): NumPy's zero-copy
-  // view, then transferred like any host array.
+  // Host data from other libraries (a CPU torch tensor): imported through
+  // from_dlpack's checks, viewed by NumPy, then transferred like any host array.
   if (py::hasattr(v, "__dlpack__") && py::hasattr(v, "__dlpack_device__")) {
     py::tuple dev = v.attr("__dlpack_device__")();
     if (dev[0].cast<int>() == 1) {
-      keep.push_back(py::module_::import("numpy").attr("from_dlpack")(v));
+      keep.push_back(host_array_of_dlpack(v));
       classify_into(a, keep.back(), index, keep, launch);
       return;
     }

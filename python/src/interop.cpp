@@ -404,17 +404,17 @@ void legacy_capsule_destructor(PyObject* cap) {
 
 // Takes ownership of the tensor in a capsule, renaming it as the protocol
 // requires so that its destructor leaves the tensor to us.
-device_ndarray consume_capsule(py::handle cap) {
+device_ndarray consume_capsule(py::handle cap, bool allow_host = false) {
   PyObject* c = cap.ptr();
   if (PyCapsule_IsValid(c, versioned_name)) {
     auto* t = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(c, versioned_name));
     if (PyCapsule_SetName(c, used_versioned_name) != 0) throw py::error_already_set();
-    return interop::import_versioned(t);
+    return interop::import_versioned(t, allow_host);
   }
   if (PyCapsule_IsValid(c, legacy_name)) {
     auto* t = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(c, legacy_name));
     if (PyCapsule_SetName(c, used_legacy_name) != 0) throw py::error_already_set();
-    return interop::import_legacy(t);
+    return interop::import_legacy(t, allow_host);
   }
   if (PyCapsule_IsValid(c, used_versioned_name) || PyCapsule_IsValid(c, used_legacy_name))
     throw py::value_error("this DLPack capsule was already consumed (a capsule can be imported once)");
@@ -428,8 +428,8 @@ py::object consumer_stream_argument(DLDeviceType t, const stream_view* launch) {
 
 // `launch`, when given: the stream a kernel taking the array is launched
 // on, which the producer is asked to order its work before.
-device_ndarray import_dlpack(py::handle obj, const stream_view* launch = nullptr) {
-  if (PyCapsule_CheckExact(obj.ptr())) return consume_capsule(obj);
+device_ndarray import_dlpack(py::handle obj, const stream_view* launch = nullptr, bool allow_host = false) {
+  if (PyCapsule_CheckExact(obj.ptr())) return consume_capsule(obj, allow_host);
   if (!py::hasattr(obj, "__dlpack__") || !py::hasattr(obj, "__dlpack_device__"))
     throw py::type_error("from_dlpack needs an object with __dlpack__ and __dlpack_device__ (or a DLPack "
                          "capsule), not " + std::string(py::str(py::type::of(obj).attr("__name__"))));
@@ -455,7 +455,7 @@ device_ndarray import_dlpack(py::handle obj, const stream_view* launch = nullptr
       legacy_producers.insert(kind);
     }
   }
-  return consume_capsule(cap);
+  return consume_capsule(cap, allow_host);
 }
 
 // --- export ----------------------------------------------------------------------
@@ -582,9 +582,25 @@ std::optional<device_ndarray> device_array_of(py::handle obj, bool sync, const s
   if (py::object d = interface_of(obj)) return import_interface(obj, d, sync, launch);
   if (py::hasattr(obj, "__dlpack_device__") && py::hasattr(obj, "__dlpack__")) {
     py::tuple dev = obj.attr("__dlpack_device__")();
-    if (is_cuda_device(static_cast<DLDeviceType>(dev[0].cast<int>()))) return import_dlpack(obj, launch);
+    // Host memory (kDLCPU) is the caller's to view as host data; anything
+    // else is imported, and a device we cannot address is refused there.
+    if (static_cast<DLDeviceType>(dev[0].cast<int>()) != kDLCPU) return import_dlpack(obj, launch);
   }
   return std::nullopt;
+}
+
+py::object host_array_of_dlpack(py::handle obj) {
+  // The one validation path (the same import as from_dlpack), then NumPy's
+  // view of the memory, which owns the import: a kernel argument in host
+  // memory is transferred like a NumPy array.
+  device_ndarray a = import_dlpack(obj, nullptr, /*allow_host=*/true);
+  auto* held = new std::shared_ptr<memory::allocation>(a.allocation());
+  py::capsule owner(held, [](void* p) { delete static_cast<std::shared_ptr<memory::allocation>*>(p); });
+  static char empty_buffer[16];
+  void* data = a.size() ? a.data() : empty_buffer;
+  py::array arr(to_numpy_dtype(a.type()), a.shape(), a.strides(), data, owner);
+  if (a.read_only()) py::detail::array_proxy(arr.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return arr;
 }
 
 void bind_interop(py::module_& m) {

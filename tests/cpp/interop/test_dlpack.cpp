@@ -67,8 +67,10 @@ struct scoped_resource {
   scoped_resource& operator=(const scoped_resource&) = delete;
 };
 
-device_ndarray import_any(DLManagedTensorVersioned* t) { return interop::import_versioned(t); }
-device_ndarray import_any(DLManagedTensor* t) { return interop::import_legacy(t); }
+device_ndarray import_any(DLManagedTensorVersioned* t, bool allow_host = false) {
+  return interop::import_versioned(t, allow_host);
+}
+device_ndarray import_any(DLManagedTensor* t, bool allow_host = false) { return interop::import_legacy(t, allow_host); }
 
 // --- dtypes ----------------------------------------------------------------------
 
@@ -677,6 +679,19 @@ TYPED_TEST(DlpackForeign, HostMemoryIsDeviceMemoryOnTheCpuBackend) {
   std::int32_t v = 42;
   mem::copy_sync(cuforge::testing::element_ptr(a, {1, 2}), &v, 4, stream_view{});
   EXPECT_EQ(host[6], 42);
+}
+
+TYPED_TEST(DlpackForeign, HostTensorsForKernelArgumentsImportAsHostMemoryOnEveryBackend) {
+  // allow_host: a kernel argument in host memory, checked as every import is,
+  // then transferred like a NumPy array (the binding's host_array_of_dlpack).
+  std::vector<std::int32_t> host(16, 7);
+  typename TestFixture::tensor t(host.data(), {kDLCPU, 0}, int32_type, {16});
+  auto a = import_any(t.get(), true);
+  EXPECT_EQ(a.data(), host.data());
+  EXPECT_EQ(a.size(), 16);
+  EXPECT_TRUE(a.allocation()->kind() == memory_kind::pageable) << to_string(a.allocation()->kind());
+  typename TestFixture::tensor bad(nullptr, {kDLCPU, 0}, int32_type, {16});
+  EXPECT_THROW((void)import_any(bad.get(), true), logic_error) << "allow_host keeps every other check";
 }
 
 TYPED_TEST(DlpackForeign, CudaRefusesHostTensorsAndUnknownOrdinals) {

@@ -16,6 +16,7 @@ design note (docs/interop.md) says:
 """
 
 import gc
+import re
 import sys
 import weakref
 
@@ -763,6 +764,33 @@ def test_a_malformed_tensor_is_refused_and_its_deleter_runs_once(case, legacy):
     del c
     settle()
     assert t.deleted == 1
+
+
+@pytest.mark.parametrize("version", ["versioned", "legacy"])
+@pytest.mark.parametrize("case", [c[0] for c in MALFORMED])
+def test_a_malformed_tensor_as_a_kernel_argument_is_refused_as_from_dlpack_refuses_it(case, version):
+    # The one validation path (issue 15 item 2): host-memory producers given
+    # to a kernel used to go through NumPy's import, which took a null data
+    # pointer and a stride of 2**62, and crashed on others. In a child
+    # process: a crash fails this case only.
+    import json
+    import os
+    import pathlib
+    import subprocess
+
+    here = pathlib.Path(__file__).resolve().parent
+    done = subprocess.run([sys.executable, str(here / "dlpack_kernel_arg_child.py"), case, version],
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(here),
+                                                                              os.environ.get("PYTHONPATH")]))})
+    assert done.returncode == 0, done.stderr[-3000:]
+    outcome = json.loads(done.stdout.strip().splitlines()[-1])
+    expected_type, fragment = outcome["expected"]
+    assert outcome["error"] is not None, f"{case} was accepted as a kernel argument"
+    got_type, message = outcome["error"]
+    assert got_type == expected_type, outcome
+    assert re.search(fragment, message), outcome
+    assert outcome["deleted"] == 1, outcome
 
 
 @pytest.mark.parametrize("major", [0, 2, 7])

@@ -39,13 +39,15 @@ CUFORGE_API dlpack::DLManagedTensorVersioned* export_versioned(const device_ndar
 CUFORGE_API dlpack::DLManagedTensor* export_legacy(const device_ndarray& a);
 
 /// @brief An array over a managed tensor's memory, owning the tensor.
-/// @param allow_host accept kDLCPU tensors as device memory (true on the
-///        cpu backend, where host memory is device memory).
+/// @param allow_host accept kDLCPU tensors on the cuda backend too, as an
+///        array over pageable host memory (for a kernel argument, which is
+///        then transferred like a NumPy array); on the cpu backend host
+///        memory is device memory and they are always accepted.
 /// @throws logic_error for a tensor the active backend cannot address (an
 ///         unknown major version, a device type or ordinal it does not
-///         have), type_error for an unsupported dtype. The deleter has run
-///         by then.
-CUFORGE_API device_ndarray import_versioned(dlpack::DLManagedTensorVersioned* t);
-CUFORGE_API device_ndarray import_legacy(dlpack::DLManagedTensor* t);
+///         have, an extent outside the memory it lies in), type_error for
+///         an unsupported dtype. The deleter has run by then.
+CUFORGE_API device_ndarray import_versioned(dlpack::DLManagedTensorVersioned* t, bool allow_host = false);
+CUFORGE_API device_ndarray import_legacy(dlpack::DLManagedTensor* t, bool allow_host = false);
 
 }  // namespace cuforge::interop
