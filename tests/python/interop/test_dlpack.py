@@ -742,6 +742,9 @@ MALFORMED = [
     ("stride-overflow", dict(strides=(2**62,)), ValueError, "stride .* overflows"),
     ("extent-overflow", dict(shape=(4, 2), strides=(2**59, 1)), ValueError, "extent overflows"),
     ("negative-ndim", dict(ndim=-1), ValueError, "dimensions"),
+    ("tiny-pointer", dict(data=0x10), ValueError, "not in memory this process has mapped"),
+    ("huge-byte-offset", dict(byte_offset=2**63), ValueError, "not in memory this process has mapped"),
+    ("null-shape", dict(shape=(), ndim=1), ValueError, "no shape"),
 ]
 
 
