@@ -13,3 +13,9 @@ echo "== C++ tests (ctest)"
 ctest --test-dir build/cuforge --output-on-failure -j "$(nproc)" --timeout 300
 echo "== Python tests (pytest)"
 "$PYTHON" -m pytest tests/python -q -rs "$@"
+# CI also runs the lower layers' C++ suites under AddressSanitizer and UBSan
+# (CUFORGE_SANITIZE_TESTS=1 asks for it elsewhere; docs/reliability.md).
+if [ "${CI:-}" = true ] || [ "${CUFORGE_SANITIZE_TESTS:-0}" = 1 ]; then
+  echo "== C++ tests under AddressSanitizer and UBSan (scripts/sanitize.sh)"
+  ./scripts/sanitize.sh
+fi

@@ -133,18 +133,20 @@ TEST(CallbackResource, AllocateErrorsReachTheCallerAndFreeErrorsDoNot) {
 TEST(HostResources, ReplaceableAndRestoredWithTheirKindChecked) {
   restore_defaults guard;
   auto original = pinned_resource();
-  std::size_t calls = 0;
+  auto calls = std::make_shared<std::size_t>(0);
   auto upstream = std::make_shared<pinned_memory_resource>(false);
+  // By value: the free runs at a later flush, after this test has returned
+  // (AddressSanitizer caught the reference capture).
   auto mr = std::make_shared<callback_memory_resource>(
-      [&](std::size_t bytes, stream_view s) {
-        ++calls;
+      [calls, upstream](std::size_t bytes, stream_view s) {
+        ++*calls;
         return upstream->allocate(bytes, s);
       },
-      [&](void* p, std::size_t bytes, stream_view s) { upstream->deallocate(p, bytes, s); }, memory_kind::pinned, 0,
-      "host plugin");
+      [upstream](void* p, std::size_t bytes, stream_view s) { upstream->deallocate(p, bytes, s); },
+      memory_kind::pinned, 0, "host plugin");
   set_pinned_resource(mr);
   { auto a = allocation::make(pinned_resource(), 128); EXPECT_NE(a->host_data(), nullptr); }
-  EXPECT_EQ(calls, 1u);
+  EXPECT_EQ(*calls, 1u);
   EXPECT_THROW(set_mapped_resource(mr), logic_error) << "a pinned resource cannot serve mapped memory";
   set_pinned_resource(nullptr);
   EXPECT_EQ(pinned_resource()->name(), original->name());

@@ -745,6 +745,11 @@ TEST(CpuExec, DeepRecursionFitsTheStack) {
 TEST(CpuExec, StackOverflowHitsTheGuardPageAndFailsTheLaunch) {
   // The guard page below a fiber's stack faults; the fault handler turns that into the launch's
   // error, and the engine goes on.
+#if defined(__SANITIZE_ADDRESS__)
+  // The handler leaves the faulting fiber's stack for the launching thread's: AddressSanitizer
+  // loses track of which stack it is on and reports its own bookkeeping (google/sanitizers#189).
+  GTEST_SKIP() << "a fault handler jumping between stacks is beyond AddressSanitizer";
+#endif
   for (int round = 0; round < 2; ++round) {
     try {
       launch(cpu::entry<&stack_overflow>, {1, 2});
