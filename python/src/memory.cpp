@@ -244,11 +244,12 @@ void bind_memory(py::module_& m) {
   m.def("live_allocations", [](const std::string& kind) { return memory::allocation::live(host_kind(kind)); },
         "How many allocations of `kind` cuforge made that are still alive.");
   m.def("own_allocation", [](const std::string& kind, std::size_t bytes, int device) -> py::tuple {
-    // Memory from cuforge's own resources (never a plugged-in one): what an
-    // external manager built on ours (HostOnlyCUDAMemoryManager's host
-    // allocations, the default memalloc) hands out. Returns (address, host
-    // address or 0, owner); the memory goes back when the owner is dropped.
-    // kind "raw": plain device memory (cuMemAlloc), numba's driver.cuMemAlloc.
+    // Memory from a resource of ours: "device" the device's current one
+    // (the default memalloc when no plugin is set), "raw" plain device
+    // memory (driver.cuMemAlloc, what plugins build on), "pinned"/"mapped"
+    // cuforge's own host memory (HostOnlyCUDAMemoryManager's host
+    // allocations). Returns (address, host address or 0, owner); the memory
+    // goes back when the owner is dropped.
     memory_kind k = host_kind(kind == "raw" ? "device" : kind);
     std::shared_ptr<memory::memory_resource> mr;
     if (kind == "raw") {
@@ -260,7 +261,7 @@ void bind_memory(py::module_& m) {
       if (!slot) slot = std::make_shared<memory::device_memory_resource>(dev);
       mr = slot;
     } else if (k == memory_kind::device) {
-      mr = memory::default_resource(device);
+      mr = memory::current_resource(device);  // a set_memory_resource or statistics adaptor included
     } else {
       static auto* pinned = new std::shared_ptr<memory::memory_resource>(
           std::make_shared<memory::pinned_memory_resource>(false));
