@@ -10,8 +10,8 @@ import sys
 import numpy as np
 
 from cuforge import cuda
-from dlpack_capsules import Producer, Tensor
-from test_dlpack import MALFORMED, other_backends_device, own_device
+from dlpack_capsules import Producer
+from test_dlpack import MALFORMED, malformed_tensor
 
 
 @cuda.jit
@@ -22,15 +22,10 @@ def bump(a):
 
 
 def main(case, version):
-    name, kw, error, fragment = next(c for c in MALFORMED if c[0] == case)
+    entry = next(c for c in MALFORMED if c[0] == case)
+    name, _, error, fragment = entry
     d = cuda.to_device(np.arange(4.0))
-    if kw == "other":
-        kw = dict(device=other_backends_device())
-    kw = dict(kw)
-    data = kw.pop("data", d._pointer)
-    shape = kw.pop("shape", (4,))
-    device = kw.pop("device", own_device(d))
-    t = Tensor(data, shape, device=device, legacy=version == "legacy", **kw)
+    t, device = malformed_tensor(entry, version == "legacy", d)
     argument = Producer(t.capsule(), device)
     outcome = {"case": name}
     try:

@@ -748,17 +748,24 @@ MALFORMED = [
 ]
 
 
-@pytest.mark.parametrize("legacy", [False, True], ids=["versioned", "legacy"])
-@pytest.mark.parametrize("case", MALFORMED, ids=lambda c: c[0])
-def test_a_malformed_tensor_is_refused_and_its_deleter_runs_once(case, legacy):
-    _, kw, error, fragment = case
-    d = cuda.to_device(np.arange(4.0))
+def malformed_tensor(case, legacy, d):
+    """(Tensor, its device) of a MALFORMED case over the 4 float64s of `d`."""
+    _, kw, _, _ = case
     if kw == "other":
         kw = dict(device=other_backends_device())
     kw = dict(kw)
     data = kw.pop("data", d._pointer)
     shape = kw.pop("shape", (4,))
-    t = Tensor(data, shape, device=kw.pop("device", own_device(d)), legacy=legacy, **kw)
+    device = kw.pop("device", own_device(d))
+    return Tensor(data, shape, device=device, legacy=legacy, **kw), device
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["versioned", "legacy"])
+@pytest.mark.parametrize("case", MALFORMED, ids=lambda c: c[0])
+def test_a_malformed_tensor_is_refused_and_its_deleter_runs_once(case, legacy):
+    _, _, error, fragment = case
+    d = cuda.to_device(np.arange(4.0))
+    t, _ = malformed_tensor(case, legacy, d)
     c = t.capsule()
     with pytest.raises(error, match=fragment):
         cuda.from_dlpack(c)
