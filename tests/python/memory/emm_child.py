@@ -196,6 +196,44 @@ def scenario_ipc_through_plugin():
         return {"error": [type(e).__name__, str(e)]}
 
 
+def scenario_numba_plugin():
+    # A plugin written against numba's own classes, as RMM's RMMNumbaManager
+    # is: numba's HostOnlyCUDAMemoryManager and MemoryPointer.
+    from numba.cuda import HostOnlyCUDAMemoryManager as NumbaHostOnly
+    from numba.cuda import MemoryPointer as NumbaPointer
+
+    from cuforge.cuda.cudadrv import driver
+
+    class NumbaStyle(NumbaHostOnly):
+        def initialize(self):
+            pass
+
+        def memalloc(self, size):
+            address = driver.driver.cuMemAlloc(size)
+            LEDGER.alloc(address, size)
+
+            def finalize():
+                driver.driver.cuMemFree(address)
+                LEDGER.free(address, size)
+
+            return NumbaPointer(self.context, address, size, finalizer=finalize)
+
+        def get_ipc_handle(self, memory):
+            raise NotImplementedError
+
+        def get_memory_info(self):
+            return (1, 2)
+
+        @property
+        def interface_version(self):
+            return 1
+
+    cuda.set_memory_manager(NumbaStyle)
+    workload()
+    settle()
+    return {"after": LEDGER.summary()}
+
+
 if __name__ == "__main__":
     result = globals()["scenario_" + sys.argv[1]]()
     print(json.dumps(result))

@@ -117,6 +117,12 @@ def test_bad_plugins_and_a_late_plugin_are_refused():
     balanced(seen["ledger"])
 
 
+def test_a_plugin_written_for_numba_works_unchanged():
+    pytest.importorskip("numba.cuda", reason="numba-cuda is not installed (the GPU image has it)")
+    seen = run("numba_plugin")
+    balanced(seen["after"])
+
+
 def test_the_ipc_mixin_exports_plugin_memory():
     seen = run("ipc_through_plugin")
     assert seen == {"handle": "IpcHandle", "size": 64}
