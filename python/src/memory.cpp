@@ -322,9 +322,16 @@ void bind_memory(py::module_& m) {
     int dev = device < 0 ? cuforge::device::current().ordinal() : device;
     std::string h = handle;
     void* p = nullptr;
+    std::size_t mapped = 0;
     {
       py::gil_scoped_release nogil;
       p = mem::ipc_open(h, dev);
+      if (auto r = mem::range_of(p)) mapped = r->second;
+    }
+    if (mapped != 0 && bytes > mapped) {
+      mem::ipc_close(p, dev);
+      throw py::value_error("the IPC array needs " + std::to_string(bytes) + " bytes (its offset, shape and strides), "
+                            "but the shared allocation holds " + std::to_string(mapped));
     }
     auto a = memory::allocation::adopt(p, bytes, memory_kind::device, dev, [p, dev] {
       try {

@@ -176,6 +176,15 @@ def test_corrupted_or_foreign_handles_are_refused(bad, match):
 
 
 @shares
+def test_an_array_larger_than_the_shared_memory_is_refused():
+    d = cuda.to_device(np.arange(10.0))
+    raw = pickle.loads(pickle.dumps(d.get_ipc_handle()._ipc_handle))
+    result, _ = in_child(ipc_workers.open_raw, raw, (1 << 20,), np.float64, 0)
+    assert result[0] == "error" and result[1] == "ValueError", result
+    assert "the shared allocation holds" in result[2]
+
+
+@shares
 def test_handle_type_and_bounds_errors():
     with pytest.raises(TypeError, match="IpcHandle or bytes"):
         cuda.IpcHandle(None, 12345, 8)
