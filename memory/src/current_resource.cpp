@@ -42,6 +42,14 @@ int ordinal(int device) {
   return device < 0 ? cuforge::device::current().ordinal() : cuforge::device::get(device).ordinal();
 }
 
+// Device `dev`'s default resource, made once. Called with r.m held.
+const std::shared_ptr<memory_resource>& default_of(registry& r, int dev) {
+  if (r.defaults.size() <= static_cast<std::size_t>(dev)) r.defaults.resize(dev + 1);
+  auto& slot = r.defaults[dev];
+  if (!slot) slot = make_default(dev);
+  return slot;
+}
+
 }  // namespace
 
 std::shared_ptr<memory_resource> current_resource(int device) {
@@ -50,11 +58,7 @@ std::shared_ptr<memory_resource> current_resource(int device) {
   std::lock_guard lock(r.m);
   if (r.device.size() <= static_cast<std::size_t>(dev)) r.device.resize(dev + 1);
   auto& slot = r.device[dev];
-  if (!slot) {
-    if (r.defaults.size() <= static_cast<std::size_t>(dev)) r.defaults.resize(dev + 1);
-    if (!r.defaults[dev]) r.defaults[dev] = make_default(dev);
-    slot = r.defaults[dev];
-  }
+  if (!slot) slot = default_of(r, dev);
   return slot;
 }
 
@@ -108,10 +112,7 @@ std::shared_ptr<memory_resource> default_resource(int device) {
   int dev = ordinal(device);
   auto& r = reg();
   std::lock_guard lock(r.m);
-  if (r.defaults.size() <= static_cast<std::size_t>(dev)) r.defaults.resize(dev + 1);
-  auto& slot = r.defaults[dev];
-  if (!slot) slot = make_default(dev);
-  return slot;
+  return default_of(r, dev);
 }
 
 std::shared_ptr<memory_resource> managed_resource(int device) {

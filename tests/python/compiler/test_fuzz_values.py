@@ -177,9 +177,6 @@ def generate(rng, args, depth):
         entry = binary_entry(left.dtype, op, right.dtype)
         if entry is None:
             continue
-        if op in DIVISION and entry[0].startswith(("int", "uint")) and left.dtype != "boolean":
-            # Keep integer division defined: the wrapped divisor must not be 0 or -1 of the minimum.
-            pass
         folded = fold(op, [left, right])
         if folded is not None:
             return folded
