@@ -116,9 +116,16 @@ class Plan:
 
     def __init__(self, pyfunc):
         self.pyfunc = pyfunc
-        source = textwrap.dedent(inspect.getsource(pyfunc))
-        tree = ast.parse(source)
-        fn = tree.body[0]
+        try:
+            fn = ast.parse(textwrap.dedent(inspect.getsource(pyfunc))).body[0]
+        except (OSError, TypeError, SyntaxError, IndexError):
+            # No source (exec'd, `python -c`): the tree from its bytecode.
+            from cuforge.cuda._compiler import bytecode
+
+            try:
+                fn = bytecode.decompile(pyfunc)
+            except bytecode.DecompileError as e:
+                raise NotParallel(f"no source, and its bytecode: {e.message}") from None
         if not isinstance(fn, ast.FunctionDef):
             raise NotParallel("not a plain function")
         params = [a.arg for a in fn.args.args]

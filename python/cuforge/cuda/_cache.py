@@ -214,7 +214,10 @@ def _compiler_stamp():
         mods = _modules()
         build = _core.build_id()
         parts = [f"cuforge {cuforge.__version__}", f"format {FORMAT_VERSION}", f"build {build}"]
-        parts += [_file_stamp(f) for f in (mods.walker.__file__, mods.resolve.__file__, mods.stubs.__file__)]
+        from cuforge.cuda._compiler import bytecode
+
+        parts += [_file_stamp(f) for f in (mods.walker.__file__, mods.resolve.__file__, mods.stubs.__file__,
+                                           bytecode.__file__)]
         if "" in build.split(" "):  # a library without a build id: its file's size and mtime instead
             lib = os.path.join(os.path.dirname(_core.__file__), "libcuforge.so")
             parts += [_file_stamp(_core.__file__), _file_stamp(lib)]
@@ -264,8 +267,9 @@ def _detect_encoding(data):
 
 
 def _source_identity(pyfunc):
-    """(file, first line, digest of the definition's lines), or None when
-    the source cannot be read (the walker will refuse the function then).
+    """(file, first line, digest of the definition's lines); where the
+    source cannot be read, (file, first line, "code " + the code object's
+    digest), as the walker then reads the bytecode.
 
     The lines run from the code object's first line (decorators included)
     to its last line of code, then on through the blank, comment and more
@@ -280,7 +284,9 @@ def _source_identity(pyfunc):
     result = None
     if lines and 0 < first <= len(lines):
         last = first
-        for _, end, _, _ in code.co_positions():
+        ends = (p[1] for p in code.co_positions()) if hasattr(code, "co_positions") else \
+            (line for _, _, line in code.co_lines())
+        for end in ends:
             if end is not None and end > last:
                 last = end
         indent = None
@@ -297,9 +303,27 @@ def _source_identity(pyfunc):
                 break
             end += 1
         body = "\n".join(lines[first - 1:end])
-        result = (os.path.abspath(code.co_filename), first, _hash(body.encode("utf-8", "surrogatepass")).hexdigest())
+        if _defines(body, code.co_name):
+            result = (os.path.abspath(code.co_filename), first,
+                      _hash(body.encode("utf-8", "surrogatepass")).hexdigest())
+    if result is None:
+        # No source (exec'd, generated, `python -c`): the walker reads the
+        # code object, so the code object is the identity.
+        from cuforge.cuda._compiler import bytecode
+
+        file = os.path.abspath(code.co_filename) if os.path.isfile(code.co_filename) else code.co_filename
+        result = (file, first, "code " + bytecode.code_digest(code))
     _sources[pyfunc] = result
     return result
+
+
+def _defines(text, name):
+    """Whether source ``text`` holds the definition of function ``name`` (a lambda's, for "<lambda>")."""
+    import re
+
+    if name == "<lambda>":
+        return "lambda" in text
+    return re.search(r"\bdef\s+" + re.escape(name) + r"\s*\(", text) is not None
 
 
 def _lookup(pyfunc, name):

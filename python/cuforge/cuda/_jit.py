@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import functools
 import inspect
+import re
 import sys
 import threading
 import types as pytypes
@@ -24,6 +25,7 @@ from cuforge import _core, _log
 from cuforge import types as cftypes
 from cuforge.cuda import _cache, _ffi
 from cuforge.cuda._compiler import build_ir
+from cuforge.cuda._compiler import walker as _walker
 
 __all__ = ["Dispatcher", "compile_ptx", "compile_ptx_for_current_device", "jit"]
 
@@ -86,8 +88,87 @@ def _compile(pyfunc, specs, config, device: bool, ret_spec=None, link=(), lto=Fa
     files the kernel links (cuda.jit(link=...)), `lto` asks nvJitLink for
     link-time optimisation."""
     if link or lto:
-        return _core.compile(build_ir(pyfunc), list(specs), config, device, ret_spec, list(link), bool(lto))
-    return _core.compile(build_ir(pyfunc), list(specs), config, device, ret_spec)
+        cf = _core.compile(build_ir(pyfunc), list(specs), config, device, ret_spec, list(link), bool(lto))
+    else:
+        cf = _core.compile(build_ir(pyfunc), list(specs), config, device, ret_spec)
+    if _walker._frontend() == "compare":
+        _compare_frontends(pyfunc, specs, config, device, ret_spec, cf)
+    return cf
+
+
+_MODULE_NAME = re.compile(r"cuforge_(\w+?)_[0-9a-f]{16}")
+_TEMP = re.compile(r"\$t\d+")
+
+
+class _Renumber:
+    """re.sub's replacement numbering temporaries ($t7) in order of first appearance."""
+
+    def __init__(self):
+        self.names = {}
+
+    def __call__(self, m):
+        return self.names.setdefault(m.group(0), f"$t{len(self.names)}")
+
+
+def _normal_llvm(text):
+    """LLVM IR without what names the build (the module's name carries the fingerprint's hash)."""
+    lines = [ln for ln in text.splitlines() if not ln.startswith(("; ModuleID", "source_filename"))]
+    return _MODULE_NAME.sub(r"cuforge_\1_H", "\n".join(lines))
+
+
+def _compare_frontends(pyfunc, specs, config, device, ret_spec, cf):
+    """CUFORGE_FRONTEND=compare: the specialisation compiled again from
+    the function's bytecode (bytecode.py) and compared with the one from its
+    source: the typed IR, else the optimised LLVM IR, must be the same. One
+    JSON line per compile goes to the file CUFORGE_FRONTEND_REPORT names
+    (tests/python/compiler/test_bytecode_frontend.py reads it)."""
+    import json
+    import os
+
+    from cuforge.cuda._compiler import build_ir_canonical, build_ir_from_bytecode
+    from cuforge.cuda._errors import TypingError
+
+    def typed(ir):
+        return _TEMP.sub(_Renumber(), _core.compile(ir, list(specs), config, device, ret_spec).types_dump)
+
+    record = {"function": pyfunc.__qualname__, "file": pyfunc.__code__.co_filename,
+              "line": pyfunc.__code__.co_firstlineno, "specs": list(specs), "device": bool(device)}
+    try:
+        other = _core.compile(build_ir_from_bytecode(pyfunc), list(specs), config, device, ret_spec)
+    except Exception as e:  # the source front compiled it: the bytecode front must too
+        record.update(agree="refused", error=f"{type(e).__name__}: {e}")
+        # unless CPython dropped code the source front typed (after a
+        # return, under `while False:`): the source without it fails alike
+        try:
+            typed(build_ir_canonical(pyfunc))
+        except TypingError as again:
+            if isinstance(e, TypingError) and again.msg == e.msg:
+                record["agree"] = "canonical"
+        except Exception:
+            pass
+    else:
+        if other.types_dump == cf.types_dump:
+            record["agree"] = "typed"
+        elif _normal_llvm(other.llvm) == _normal_llvm(cf.llvm):
+            record["agree"] = "llvm"
+        else:
+            # Where CPython's bytecode cannot keep the source's shape, both
+            # trees in canonical.py's one spelling (temporaries renumbered).
+            try:
+                a, b = typed(build_ir_canonical(pyfunc)), typed(build_ir_from_bytecode(pyfunc, canonical=True))
+            except Exception as e:
+                a, b = None, f"{type(e).__name__}: {e}"
+            if a is not None and a == b:
+                record["agree"] = "canonical"
+            else:
+                record.update(agree="differ", source=cf.types_dump, bytecode=other.types_dump,
+                              canonical_source=a, canonical_bytecode=b)
+    path = os.environ.get("CUFORGE_FRONTEND_REPORT")
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record) + "\n")
+    elif record["agree"] not in ("typed", "llvm", "canonical"):
+        raise AssertionError(f"the two frontends disagree on {pyfunc.__qualname__}: {record}")
 
 
 def _spec_key(signature) -> tuple:

@@ -1,7 +1,8 @@
 """The Python front of the kernel compiler: a function's source to untyped IR.
 
-The walker parses the function's source with ``ast`` (not its bytecode, so
-it does not break with each CPython), and emits the IR of
+The walker parses the function's source with ``ast`` (its bytecode only
+where there is no source: bytecode.py rebuilds the tree from the code
+object, and the walker walks that), and emits the IR of
 frontend/include/cuforge/frontend/ir.hpp through ``_core.IRBuilder``, every
 node with its (line, column) in the user's file. Each AST node type has one
 method, found through one table (``_TABLE``); a construct the compiler does
@@ -29,12 +30,13 @@ import builtins
 import hashlib
 import inspect
 import linecache
-import re
+import os
 import textwrap
 import threading
 import weakref
 
 from cuforge import _core
+from cuforge.cuda._compiler import bytecode as _bytecode
 from cuforge.cuda._compiler import resolve as _resolve
 from cuforge.cuda import _errors
 from cuforge.cuda._errors import TypingError
@@ -238,6 +240,15 @@ def _first_stores(nodes):
     return dict(sorted(found.items(), key=lambda kv: (kv[1].lineno, kv[1].col_offset)))
 
 
+def _frontend():
+    """Which front reads functions (CUFORGE_FRONTEND): "source" (the
+    default: the bytecode only where there is no source), "bytecode" (always
+    the bytecode), or "compare" (as "source", and each compile is made again
+    from the bytecode and compared: jit's _compare_frontends)."""
+    mode = os.environ.get("CUFORGE_FRONTEND", "").strip().lower()
+    return mode if mode in ("bytecode", "compare") else "source"
+
+
 def _is_prange(value):
     """Whether ``value`` is ``prange`` (cuforge's, or numba's, which a
     function written for numba may name)."""
@@ -249,20 +260,21 @@ class _Source:
     """A function's source, parsed, with the map from the parsed text's
     positions to the file's."""
 
-    def __init__(self, pyfunc):
+    def __init__(self, pyfunc, bytecode=False):
         code = pyfunc.__code__
         self.qualname = getattr(pyfunc, "__qualname__", code.co_name)
         self.filename = code.co_filename
         self.file_lines = linecache.getlines(self.filename, pyfunc.__globals__)
+        self.frontend = "source"
+        if bytecode or _frontend() == "bytecode":
+            self._from_bytecode(pyfunc, keep_lines=True)
+            return
         if code.co_name == "<lambda>":
-            if self._from_lambda(pyfunc):
-                return
-            line = code.co_firstlineno
-            text = self.line(line)
-            found = re.search(r"\blambda\b", text or "")
-            col = found.start() if found else 0
-            raise TypingError(_TABLE[ast.Lambda].message() + " (cuforge could not find this lambda's source on "
-                              "its line)", self.filename, line, col, text, self.qualname)
+            # Found by its position on its line; several alike on one line
+            # without columns (Python 3.10), or no source: its bytecode.
+            if not self._from_lambda(pyfunc):
+                self._from_bytecode(pyfunc)
+            return
         carried = getattr(pyfunc, "__cuforge_source__", None)
         try:
             if carried is not None:
@@ -272,11 +284,10 @@ class _Source:
                 self.file_lines = []
             else:
                 lines, first = inspect.getsourcelines(pyfunc)
-        except (OSError, TypeError) as e:
-            raise TypingError(
-                f"cannot read the source of {self.qualname} ({e}): @cuda.jit compiles functions whose source "
-                "Python can find (defined in a file or a notebook cell)"
-            ) from None
+        except (OSError, TypeError):
+            # exec'd or generated, `python -c`, standard input: no source, so its code object.
+            self._from_bytecode(pyfunc)
+            return
         if first == 0:  # a module's source (getsourcelines of a code object at top level)
             first = 1
         self.text = "".join(lines)
@@ -299,13 +310,38 @@ class _Source:
         self.parsed_lines = dedented.splitlines()
         defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
         if not defs or defs[0].name != code.co_name:
-            raise TypingError(f"cannot find the definition of {self.qualname} in its source",
-                              self.filename, first, 0, self.line(first), self.qualname)
+            # The lines Python found are not this function's (exec'd code
+            # naming a file that holds something else): its code object.
+            self._from_bytecode(pyfunc)
+            return
         self.tree = defs[0]
         if isinstance(self.tree, ast.AsyncFunctionDef):
             line = self.tree.lineno + self.line_offset
             raise TypingError(_TABLE[ast.AsyncFunctionDef].message(), self.filename, line,
                               self.tree.col_offset + self.indent, self.line(line), self.qualname)
+
+    def _from_bytecode(self, pyfunc, keep_lines=False):
+        """The tree of a function without source, rebuilt from its code
+        object (bytecode.py); lines and columns are the code object's, and
+        errors name the line without showing it. ``keep_lines``: the source
+        exists (CUFORGE_FRONTEND=bytecode), so errors may show it."""
+        code = pyfunc.__code__
+        self.frontend = "bytecode"
+        self.filename = code.co_filename
+        if not keep_lines:
+            self.file_lines = []
+        try:
+            self.tree = _bytecode.decompile(pyfunc)
+        except _bytecode.DecompileError as e:
+            line = e.lineno or code.co_firstlineno
+            handler = _TABLE.get(e.construct) if e.construct is not None else None
+            message = handler.message() if isinstance(handler, _Unsupported) else e.message
+            raise TypingError(f"{message} (in {self.qualname}, read from its bytecode: Python cannot find its "
+                              "source)", self.filename, line, 0, self.line(line), self.qualname) from None
+        self.text = "bytecode " + _bytecode.code_digest(code)
+        self.indent = 0
+        self.line_offset = 0
+        self.parsed_lines = [x.rstrip("\r\n") for x in self.file_lines]
 
     def _from_lambda(self, pyfunc):
         """A lambda (cuda.reduce(lambda a, b: a + b)): the lambda expression
@@ -318,7 +354,8 @@ class _Source:
             return False
         params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
         # (line, end line, column, end column) of each instruction; RESUME and RETURN have no columns
-        pos = [p for p in code.co_positions() if p[0] is not None and p[2] is not None and p[3]]
+        positions = code.co_positions() if hasattr(code, "co_positions") else ()  # columns from Python 3.11
+        pos = [p for p in positions if p[0] is not None and p[2] is not None and p[3]]
         for start in range(first, max(first - 30, 1) - 1, -1):  # the statement may begin lines before
             for last in range(first, min(first + 40, len(self.file_lines)) + 1):
                 lines = self.file_lines[start - 1:last]
@@ -370,9 +407,11 @@ class _Source:
 class _Walker:
     """Builds one function's IR."""
 
-    def __init__(self, pyfunc, device_ir):
+    def __init__(self, pyfunc, device_ir, bytecode=False, transform=None):
         self.pyfunc = pyfunc
-        self.src = _Source(pyfunc)
+        self.src = _Source(pyfunc, bytecode)
+        if transform is not None:  # (comparing the fronts: canonical.py)
+            self.src.tree = transform(self.src.tree)
         self.device_ir = device_ir
         code = pyfunc.__code__
         self.cells = dict(zip(code.co_freevars, pyfunc.__closure__ or ()))
@@ -1236,3 +1275,52 @@ def _callee_ir(dispatcher):
 def build_ir(pyfunc):
     """The untyped IR (``_core.FunctionIR``) of a Python function."""
     return build_ir_and_fingerprint(pyfunc)[0]
+
+
+_built_for_comparing = {}  # (front, canonical) -> WeakKeyDictionary: Python function -> IR
+_in_progress_comparing = set()
+
+
+def build_ir_from_bytecode(pyfunc, canonical=False):
+    """The untyped IR of a Python function read from its bytecode even where
+    its source exists (and so of the jitted functions it calls): the second
+    front, for comparing the two (CUFORGE_FRONTEND=compare). ``canonical``:
+    the tree first put in canonical.py's one spelling."""
+    return _build_for_comparing(pyfunc, True, canonical)
+
+
+def build_ir_canonical(pyfunc):
+    """The untyped IR of a Python function from its source put in
+    canonical.py's one spelling (for comparing the fronts)."""
+    return _build_for_comparing(pyfunc, False, True)
+
+
+def _build_for_comparing(pyfunc, bytecode, canonical):
+    from cuforge.cuda._compiler import canonical as _canonical
+
+    pyfunc = getattr(pyfunc, "py_func", pyfunc)
+    key = (bytecode, canonical)
+    with _lock:
+        memo = _built_for_comparing.setdefault(key, weakref.WeakKeyDictionary())
+        got = memo.get(pyfunc)
+        if got is not None:
+            return got
+        _in_progress_comparing.add((key, pyfunc))
+
+        def callee_ir(dispatcher):
+            callee = dispatcher.py_func
+            if (key, callee) in _in_progress_comparing:
+                return None
+            _, fingerprint = build_ir_and_fingerprint(callee)  # the callee's identity, as the source front gives it
+            return _build_for_comparing(callee, bytecode, canonical), hashlib.sha256(fingerprint.encode()).hexdigest()
+
+        try:
+            walker = _Walker(pyfunc, callee_ir, bytecode=bytecode,
+                             transform=_canonical.canonical if canonical else None)
+            ir = walker.build()[0]
+        except TypingError as e:
+            raise e.with_traceback(None) from None
+        finally:
+            _in_progress_comparing.discard((key, pyfunc))
+        memo[pyfunc] = ir
+        return ir
