@@ -102,8 +102,7 @@ _REFUSED = {
     "DELETE_DEREF": ast.Delete, "DELETE_SUBSCR": ast.Delete, "DELETE_ATTR": ast.Delete, "DELETE_NAME": ast.Delete,
     "BUILD_MAP": ast.Dict, "BUILD_CONST_KEY_MAP": ast.Dict, "DICT_UPDATE": ast.Dict, "BUILD_SET": ast.Set,
     "SET_UPDATE": ast.Set, "SET_ADD": ast.SetComp, "MAP_ADD": ast.DictComp,
-    "LOAD_FAST_AND_CLEAR": ast.ListComp, "FORMAT_VALUE": ast.JoinedStr, "BUILD_STRING": ast.JoinedStr,
-    "FORMAT_SIMPLE": ast.JoinedStr, "FORMAT_WITH_SPEC": ast.JoinedStr, "CONVERT_VALUE": ast.JoinedStr,
+    "LOAD_FAST_AND_CLEAR": ast.ListComp,
     "DICT_MERGE": ast.Starred,
     "UNPACK_EX": ast.Starred, "MATCH_CLASS": getattr(ast, "Match", None), "MATCH_MAPPING": getattr(ast, "Match", None),
     "MATCH_SEQUENCE": getattr(ast, "Match", None), "MATCH_KEYS": getattr(ast, "Match", None),
@@ -463,7 +462,20 @@ class _Decompiler:
                                           for n in names[nargs:k]],
                              kwarg=kwarg, defaults=defaults)
         body, _ = self.region(self.order[0], [], None, None)
-        _strip_tail(body, _is_return_none)
+        if self.style["strip_returns"]:
+            _strip_tail(body, _is_return_none)
+        # A local read but never assigned in the code CPython kept (its
+        # assignment was dead code): still a local, as `if False: y = None` says.
+        stored = {n.id for st in body for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        read = {n.id for st in body for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        params = set(names[:k]) | {a.arg for a in (vararg, kwarg) if a is not None}
+        dead = [v for v in code.co_varnames if v in read and v not in stored and v not in params]
+        if dead:
+            where = (line, 0, line, 0)
+            assigns = [_at(ast.Assign(targets=[_at(ast.Name(id=v, ctx=ast.Store()), where)],
+                                      value=_at(ast.Constant(value=None), where), type_comment=None), where)
+                       for v in dead]
+            body.insert(0, _at(ast.If(test=_at(ast.Constant(value=False), where), body=assigns, orelse=[]), where))
         fn = ast.FunctionDef(name=code.co_name, args=args, body=body, decorator_list=[], returns=None,
                              type_comment=None)
         if sys.version_info >= (3, 12):
@@ -576,7 +588,7 @@ class _Decompiler:
                     # The arm that leaves first, then the rest: `if c: return` ...
                     # Statements both end with (CPython copies a short `return x`
                     # into each arm) come once, after an if/else.
-                    k = _common_tail(then, other)
+                    k = _common_tail(then, other) if self.style["factor_tails"] else 0
                     if k and k < len(then) and (fs is None or k < len(other)):
                         out.append(self.if_stmt(cond, then[:-k], other[:-k]))
                         out.extend(other[-k:])
@@ -735,15 +747,15 @@ class _Decompiler:
             return _boolop(ast.Or if neg else ast.And, [expr, a])
         if then_value is expr:
             return _boolop(ast.And if neg else ast.Or, [expr, b])
-        if neg:  # the arms as for `expr` itself
-            a, b = b, a
-        # `(x and y) or z` is `y or z` where x holds, else z (z's one code, read
-        # twice); `(x or y) and z` is z where x holds, else `y and z`.
-        if isinstance(a, ast.BoolOp) and isinstance(a.op, ast.Or) and _same_code(a.values[-1], b):
-            return _boolop(ast.Or, [_boolop(ast.And, [expr] + a.values[:-1]), a.values[-1]])
-        if isinstance(b, ast.BoolOp) and isinstance(b.op, ast.And) and _same_code(b.values[-1], a):
-            return _boolop(ast.And, [_boolop(ast.Or, [expr] + b.values[:-1]), b.values[-1]])
-        return _at(ast.IfExp(test=expr, body=a, orelse=b), _span([expr, a, b]))
+        x, y = (b, a) if neg else (a, b)  # the arms as for `expr` itself
+        # `(e and u) or z` is `u or z` where e holds, else z (z's one code, read
+        # twice); `(e or u) and z` is z where e holds, else `u and z`.
+        if isinstance(x, ast.BoolOp) and isinstance(x.op, ast.Or) and _same_code(x.values[-1], y):
+            return _boolop(ast.Or, [_boolop(ast.And, [expr] + x.values[:-1]), x.values[-1]])
+        if isinstance(y, ast.BoolOp) and isinstance(y.op, ast.And) and _same_code(y.values[-1], x):
+            return _boolop(ast.And, [_boolop(ast.Or, [expr] + y.values[:-1]), y.values[-1]])
+        cond = _negate(expr) if neg else expr  # `1 if not x else 2`, as written
+        return _at(ast.IfExp(test=cond, body=a, orelse=b), _span([cond, a, b]))
 
     # --- conditions
 
@@ -968,6 +980,8 @@ class _Decompiler:
         best = max(cands, key=lambda d: len(pdom[d]))
         if best == "STOP":
             return stop
+        if self.style["leave_in_arms"] and best in self.blocks and not self.blocks[best].succ:
+            return "EXIT"  # both arms end in code that leaves: each arm leaves (its `return`)
         return best
 
     def _is_latch(self, off, loop):
@@ -1440,6 +1454,28 @@ class _Machine:
             if not isinstance(lst, ast.List):
                 self.dec.fail("Unsupported: star arguments and starred assignment (*x)", pos[0], ast.Starred)
             lst.elts.append(_at(ast.Starred(value=v, ctx=ast.Load()), _span([v], pos)))
+        elif op in ("FORMAT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC"):
+            # f-strings (the walker decides where they may stand: an assert's message)
+            spec = None
+            if (op == "FORMAT_VALUE" and ins.arg & 4) or op == "FORMAT_WITH_SPEC":
+                spec = self.expr(self.pop(ins), ins)
+            v = self.expr(self.pop(ins), ins)
+            conversion = {1: ord("s"), 2: ord("r"), 3: ord("a")}.get(ins.arg & 3, -1) if op == "FORMAT_VALUE" \
+                else getattr(v, "_cf_conversion", -1)
+            if spec is not None and not isinstance(spec, ast.JoinedStr):
+                spec = _at(ast.JoinedStr(values=[spec]), _span([spec], pos))
+            part = _at(ast.FormattedValue(value=v, conversion=conversion, format_spec=spec), _span([v], pos))
+            self.push(_at(ast.JoinedStr(values=[part]), _span([v], pos)))
+        elif op == "CONVERT_VALUE":  # 3.13: !s, !r, !a before FORMAT_SIMPLE
+            v = self.stack[-1]
+            if isinstance(v, ast.AST):
+                v._cf_conversion = {1: ord("s"), 2: ord("r"), 3: ord("a")}.get(ins.arg, -1)
+        elif op == "BUILD_STRING":
+            parts = self.popn(ins.arg, ins)
+            values = []
+            for p_ in parts:
+                values.extend(p_.values if isinstance(p_, ast.JoinedStr) else [p_])
+            self.push(_at(ast.JoinedStr(values=values), _span(parts, pos) if parts else pos))
         elif op == "LIST_APPEND":  # f(*a, b): b joins the list of arguments
             v = self.expr(self.pop(ins), ins)
             lst = self.stack[-ins.arg] if len(self.stack) >= ins.arg else None
@@ -1742,7 +1778,7 @@ def _recompiled(func, tree):
 _LAYOUT_ONLY = {"NOP", "RESUME", "CACHE", "EXTENDED_ARG", "PRECALL", "PUSH_NULL"}
 # Spellings the compiler picks from context the tree does not carry (3.11
 # loads a method of an imported module with LOAD_ATTR): one name each.
-_SAME_AS = {"LOAD_METHOD": "LOAD_ATTR", "CALL_METHOD": "CALL_FUNCTION"}
+_SAME_AS = {"LOAD_METHOD": "LOAD_ATTR", "CALL_METHOD": "CALL_FUNCTION", "LOAD_FAST_CHECK": "LOAD_FAST"}
 
 
 def _shape(code):
@@ -1765,7 +1801,59 @@ def _shape(code):
         else:
             arg = (type(arg).__name__, repr(arg))
         out.append((_SAME_AS.get(i.opname, i.opname), arg))
-    return out
+    return _canonical_jumps(out)
+
+
+def _jump_kind(op):
+    """("jump", None) for an unconditional jump, ("if", truth) for a popping
+    conditional one (POP_JUMP_[FORWARD_|BACKWARD_]IF_TRUE/FALSE), else None."""
+    if op in _UNCOND:
+        return "jump", None
+    if op.startswith("POP_JUMP_") and op.endswith(("_IF_TRUE", "_IF_FALSE")):
+        return "if", op.endswith("_TRUE")
+    return None
+
+
+def _canonical_jumps(shape):
+    """A shape with the layouts CPython picks between for one control flow
+    made one: jump names without their direction, a jump to a jump going
+    straight on, and a conditional jump over a jump (``if not c: goto T``
+    then ``goto U``) the inverted jump to U."""
+    shape = [(("JUMP" if _jump_kind(op) == ("jump", None) else
+               ("POP_JUMP_IF_TRUE" if _jump_kind(op)[1] else "POP_JUMP_IF_FALSE") if _jump_kind(op) else op), arg)
+             for op, arg in shape]
+    changed = True
+    while changed:
+        changed = False
+        # a jump to a jump
+        for k, (op, arg) in enumerate(shape):
+            if isinstance(arg, tuple) and arg[:1] == ("->",) and arg[1] is not None and arg[1] < len(shape):
+                seen = set()
+                t = arg[1]
+                while t < len(shape) and shape[t][0] == "JUMP" and t not in seen and shape[t][1][1] is not None:
+                    seen.add(t)
+                    t = shape[t][1][1]
+                if t != arg[1]:
+                    shape[k] = (op, ("->", t))
+                    changed = True
+        # a conditional jump over a jump
+        for k in range(len(shape) - 1):
+            op, arg = shape[k]
+            if op in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE") and arg == ("->", k + 2) and shape[k + 1][0] == "JUMP":
+                other = "POP_JUMP_IF_FALSE" if op == "POP_JUMP_IF_TRUE" else "POP_JUMP_IF_TRUE"
+                target = shape[k + 1][1][1]
+                shape = [_shifted(e, k + 1) for e in shape[:k] + [(other, ("->", target))] + shape[k + 2:]]
+                changed = True
+                break
+    return shape
+
+
+def _shifted(entry, removed):
+    """``entry`` with its jump target renumbered after instruction ``removed`` is taken out."""
+    op, arg = entry
+    if isinstance(arg, tuple) and arg[:1] == ("->",) and arg[1] is not None and arg[1] > removed:
+        return op, ("->", arg[1] - 1)
+    return entry
 
 
 def verify(func, tree):
@@ -1814,9 +1902,14 @@ def decompile(func):
         line)
 
 
-# Readings tried in turn: `if c: x` ending a loop body is read first as
-# written that way (the common kernel), then as `if not c: continue` and x.
-_STYLES = ({"flip_loop_end": True}, {"flip_loop_end": False})
+# Readings tried in turn, the one most kernels are written as first: `if
+# c: x` ending a loop body (else `if not c: continue` then x); no `return`
+# where the function ends anyway (else each `return None` CPython kept);
+# statements both arms of an `if` end with once, after it (else in each);
+# arms meeting at a `return` meet there (else each returns by itself).
+_STYLES = tuple({"flip_loop_end": flip, "strip_returns": strip, "factor_tails": factor, "leave_in_arms": leave}
+                for flip in (True, False) for leave in (False, True) for strip in (True, False)
+                for factor in (True, False))
 
 
 def _read(func, style):
@@ -1835,7 +1928,7 @@ def _read(func, style):
     _tidy(fn.body)
     _refuse_shared(fn)
     for n in ast.walk(fn):  # the decompiler's marks are not part of the tree
-        for a in ("_cf_used", "_cf_inplace", "_cf_assertion", "_cf_seq", "_cf_star"):
+        for a in ("_cf_used", "_cf_inplace", "_cf_assertion", "_cf_seq", "_cf_star", "_cf_conversion"):
             if a in n.__dict__:
                 delattr(n, a)
     return fn

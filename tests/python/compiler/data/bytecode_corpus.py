@@ -554,3 +554,16 @@ def proc_while_ending_for_body(buf, a, b, c):
         while n > 0 and buf[n] != b:
             n -= 1
             buf[n] += 1
+
+
+def fstrings(a, b, c):
+    assert a > -100, f"a is {a}"
+    return f"{a}-{b!r}:{c:>4}{'' if c else '!'}"
+
+
+def mixed_boolops(a, b, c):
+    x = (a and b) or c
+    y = (a or b) and c
+    z = 1 if not a else 2
+    w = (a > 0 and b) or (c < 0 and a)
+    return x, y, z, w
