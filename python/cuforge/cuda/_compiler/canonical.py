@@ -26,7 +26,9 @@ what the program does (each is one of CPython's own):
   outcome dropped; a test fixed by constants is that constant);
 - ``if c: continue`` followed by the rest of a loop's body is ``if not c:``
   the rest; ``continue`` ending a loop's body, and ``return None`` ending
-  the function, are dropped.
+  the function, are dropped; at the function's end, ``if c: ...; return``
+  then the rest is ``if c: ... else:`` the rest; ``assert False`` ends its
+  block as ``raise`` does.
 
 It is used only to compare; nothing compiles from its output otherwise.
 """
@@ -57,6 +59,7 @@ def canonical(fn):
         if fn.body and isinstance(fn.body[-1], (ast.For, ast.While)):
             fn.body.append(ast.Return(value=None))  # what the end of the function is: a loop's break goes there
         fn.body = _block(fn.body, in_loop=False)
+        fn.body = _tail_else(fn.body)
         _drop_tail(fn.body, _is_return_none)
         if ast.dump(fn) == before:
             break
@@ -173,12 +176,17 @@ def _flat(e):
     return e
 
 
+def _always_raises(s):
+    """``assert False``: CPython drops what follows it."""
+    return isinstance(s, ast.Assert) and _truth(s.test) is False
+
+
 def _leaves(stmts):
     """Whether control never runs past the end of ``stmts``."""
     if not stmts:
         return False
     last = stmts[-1]
-    if isinstance(last, _LEAVE):
+    if isinstance(last, _LEAVE) or _always_raises(last):
         return True
     if isinstance(last, ast.If):
         return _leaves(last.body) and _leaves(last.orelse)
@@ -263,7 +271,8 @@ def _block(stmts, in_loop, loop_body=False):
             out.append(ast.If(test=_nnf(_not(s.test)), body=_block(rest, in_loop, True), orelse=[]))
             return _tidy(out)
         out.append(s)
-        if isinstance(s, _LEAVE) or (isinstance(s, ast.If) and _leaves(s.body) and _leaves(s.orelse)):
+        if isinstance(s, _LEAVE) or _always_raises(s) or \
+                (isinstance(s, ast.If) and _leaves(s.body) and _leaves(s.orelse)):
             break  # what follows never runs
     return _tidy(out)
 
@@ -282,6 +291,20 @@ def _tidy(out):
                 s.body = [ast.Pass()]
             out.extend(tail)
     return out
+
+
+def _tail_else(body):
+    """At the function's end, ``if c: T; return`` then the rest is ``if c: T
+    else: rest`` (both end the function): one spelling for the two."""
+    for k, s in enumerate(body):
+        if isinstance(s, ast.If) and not s.orelse and s.body and _is_return_none(s.body[-1]) and k + 1 < len(body):
+            s.body = s.body[:-1] or [ast.Pass()]
+            s.orelse = _tail_else(body[k + 1:])
+            return body[:k + 1]
+    if body and isinstance(body[-1], ast.If):
+        body[-1].body = _tail_else(body[-1].body)
+        body[-1].orelse = _tail_else(body[-1].orelse)
+    return body
 
 
 def _drop_tail(body, redundant):
