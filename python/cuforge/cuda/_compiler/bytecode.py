@@ -1066,7 +1066,8 @@ class _Decompiler:
                 continue
             end, after = b.end, trial.stack
             if end is not None and (end.op in _RETURNS or end.op in ("RAISE_VARARGS", "RERAISE")):
-                self._cut_after_pop(b, st, it, len(rest), cuts)
+                if self.style["break_copies"]:
+                    self._cut_after_pop(b, st, it, len(rest), cuts)
                 continue
             if end is not None and end.op in _COND:
                 if end.op.endswith("_OR_POP"):
@@ -1825,17 +1826,6 @@ def _canonical_jumps(shape):
     changed = True
     while changed:
         changed = False
-        # a jump to a jump
-        for k, (op, arg) in enumerate(shape):
-            if isinstance(arg, tuple) and arg[:1] == ("->",) and arg[1] is not None and arg[1] < len(shape):
-                seen = set()
-                t = arg[1]
-                while t < len(shape) and shape[t][0] == "JUMP" and t not in seen and shape[t][1][1] is not None:
-                    seen.add(t)
-                    t = shape[t][1][1]
-                if t != arg[1]:
-                    shape[k] = (op, ("->", t))
-                    changed = True
         # a conditional jump over a jump
         for k in range(len(shape) - 1):
             op, arg = shape[k]
@@ -1845,7 +1835,50 @@ def _canonical_jumps(shape):
                 shape = [_shifted(e, k + 1) for e in shape[:k] + [(other, ("->", target))] + shape[k + 2:]]
                 changed = True
                 break
+        if changed:
+            continue
+        # a jump to a jump
+        for k, (op, arg) in enumerate(shape):
+            if _target(arg) is not None and arg[1] < len(shape):
+                seen = set()
+                t = arg[1]
+                while t < len(shape) and shape[t][0] == "JUMP" and t not in seen and _target(shape[t][1]) is not None:
+                    seen.add(t)
+                    t = shape[t][1][1]
+                if t != arg[1]:
+                    shape[k] = (op, ("->", t))
+                    changed = True
+        # code no jump reaches (CPython leaves some)
+        kept = _reachable(shape)
+        if len(kept) != len(shape):
+            index = {old: new for new, old in enumerate(kept)}
+            shape = [(op, ("->", index.get(arg[1], len(kept))) if _target(arg) is not None else arg)
+                     for op, arg in (shape[k] for k in kept)]
+            changed = True
     return shape
+
+
+def _target(arg):
+    return arg[1] if isinstance(arg, tuple) and arg[:1] == ("->",) and arg[1] is not None else None
+
+
+_TERMINAL = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "JUMP"}
+
+
+def _reachable(shape):
+    """The indices of the instructions control can reach from the first."""
+    seen, todo = set(), [0]
+    while todo:
+        k = todo.pop()
+        if k in seen or k >= len(shape):
+            continue
+        seen.add(k)
+        op, arg = shape[k]
+        if _target(arg) is not None:
+            todo.append(arg[1])
+        if op not in _TERMINAL:
+            todo.append(k + 1)
+    return sorted(seen)
 
 
 def _shifted(entry, removed):
@@ -1906,10 +1939,13 @@ def decompile(func):
 # c: x` ending a loop body (else `if not c: continue` then x); no `return`
 # where the function ends anyway (else each `return None` CPython kept);
 # statements both arms of an `if` end with once, after it (else in each);
-# arms meeting at a `return` meet there (else each returns by itself).
-_STYLES = tuple({"flip_loop_end": flip, "strip_returns": strip, "factor_tails": factor, "leave_in_arms": leave}
-                for flip in (True, False) for leave in (False, True) for strip in (True, False)
-                for factor in (True, False))
+# arms meeting at a `return` meet there (else each returns by itself); a
+# loop's iterator popped before a `return` is a break to a copy of the code
+# after the loop (else the return itself: 3.11 pops first for `return 1.5`).
+_STYLES = tuple({"flip_loop_end": flip, "strip_returns": strip, "factor_tails": factor, "leave_in_arms": leave,
+                 "break_copies": copies}
+                for copies in (True, False) for flip in (True, False) for leave in (False, True)
+                for strip in (True, False) for factor in (True, False))
 
 
 def _read(func, style):

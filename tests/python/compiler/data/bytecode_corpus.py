@@ -567,3 +567,12 @@ def mixed_boolops(a, b, c):
     z = 1 if not a else 2
     w = (a > 0 and b) or (c < 0 and a)
     return x, y, z, w
+
+
+def return_const_in_loop(a, b, c):
+    for i in range(a % 3):
+        return 1.5
+    for j in range(b % 4):
+        if j == c % 4:
+            return -1
+    return 0
