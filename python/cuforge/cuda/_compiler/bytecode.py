@@ -331,7 +331,7 @@ def _boolop(kind, values):
     ``a < b and b < c`` (one middle operand) made a chained comparison."""
     flat = []
     for v in values:
-        if isinstance(v, ast.BoolOp) and isinstance(v.op, kind) and not getattr(v, "_cf_grouped", False):
+        if isinstance(v, ast.BoolOp) and isinstance(v.op, kind):
             flat.extend(v.values)
         else:
             flat.append(v)
@@ -348,11 +348,6 @@ def _boolop(kind, values):
     if len(flat) == 1:
         return flat[0]
     return _at(ast.BoolOp(op=kind(), values=flat), _span(flat))
-
-
-def _same(a, b):
-    """Whether two expressions read the same (positions aside)."""
-    return ast.dump(a) == ast.dump(b)
 
 
 # --- loops and regions --------------------------------------------------------------------------
@@ -388,7 +383,6 @@ class _Decompiler:
         self.style = style or _STYLES[0]
         self.cuts = set(cuts)
         self.code = code = func.__code__
-        self.name = code.co_name
         ins = _instructions(code)
         self._refuse_outside_language(ins)
         self.blocks = _blocks(ins, self.cuts)
@@ -402,8 +396,6 @@ class _Decompiler:
                     self.back.setdefault(s, []).append(b.start)
         self._followed = {}
         self._keep = []
-        self.cells = set(code.co_cellvars)
-        self.freevars = set(code.co_freevars)
 
     # --- errors
 
@@ -416,7 +408,7 @@ class _Decompiler:
             what = _REFUSED.get(i.op)
             if i.op == "MAKE_FUNCTION":
                 what = self._made_function(ins, i)
-            if i.op in ("STORE_DEREF", "LOAD_DEREF") and i.argval in self.code.co_freevars and i.op == "STORE_DEREF":
+            if i.op == "STORE_DEREF" and i.argval in self.code.co_freevars:
                 what = ast.Nonlocal
             if what is not None:
                 if isinstance(what, str):
@@ -1137,7 +1129,7 @@ class _Decompiler:
             seen.add(off)
             b2 = self.blocks[off]
             for k in range(len(b2.ins)):
-                if self._shape_of(b2.ins[k:]) == want and (k == 0 or b2.ins[k - 1].op not in _NOOPS or True):
+                if self._shape_of(b2.ins[k:]) == want:
                     if k == 0:
                         return off
                     raise _Resplit({b2.ins[k].offset})
