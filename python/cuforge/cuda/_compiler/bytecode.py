@@ -857,8 +857,33 @@ class _Decompiler:
                 del nodes[y_off]
                 break
             else:
-                break  # what is left does not fold: an `elif`, or code after the `if`
+                if not self.fold_diamond(nodes):
+                    break  # what is left does not fold: an `elif`, or code after the `if`
         return nodes[block.start]
+
+    def fold_diamond(self, nodes):
+        """``(a if c else b)`` tested: a test whose two sides are tests, each
+        with no other way in, leading to the same places. Folded into one
+        node; False where there is none."""
+        for x_off, x in nodes.items():
+            y, z = nodes.get(x.t[0]), nodes.get(x.f[0])
+            if y is None or z is None or y is z or x.t[0] == x_off or x.f[0] == x_off:
+                continue
+            ways_in = [(o, side) for o, n in nodes.items() for side in ("t", "f") if getattr(n, side)[0] in
+                       (x.t[0], x.f[0])]
+            if len(ways_in) != 2:
+                continue
+            if _same_state(y.t, z.t) and _same_state(y.f, z.f):
+                arm = z.expr
+            elif _same_state(y.t, z.f) and _same_state(y.f, z.t):
+                arm = _negate(z.expr)
+            else:
+                continue
+            expr = _at(ast.IfExp(test=x.expr, body=y.expr, orelse=arm), _span([x.expr, y.expr, arm]))
+            nodes[x_off] = _Test(expr, y.t, y.f, y.lay_t, y.lay_f, x.blocks | y.blocks | z.blocks)
+            del nodes[x.t[0]], nodes[x.f[0]]
+            return True
+        return False
 
     def fold(self, x, side, y):
         tx, fx = x.t, x.f
@@ -1909,22 +1934,27 @@ def decompile(func):
         raise DecompileError("Unsupported: yield", code.co_firstlineno, ast.Yield)
     # The first reading whose tree compiles back to these very instructions
     # (verify): a shape read wrong never reaches the compiler.
-    first_error = None
+    first_error, read_any = None, False
     for style in _STYLES:
         try:
             fn = _read(func, style)
         except DecompileError as e:
-            if e.construct is not None or style is _STYLES[0]:
+            if e.construct is not None:  # outside the language: no reading changes that
                 raise
             first_error = first_error or e
             continue
+        read_any = True
         if verify(func, fn) is not False:
             return fn
-    line = code.co_firstlineno
-    raise first_error or DecompileError(
-        f"cuforge could not read the bytecode of {code.co_name} back exactly (Python {'.'.join(map(str, _PY))} "
-        "compiled it to a shape cuforge does not know); define it in a file so that its source can be read",
-        line)
+    version = ".".join(map(str, _PY))
+    if read_any or first_error is None:
+        why = f"back exactly (Python {version} compiled it to a shape cuforge does not know)"
+        line = code.co_firstlineno
+    else:
+        why = f"({first_error.message.replace('cannot decompile: ', '')})"
+        line = first_error.lineno or code.co_firstlineno
+    raise DecompileError(f"cuforge could not read the bytecode of {code.co_name} {why}; define it in a file so "
+                         "that its source can be read", line)
 
 
 # Readings tried in turn, the one most kernels are written as first: `if

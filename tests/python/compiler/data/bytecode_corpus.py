@@ -576,3 +576,10 @@ def return_const_in_loop(a, b, c):
         if j == c % 4:
             return -1
     return 0
+
+
+def ternary_tested(a, b, c):
+    v, w = (1, 2) if ((a if c > 0 else b) and c % 3) else (b, 3)
+    if (a > 0 if b > 0 else c > 0) or a == b:
+        v += 10
+    return v, w
