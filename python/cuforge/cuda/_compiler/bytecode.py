@@ -659,18 +659,28 @@ class _Decompiler:
 
         return shape(ba) == shape(bb)
 
+    def dry_run(self, block, stack, loop):
+        """A machine that has run ``block``'s instructions on a copy of
+        ``stack`` without emitting (its stack, whether it would have written
+        a statement), or None where the block cannot be run so."""
+        trial = _Machine(self, list(stack), [], -1, loop, dry=True)
+        try:
+            trial.run(block)
+        except DecompileError:
+            return None
+        return trial
+
     def guards_loop(self, block, stack, loop):
         """Whether ``block`` (a loop's start: `continue` jumps to it) tests a
         while loop's condition: its test falls into another loop start."""
         if block.end is None or block.end.op not in _COND:
             return False
-        trial = _Machine(self, list(stack), [], -1, loop, dry=True)
+        trial = self.dry_run(block, stack, loop)
+        if trial is None or trial.wrote:
+            return False
         try:
-            trial.run(block)
             test = self.cluster(block, trial, loop)
         except DecompileError:
-            return False
-        if trial.wrote:
             return False
         t = test.t if test.lay_t <= test.lay_f else test.f
         return t[0] in self.back and t[0] != block.start
@@ -791,12 +801,8 @@ class _Decompiler:
             # Code several paths reach that computes something (the next
             # statement's first values) is where they meet, not an arm.
             return None
-        trial = _Machine(self, list(stack), [], -1, loop, dry=True)
-        try:
-            trial.run(b)
-        except DecompileError:
-            return None
-        if trial.out or trial.wrote:
+        trial = self.dry_run(b, stack, loop)
+        if trial is None or trial.wrote:
             return None
         nxt = b.succ[0] if b.succ else None
         if nxt is None:
@@ -829,12 +835,8 @@ class _Decompiler:
                         continue
                     if not b.preds <= members:
                         continue
-                    trial = _Machine(self, list(stack), [], -1, loop, dry=True)
-                    try:
-                        trial.run(b)
-                    except DecompileError:
-                        continue
-                    if trial.out or trial.wrote:
+                    trial = self.dry_run(b, stack, loop)
+                    if trial is None or trial.wrote:
                         continue
                     nodes[off] = self.test_of(b, trial, loop)
                     members |= {off} | nodes[off].blocks
@@ -1035,14 +1037,14 @@ class _Decompiler:
             st = list(stack) + ([_Marker("iter")] if loop_kind == "for" else [])
             if loop_kind == "for" and src == self.ins_at[heads[0]].next:
                 st.append(_Marker("next", st[-1]))  # the body's first block stores the loop's target
-            trial = _Machine(self, st, [], -1, None, dry=True)
-            try:
-                trial.run(self.blocks[src])
-                end = self.blocks[src].end
-                if end is not None and end.op in _COND and not end.op.endswith("_OR_POP"):
-                    trial.pop(end)
-            except DecompileError:
+            trial = self.dry_run(self.blocks[src], st, None)
+            if trial is None:
                 continue
+            end = self.blocks[src].end
+            if end is not None and end.op in _COND and not end.op.endswith("_OR_POP"):
+                if not trial.stack:
+                    continue
+                trial.stack.pop()
             off, after = self.follow(s, trial.stack, None)
             if off is None or (normal_exit is not None and self.same_exit(off, normal_exit)):
                 continue
@@ -1076,10 +1078,8 @@ class _Decompiler:
                 todo.append((b.ins[0].next, st + [_Marker("next", st[-1] if st else None)]))
                 todo.append((b.ins[0].target, st[:-1]))
                 continue
-            trial = _Machine(self, list(st), [], -1, None, dry=True)
-            try:
-                trial.run(b)
-            except DecompileError:
+            trial = self.dry_run(b, st, None)
+            if trial is None:
                 continue
             end, after = b.end, trial.stack
             if end is not None and (end.op in _RETURNS or end.op in ("RAISE_VARARGS", "RERAISE")):
