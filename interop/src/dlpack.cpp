@@ -137,7 +137,14 @@ device_ndarray import_tensor(const DLTensor& t, std::uint64_t flags, const std::
   if (n > 0 && !t.data) throw logic_error("DLPack import: the tensor has elements but a null data pointer");
   auto* data = static_cast<char*>(t.data) + t.byte_offset;
   auto [lo, hi] = detail::element_span("DLPack import", shape, strides, type.itemsize);
-  detail::check_inside_allocation("DLPack import", reinterpret_cast<std::uintptr_t>(data), lo, hi);
+  std::optional<mem::allocation_info> range;
+  if (hi > lo) range = mem::allocation_of(data);  // one look-up (one driver call on a GPU)
+  const bool host = kind == memory_kind::pageable;
+  if (host && !cpu && range && range->kind == memory_kind::device)
+    throw logic_error("DLPack import: the tensor says it is in host memory (kDLCPU), but its data pointer " +
+                      detail::hex(reinterpret_cast<std::uintptr_t>(data)) + " is device memory (of device " +
+                      std::to_string(range->device) + ")");
+  detail::check_inside_allocation("DLPack import", reinterpret_cast<std::uintptr_t>(data), lo, hi, range, host);
   auto alloc = memory::allocation::adopt(data + lo, static_cast<std::size_t>(hi - lo), kind, dev,
                                          [release] { (*release)(); }, kind == memory_kind::device ? nullptr : data + lo);
   device_ndarray a(std::move(alloc), -lo, std::move(shape), std::move(strides), type);

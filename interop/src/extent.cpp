@@ -52,14 +52,22 @@ int check_inside_allocation(const char* who, std::uintptr_t data, std::int64_t l
 }
 
 int check_inside_allocation(const char* who, std::uintptr_t data, std::int64_t lo, std::int64_t hi,
-                            const std::optional<mem::allocation_info>& range) {
+                            const std::optional<mem::allocation_info>& range, bool host) {
   if (hi <= lo) return -1;
   if (!range) {
-    // Memory the runtime did not allocate. On the cpu backend kernels run
-    // on the host and read it directly, so an address no mapping covers
-    // would crash the process at launch: refuse it here. (On a GPU the
-    // driver owns that question; host pointers were refused earlier.)
-    if (active_traits().device_memory_is_host) check_mapped(who, data, lo, hi);
+    // Memory neither the runtime nor the driver knows. Host memory (all of
+    // it on the cpu backend, where kernels read it directly) must at least
+    // be mapped, or the launch or its copy would crash the process. Device
+    // memory the driver has no record of is no allocation at all: a kernel
+    // reading it faults and takes the context down with it.
+    if (active_traits().device_memory_is_host || host) {
+      check_mapped(who, data, lo, hi);
+    } else {
+      throw logic_error(std::string(who) + ": the array's elements (bytes [" + std::to_string(lo) + ", " +
+                        std::to_string(hi) + ") around " + hex(data) +
+                        ") are not in memory this process has mapped on the device (the driver knows no "
+                        "allocation there): a stale or made-up data pointer?");
+    }
     return -1;
   }
   auto start = reinterpret_cast<std::uintptr_t>(range->start), end = start + range->bytes;

@@ -18,12 +18,15 @@ std::pair<std::int64_t, std::int64_t> element_span(const char* who, const extent
 /// Throws logic_error when the runtime knows the allocation `data` points
 /// into and [data + lo, data + hi) runs outside it. Returns the device that
 /// allocation belongs to (-1: unknown, or host memory every device reaches).
-/// On the cpu backend memory it does not know must at least be mapped in
-/// this process (check_mapped).
+/// Memory it does not know must at least be mapped in this process
+/// (check_mapped) on the cpu backend, or when the producer says it is host
+/// memory (`host`); on a GPU, memory said to be the device's that the
+/// driver knows nothing of is refused (a launch over it would fault and
+/// take the context down).
 int check_inside_allocation(const char* who, std::uintptr_t data, std::int64_t lo, std::int64_t hi);
 /// The same with the allocation already looked up (mem::allocation_of(data)).
 int check_inside_allocation(const char* who, std::uintptr_t data, std::int64_t lo, std::int64_t hi,
-                            const std::optional<mem::allocation_info>& range);
+                            const std::optional<mem::allocation_info>& range, bool host = false);
 
 /// Throws logic_error when some byte of [data + lo, data + hi) is not in
 /// memory this process has mapped.

@@ -13,7 +13,9 @@
 
 #include <cuforge/devicearray/device_ndarray.hpp>
 #include <cuforge/interop/cuda_array_interface.hpp>
+#include <cuforge/interop/dlpack.hpp>
 #include <cuforge/memory/allocation.hpp>
+#include <cuforge/memory/deallocation.hpp>
 #include <cuforge/runtime/backend.hpp>
 #include <cuforge/runtime/device.hpp>
 #include <cuforge/runtime/error.hpp>
@@ -391,6 +393,49 @@ TEST(memory, importing_an_array_interface_asks_the_driver_once) {
   ai.data = reinterpret_cast<std::uintptr_t>(&on_stack);
   ai.shape = {1};
   EXPECT_THROW((void)interop::import_interface(ai, {}), logic_error);
+  mem::free_device(d, 0);
+}
+
+TEST(memory, a_dlpack_tensor_the_driver_does_not_know_is_refused_before_any_launch) {
+  // A GPU run found these going into a launch that faulted (CUDA_ERROR_ILLEGAL_ADDRESS) and took the
+  // context down: device memory the driver has no record of, and a "host" tensor over device memory.
+  void* d = mem::alloc_device(256, 0);
+  std::int64_t shape[] = {4};
+  int deleted = 0;
+  auto tensor = [&](void* data, dlpack::DLDeviceType where) {
+    auto* t = new dlpack::DLManagedTensor{};
+    t->dl_tensor.data = data;
+    t->dl_tensor.device = {where, 0};
+    t->dl_tensor.ndim = 1;
+    t->dl_tensor.dtype = {dlpack::kDLFloat, 64, 1};
+    t->dl_tensor.shape = shape;
+    t->manager_ctx = &deleted;
+    t->deleter = [](dlpack::DLManagedTensor* self) {
+      ++*static_cast<int*>(self->manager_ctx);
+      delete self;
+    };
+    return t;
+  };
+  auto refusal = [](auto&& f) -> std::string {
+    try {
+      f();
+    } catch (const logic_error& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_NE(refusal([&] { (void)interop::import_legacy(tensor(reinterpret_cast<void*>(0x10), dlpack::kDLCUDA)); })
+                .find("not in memory this process has mapped on the device"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] { (void)interop::import_legacy(tensor(d, dlpack::kDLCPU), true); }).find("is device memory"),
+            std::string::npos);
+  EXPECT_EQ(deleted, 2);  // each refused tensor's deleter ran, once
+  {
+    device_ndarray ok = interop::import_legacy(tensor(d, dlpack::kDLCUDA));  // the driver's own: imported
+    EXPECT_EQ(ok.allocation()->kind(), memory_kind::device);
+  }
+  memory::synchronize();  // the release waits for the work queued before it
+  EXPECT_EQ(deleted, 3);
   mem::free_device(d, 0);
 }
 
