@@ -705,6 +705,9 @@ void bind_devicearray(py::module_& m) {
     stream_view s = to_stream(stream);
     static py::object np_void = py::module_::import("numpy").attr("void");
     const bool record = py::isinstance(obj, np_void) && hv.type.is_record();
+    // A blocking copy inside a stream callback: refused before the allocation,
+    // which the driver refuses there too, but without saying why.
+    if (copy && s.is_default()) cuforge::detail::refuse_wait_in_callback("a blocking copy");
     py_devarray out{device_ndarray(), stream_object(stream)};
     {
       py::gil_scoped_release nogil;
