@@ -654,8 +654,19 @@ class _ForAll:
     def __call__(self, *args):
         if self.ntasks == 0:
             return
+        d = self.dispatcher
+        if not d._extensions:
+            tpb = self._block_size(args)
+            d._launch(args, (self.ntasks + tpb - 1) // tpb, tpb, self.stream, self.sharedmem)
+            return
+        # Argument handlers first: the block size is the compiled kernel's, for the prepared arguments.
+        retr = []
+        args = _prepare_args(d._extensions, args, self.stream, retr)
         tpb = self._block_size(args)
-        self.dispatcher._launch(args, (self.ntasks + tpb - 1) // tpb, tpb, self.stream, self.sharedmem)
+        native = d._native or d._native_dispatcher()
+        native.launch(args, (self.ntasks + tpb - 1) // tpb, tpb, self.stream, self.sharedmem)
+        for writeback in retr:
+            writeback()
 
 
 # --- the decorator ---------------------------------------------------------------------------
