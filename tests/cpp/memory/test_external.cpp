@@ -7,6 +7,7 @@
 #include <cuforge/memory/callback_memory_resource.hpp>
 #include <cuforge/memory/current_resource.hpp>
 #include <cuforge/memory/deallocation.hpp>
+#include <cuforge/memory/device_memory_resource.hpp>
 #include <cuforge/memory/pinned_memory_resource.hpp>
 #include <cuforge/runtime/backend.hpp>
 #include <cuforge/runtime/device.hpp>
@@ -193,13 +194,21 @@ std::string cuda_error_text(F&& f) {
 }
 
 TEST(Ipc, ExportNamesTheWholeAllocationAndTheOffset) {
-  auto a = allocation::device(10000);
+  // Plain device memory: a GPU's stream-ordered pool cannot be exported (PoolMemoryIsRefusedWithTheReason).
+  auto a = allocation::make(std::make_shared<device_memory_resource>(), 10000);
   auto info = mem::ipc_export(static_cast<char*>(a->data()) + 512);
   EXPECT_EQ(info.offset, 512u);
   EXPECT_GE(info.bytes, 10000u);
   EXPECT_EQ(info.device, 0);
   EXPECT_EQ(info.handle.rfind(on_cpu() ? "cuforge-cpu-ipc/1 " : "cuforge-cuda-ipc/1 ", 0), 0u) << info.handle;
   EXPECT_EQ(mem::ipc_export(a->data()).handle, info.handle) << "one handle per allocation";
+}
+
+TEST(Ipc, PoolMemoryIsRefusedWithTheReason) {
+  if (on_cpu()) GTEST_SKIP() << "the cpu backend shares any device memory";
+  if (current_resource()->name() != "pool") GTEST_SKIP() << "the current resource is not the stream-ordered pool";
+  auto a = allocation::device(10000);
+  EXPECT_NE(cuda_error_text([&] { (void)mem::ipc_export(a->data()); }).find("stream-ordered pool"), std::string::npos);
 }
 
 TEST(Ipc, ExportedMemoryKeepsItsContentsAndStaysUsable) {

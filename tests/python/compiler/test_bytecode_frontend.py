@@ -24,6 +24,7 @@ import sys
 import numpy as np
 import pytest
 
+import cuforge
 from cuforge import cuda
 from cuforge.cuda import TypingError
 from cuforge.cuda._compiler import bytecode
@@ -74,6 +75,8 @@ def test_the_corpus_round_trips_on_each_supported_python(version, tmp_path):
 
 # --- both fronts agree on the compiler tests' kernels ------------------------------------------
 
+@pytest.mark.skipif(cuforge.backend() != "cpu", reason="reruns the compiler suite (minutes): the fronts' agreement "
+                    "is the frontend's, checked on the cpu backend (CI); the GPU runs the suite itself")
 def test_both_fronts_compile_every_compiler_test_kernel_alike(tmp_path):
     """Every specialisation the compiler tests compile is compiled again from
     its bytecode: the typed IR must be the same, or the optimised LLVM IR,

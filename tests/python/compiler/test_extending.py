@@ -5,10 +5,12 @@ and attributes, register_jitable, and library objects as kernel arguments
 import math
 import operator
 import re
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
+import cuforge
 from cuforge import cuda, types
 from cuforge.cuda import extending
 
@@ -115,7 +117,12 @@ def apply_udf(xv, xm, yv, ym, out, out_valid, nulls, fallback):
 
 
 def _expected(xv, xm, yv, ym):
-    value = np.minimum(np.maximum(xv * yv + 1.0, 0.0), 1.0) - xv
+    if cuforge.backend() == "cuda":
+        # The GPU contracts x * y + 1.0 into an fma (as numba-cuda's kernels do): one rounding.
+        product = np.array([float(Fraction(x) * Fraction(y) + 1) for x, y in zip(xv, yv)])
+    else:
+        product = xv * yv + 1.0
+    value = np.minimum(np.maximum(product, 0.0), 1.0) - xv
     valid = xm & ym
     return value, valid
 

@@ -30,7 +30,10 @@ def scale(a, out):
 
 
 def workload():
-    """Every path that allocates device memory, with the values checked."""
+    """Every path that allocates device memory, with the values checked;
+    returns the ledger as it stood while the arrays were alive (whether the
+    launch's copies and the reduction's scratch are back yet depends on
+    when the deferred frees flush)."""
     a = np.arange(10_000, dtype=np.float64)
     d = cuda.to_device(a)
     out = cuda.device_array_like(d)
@@ -47,7 +50,9 @@ def workload():
     assert view.copy_to_host().sum() == 4
     mem = cuda.current_context().memalloc(1000)  # the context's own call
     assert mem.size >= 1000 and mem.device_pointer
+    held = LEDGER.summary()
     del d, out, e, view, mem
+    return held
 
 
 @cuda.jit
@@ -61,10 +66,10 @@ def scenario_count():
     fill_scalar[1, 1](1.0)
     cuda.synchronize()
     cuda.set_memory_manager(emm_plugins.Counting)
-    workload()
+    held = workload()
     during = LEDGER.summary()
     settle()
-    return {"during": during, "after": LEDGER.summary(), "initialized": emm_plugins.Counting.initialized,
+    return {"during": during, "held": held, "after": LEDGER.summary(), "initialized": emm_plugins.Counting.initialized,
             "info": list(cuda.current_context().get_memory_info()),
             "manager": type(cuda.current_context().memory_manager).__name__}
 

@@ -41,7 +41,7 @@ class Ledger:
     def summary(self):
         with self.lock:
             return {"allocs": self.allocs, "frees": self.frees, "live": len(self.live), "bytes": self.bytes,
-                    "errors": list(self.errors), "sizes": list(self.sizes)}
+                    "errors": list(self.errors), "sizes": list(self.sizes), "live_sizes": sorted(self.live.values())}
 
 
 LEDGER = Ledger()

@@ -37,11 +37,14 @@ def balanced(ledger):
 
 def test_every_device_allocation_goes_through_the_plugin_and_comes_back():
     seen = run("count")
-    during, after = seen["during"], seen["after"]
+    during, held, after = seen["during"], seen["held"], seen["after"]
     # to_device, device_array_like, the launch's copy of a NumPy argument (in and
     # out), the reduction's scratch, device_array, and the context's memalloc.
     assert during["allocs"] >= 7
-    assert during["live"] >= 5  # held while the workload ran
+    # While the arrays were alive, the plugin held them: d and out (80000 bytes
+    # each), e (48) and the context's memalloc (1000).
+    assert held["live"] >= 4
+    assert held["live_sizes"].count(80000) >= 2 and 48 in held["live_sizes"] and 1000 in held["live_sizes"]
     assert 80000 in during["sizes"] and 1000 in during["sizes"]
     balanced(after)
     assert after["allocs"] == during["allocs"]  # nothing allocated outside the plugin afterwards

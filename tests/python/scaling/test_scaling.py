@@ -55,7 +55,7 @@ def test_a_kernel_pickles_and_compiles_in_the_receiving_process():
     # In another process the name is looked up there (the module is imported).
     done = subprocess.run([sys.executable, str(HERE / "receive_kernel.py"), "3.0"],
                           input=pickle.dumps(kernels_to_send.scale_by), capture_output=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(HERE)})
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))})
     assert done.returncode == 0, done.stderr.decode()[-3000:]
     assert done.stdout.decode().strip().splitlines()[-1] == "[0.0, 3.0, 6.0, 9.0]"
 
