@@ -18,6 +18,7 @@
 #   GPU_RUN_PYTEST_ARGS="tests/python/x.py" ...  # what pytest runs (default: tests/python)
 #   CUFORGE_BACKEND=cpu scripts/gpu_run.sh       # rehearsal without a GPU (in a copy of the tree)
 #   GPU_RUN_QUICK=1 ...                          # fewer repeats in the benchmarks
+#   GPU_RUN_PYTEST_LIMIT_S=300 ...               # the Python suite's own limit (default 400)
 #   GPU_RUN_ONLY="bench-launch pytest" ...       # only the steps so named (see run below)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -146,6 +147,7 @@ if want bench; then
   run bench-compile 75 "$PYTHON" bench/compile/bench_compile.py --runs "$runs"
   run bench-cache-hit 45 "$PYTHON" bench/compile/bench_cache_hit.py --runs 7
   run profile 60 "$PYTHON" bench/profile_gpu.py
+  run bench-memory 90 "$PYTHON" bench/memory/bench_memory_manager.py
 fi
 
 # The Python suite, spread over the cores when pytest-xdist is there, with
@@ -167,6 +169,11 @@ if want sanitizer && command -v compute-sanitizer >/dev/null; then
     for ex in kernel_matmul kernel_reduce_histogram; do
       echo "## racecheck $ex"; cs 120 racecheck --racecheck-report all "$PYTHON" examples/python/$ex.py; echo "## exit $?"
     done
+    # The seed's off-by-one add_1 (docs/debugging.md): memcheck should name the write,
+    # in the default pool's memory and in plain device memory.
+    echo "## memcheck add_1 off by one (expect an error)"; cs 60 memcheck "$PYTHON" tests/python/compiler/memcheck_add_1_child.py; echo "## exit $?"
+    echo "## memcheck add_1 off by one, device resource (expect an error)"
+    CUFORGE_MEMORY_RESOURCE=device cs 60 memcheck "$PYTHON" tests/python/compiler/memcheck_add_1_child.py; echo "## exit $?"
     echo "## memcheck pytest (launch path, language)"
     cs 150 memcheck "$PYTHON" -m pytest -q -x -p no:cacheprovider tests/python/compiler/test_launch_path.py \
       tests/python/compiler/test_language_arrays.py tests/python/compiler/test_language_cuda.py
@@ -184,7 +191,7 @@ if want pytest; then
   # -rA -v: each result is in the log as it happens, so a step cut off by its
   # limit still says what passed and what failed.
   # shellcheck disable=SC2086
-  run pytest 400 "$PYTHON" -m pytest ${GPU_RUN_PYTEST_ARGS:-tests/python} -v -rfEs --tb=short -p no:cacheprovider \
+  run pytest "${GPU_RUN_PYTEST_LIMIT_S:-400}" "$PYTHON" -m pytest ${GPU_RUN_PYTEST_ARGS:-tests/python} -v -rfEs --tb=short -p no:cacheprovider \
       ${par[@]+"${par[@]}"} ${tmo[@]+"${tmo[@]}"} --junitxml="$LOGS/pytest.xml"
   grep -E "^(FAILED|ERROR)|[0-9]+ (passed|failed)" "$LOGS/pytest.log" | tail -n 60
   # CUDA IPC cannot share the default pool's memory: the round trips run
