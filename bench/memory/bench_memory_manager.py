@@ -1,7 +1,7 @@
 """Allocation + free through an external memory manager plugin, against
 cuforge's own resource.
 
-    python bench/memory/bench_memory_manager.py [--pairs 20000] [--bytes 4096]
+    python bench/memory/bench_memory_manager.py [--pairs 20000] [--bytes 4096] [--rounds 3]
 
 Each row runs in a fresh process (a plugin is set once per process):
 `cuda.device_array(bytes)` created and dropped `pairs` times, the deferred
@@ -87,24 +87,35 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=20000)
     parser.add_argument("--bytes", type=int, default=4096)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="each row measured this many times, the rows interleaved (best kept): a machine's "
+                             "drift between rows is larger than the 1 us the goal is about")
     args = parser.parse_args()
     rows = [("cuforge's own resource", "own"), ("plugin pooling in Python (EMM)", "plugin"),
             ("set_memory_resource, pooling in Python", "resource"), ("RMM's RMMNumbaManager, pool", "rmm")]
-    own = None
-    print(f"device_array({args.bytes} bytes) + free, best of 5 x {args.pairs} pairs")
+    best, errors, backend = {}, {}, None
+    for _ in range(args.rounds):
+        for _, mode in rows:
+            if mode in errors:
+                continue
+            result, error = measure(mode, args.pairs, args.bytes)
+            if result is None:
+                errors[mode] = error
+                continue
+            backend = result["backend"]
+            best[mode] = min(best.get(mode, float("inf")), result["us_per_pair"])
+    print(f"device_array({args.bytes} bytes) + free, best of {args.rounds} interleaved rounds x 5 x {args.pairs} "
+          f"pairs ({backend} backend)")
+    own = best.get("own")
     for label, mode in rows:
-        result, error = measure(mode, args.pairs, args.bytes)
-        if result is None:
-            print(f"  {label:42s} skipped: {error[:100]}")
-            continue
-        us = result["us_per_pair"]
-        if own is None:
-            own = us
-            print(f"  {label:42s} {us:7.2f} us/pair ({result['backend']} backend)")
+        if mode not in best:
+            print(f"  {label:42s} skipped: {errors.get(mode, 'failed')[:100]}")
+        elif mode == "own" or own is None:
+            print(f"  {label:42s} {best[mode]:7.2f} us/pair")
         else:
-            extra = us - own
+            extra = best[mode] - own
             verdict = "meets" if extra <= 1.0 else "misses"
-            print(f"  {label:42s} {us:7.2f} us/pair  +{extra:.2f} us over cuforge's own ({verdict} <= 1 us)")
+            print(f"  {label:42s} {best[mode]:7.2f} us/pair  {extra:+.2f} us over cuforge's own ({verdict} <= 1 us)")
 
 
 if __name__ == "__main__":

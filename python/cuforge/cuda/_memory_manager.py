@@ -379,6 +379,10 @@ class _Bridge:
             raise _note(e, f"(raised by the memory manager {self.name}.memalloc({size}))")
         if type(mem) in _OUR_POINTERS:  # the common case, without the look-ups below
             got, address = mem.size, mem.device_pointer
+            live = self.live
+            if got >= size and address and address not in live:  # all is well: _admit's checks passed
+                live[address] = mem
+                return address
         else:
             got, address = getattr(mem, "size", None), _pointer_of(mem)
         return self._admit(mem, size, got, address, self.live, "memalloc")
