@@ -139,7 +139,10 @@ bool absent(const function& f, expr_id id) {
 llvm::Value* function_lowering::array_view(const frontend::expr& e) {
   const type* at = type_of(e.operands[0]);
   if (!at->is_array()) fail_at("array_view of " + at->str(), e.loc);
-  if (e.attrs.size() > static_cast<std::size_t>(at->ndim)) fail_at("array_view with more indices than dimensions", e.loc);
+  const auto ndim = static_cast<std::size_t>(at->ndim);
+  if (e.attrs.size() > ndim + 1) fail_at("array_view with more indices than dimensions", e.loc);
+  // attrs[ndim], when present: integer indices are bounds-checked, raising that site.
+  const std::int64_t bounds = e.attrs.size() == ndim + 1 ? e.attrs[ndim] : -1;
   array_parts p = unpack(expr(e.operands[0]), at);
   std::vector<llvm::Value*> st = effective_strides(at, p);
   llvm::Value* zero = b.getInt64(0);
@@ -156,8 +159,17 @@ llvm::Value* function_lowering::array_view(const frontend::expr& e) {
     llvm::Value* len = p.shape[d];
     if (kind == 0) {
       expr_id id = next_operand();
-      llvm::Value* i = to_index(expr(id), type_of(id));
-      i = b.CreateSelect(b.CreateICmpSLT(i, zero), b.CreateAdd(i, len), i);
+      llvm::Value* written = to_index(expr(id), type_of(id));
+      llvm::Value* i = b.CreateSelect(b.CreateICmpSLT(written, zero), b.CreateAdd(written, len), written);
+      if (bounds >= 0) {
+        auto* out_of_range = llvm::BasicBlock::Create(c_(), "index.out", fn);
+        auto* in_range = llvm::BasicBlock::Create(c_(), "index.ok", fn);
+        b.CreateCondBr(b.CreateICmpUGE(i, len), out_of_range, in_range);
+        b.SetInsertPoint(out_of_range);
+        const index_error detail{static_cast<std::int32_t>(d), written, len};
+        raise_site_at(static_cast<std::int32_t>(bounds), e.loc, &detail);
+        b.SetInsertPoint(in_range);
+      }
       offset = b.CreateAdd(offset, b.CreateMul(i, st[d]));
     } else if (kind == 1) {
       out.shape.push_back(len);

@@ -57,13 +57,19 @@ value type_atomic(function_typer& ft, const intrinsic& self, call_args& c) {
                                        : "int32, uint32, int64 and uint64") +
                       " arrays");
   std::vector<value> idx;
+  // boundscheck=True (or debug): the lowering wraps negative indices and checks the element is in
+  // the array, naming the index as written (attrs[1] of the op: the raise site).
+  std::vector<std::int64_t> attrs;
   if (legacy_cas) {
     if (a.ty->ndim != 1) ft.no_impl(c, "compare_and_swap works on 1-d arrays");
     idx.push_back(ft.int_constant(0, ft.tc_.int64(), loc));
   } else {
     bool neg = false;
     idx = ft.element_indices(a, c.args[1], loc, neg, name);
-    for (std::size_t d = 0; d < idx.size(); ++d) idx[d] = ft.wrap_index(a, static_cast<int>(d), idx[d], loc);
+    if (std::int64_t bounds = ft.bounds_site(c.arg_expr(0), loc); bounds >= 0)
+      attrs.push_back(bounds);
+    else
+      for (std::size_t d = 0; d < idx.size(); ++d) idx[d] = ft.wrap_index(a, static_cast<int>(d), idx[d], loc);
   }
   std::vector<value> operands{a};
   for (std::size_t i = legacy_cas ? 1 : 2; i < c.args.size(); ++i) {
@@ -73,7 +79,7 @@ value type_atomic(function_typer& ft, const intrinsic& self, call_args& c) {
   }
   operands.insert(operands.end(), idx.begin(), idx.end());
   ft.mark_written(a);
-  return ft.intrinsic_op(self, dt, std::move(operands), loc, {}, true);
+  return ft.intrinsic_op(self, dt, std::move(operands), loc, std::move(attrs), true);
 }
 
 // What one atomic needs: the element's pointer, the values converted to memory form, the order.
@@ -109,7 +115,10 @@ site prepare(function_lowering& fl, const intrinsic& self, const expr& e) {
   std::vector<llvm::Value*> idx;
   for (std::size_t i = 1 + nvalues; i < e.operands.size(); ++i)
     idx.push_back(fl.to_index(fl.expr(e.operands[i]), fl.type_of(e.operands[i])));
-  s.ptr = fl.element_pointer(at, arr, idx, false);
+  // attrs: the registry index, then the bounds check's raise site when indices are checked.
+  const bool checked = e.attrs.size() > 1 && e.attrs[1] >= 0;
+  if (checked) fl.check_bounds(at, arr, idx, true, static_cast<std::int32_t>(e.attrs[1]), e.loc);
+  s.ptr = fl.element_pointer(at, arr, idx, checked);
   s.mt = fl.ms.memory_type(s.dt);
   s.align = fl.ms.layout().getABITypeAlign(s.mt);
   s.scope = fl.ms.tgt.atomic_scope(fl.c_(), at->space);

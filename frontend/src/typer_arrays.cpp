@@ -111,8 +111,12 @@ value function_typer::index_array(const value& a0, const std::vector<index_item>
     if (at->dtype->is_record()) r.roots = a0.roots;  // a reference into the array
     return r;
   }
-  // A view: one attr per source dimension (0 integer, 1 ':', 2 a slice).
+  // A view: one attr per source dimension (0 integer, 1 ':', 2 a slice), then the bounds check's
+  // raise site when its integer indices are checked (the lowering wraps and checks them).
   value a = pure(a0, loc);
+  std::int64_t bounds = -1;
+  for (const auto& it : items)
+    if (it.k == index_item::kind::integer) bounds = bounds_site(array_expr, loc);
   std::vector<value> operands{a};
   std::vector<std::int64_t> attrs;
   std::vector<index_item::kind> kinds;
@@ -123,7 +127,8 @@ value function_typer::index_array(const value& a0, const std::vector<index_item>
     kinds.push_back(k);
     unit.push_back(k == index_item::kind::full);
     if (k == index_item::kind::integer) {
-      operands.push_back(wrap_index(a, d, items[static_cast<std::size_t>(d)].i, loc));
+      const value& i = items[static_cast<std::size_t>(d)].i;
+      operands.push_back(bounds >= 0 ? i : wrap_index(a, d, i, loc));
       attrs.push_back(0);
       continue;
     }
@@ -158,6 +163,7 @@ value function_typer::index_array(const value& a0, const std::vector<index_item>
   if (at->layout == array_layout::c && contiguous(true)) layout = array_layout::c;
   if (at->layout == array_layout::f && contiguous(false)) layout = array_layout::f;
   const type* t = tc_.array(at->dtype, kept, layout, at->readonly, at->space);
+  if (bounds >= 0) attrs.push_back(bounds);
   value r = op(op_id::array_view, t, std::move(operands), loc, std::move(attrs));
   r.roots = a.roots;
   return r;

@@ -235,15 +235,19 @@ value function_typer::lower(expr_id id) {
           value t = lower(star.operands[1]);
           if (!t.runtime() || !t.ty->is_tuple())
             fail(star.loc, "a star argument (*x) must be a tuple, not " + t.ty->str());
-          for (auto& e : tuple_elements(t, star.loc)) c.args.push_back(std::move(e));
+          for (auto& e : tuple_elements(t, star.loc)) {
+            c.args.push_back(std::move(e));
+            c.arg_exprs.push_back(no_id);
+          }
           continue;
         }
         value v = lower(x.operands[i + 1]);
         // A device function or a namedtuple takes an optional as it is; the rest take its value.
         if (callee.ty->kind != type_kind::device_function && callee.ty->kind != type_kind::tuple_class) v = unwrap(v, loc);
-        if (i < npos)
+        if (i < npos) {
           c.args.push_back(std::move(v));
-        else
+          c.arg_exprs.push_back(x.operands[i + 1]);
+        } else
           c.kwargs.push_back({x.keywords[i - npos], std::move(v)});
       }
       return call(callee, c);

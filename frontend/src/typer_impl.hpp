@@ -79,6 +79,11 @@ struct call_args {
   std::vector<value> args;
   std::vector<kwarg> kwargs;
   location loc;
+  /// The source expression of each of `args`, where the call came from source (no_id for the
+  /// elements of a `*t` argument, and empty for calls made by the typer itself).
+  std::vector<expr_id> arg_exprs;
+
+  expr_id arg_expr(std::size_t i) const { return i < arg_exprs.size() ? arg_exprs[i] : no_id; }
 };
 
 /// One component of an array index: an integer, a full slice `:`, or a

@@ -304,6 +304,84 @@ def test_debug_checks_bounds_too():
         k[1, 3](np.zeros(2))
 
 
+@cuda.jit(boundscheck=True)
+def row_of(out, a, i):
+    r = a[i]  # a view: its integer index is checked too
+    out[0] = r[0]
+
+
+@cuda.jit(boundscheck=True)
+def column_of(out, a, j):
+    c = a[:, j]
+    out[0] = c[0]
+
+
+@cuda.jit(boundscheck=True)
+def bump_at(a, i):
+    cuda.atomic.add(a, i, 1)
+
+
+@cuda.jit(boundscheck=True)
+def bump_at_2d(old, a, i, j):
+    old[0] = cuda.atomic.max(a, (i, j), 7)
+
+
+def test_views_check_their_integer_indices():
+    a = np.arange(12.0).reshape(3, 4)
+    out = np.zeros(1)
+    row_of[1, 1](out, a, -1)  # negative indices inside the axis are fine
+    column_of[1, 1](np.zeros(1), a, 3)
+    assert out[0] == 8.0
+    line = _line_of("    r = a[i]  # a view: its integer index is checked too")
+    for i in (3, -4):
+        with pytest.raises(IndexError) as info:
+            row_of[1, 1](out, a, i)
+        assert str(info.value) == (_prefix("row_of", line, (0, 0, 0)) +
+                                   f": index {i} is out of bounds for axis 0 with size 3 (array 'a')")
+    with pytest.raises(IndexError, match="index 4 is out of bounds for axis 1 with size 4 \\(array 'a'\\)"):
+        column_of[1, 1](out, a, 4)
+
+
+def test_atomics_check_their_indices():
+    a = np.zeros(4, np.int32)
+    bump_at[1, 8](a, -1)  # every thread on the last element
+    assert a.tolist() == [0, 0, 0, 8]
+    for i in (4, -5):
+        with pytest.raises(IndexError) as info:
+            bump_at[1, 1](a, i)
+        assert str(info.value) == (_prefix("bump_at", _line_of("    cuda.atomic.add(a, i, 1)"), (0, 0, 0)) +
+                                   f": index {i} is out of bounds for axis 0 with size 4 (array 'a')")
+    assert a.tolist() == [0, 0, 0, 8]  # nothing written by the refused ones
+    b = np.zeros((3, 4), np.int64)
+    old = np.full(1, -1, np.int64)
+    bump_at_2d[1, 1](old, b, 2, -1)
+    assert b[2, 3] == 7 and old[0] == 0
+    with pytest.raises(IndexError, match="index 4 is out of bounds for axis 1 with size 4"):
+        bump_at_2d[1, 1](old, b, 0, 4)
+    assert b.sum() == 7
+
+
+def test_view_and_atomic_checks_reach_the_ptx():
+    # debug=True checks bounds (numba-cuda's compile_ptx has no boundscheck); the conftest passes
+    # every compile_ptx result through ptxas. Each checked site adds a way out of the kernel.
+    def exits(f, sig, debug):
+        ptx, _ = cuda.compile_ptx(f, sig, debug=debug, opt=not debug, cc=(9, 0))
+        return ptx.count("exit;")
+
+    def view_size(a, i, out):
+        out[0] = a[i].size
+
+    def shape_only(a, i, out):
+        out[0] = a.shape[1]
+
+    def atomic_only(a, i):
+        cuda.atomic.add(a, i, 1)
+
+    sig = "void(float64[:, :], int64, int64[:])"
+    assert exits(view_size, sig, True) > exits(shape_only, sig, True)
+    assert exits(atomic_only, "void(int32[:], int64)", True) > exits(atomic_only, "void(int32[:], int64)", False)
+
+
 def test_boundscheck_reaches_the_compile_configuration_and_the_ptx():
     add_1[1, 4](np.zeros(4))  # compiled here too: pytest-xdist may have run the test that launched it elsewhere
     (compiled,) = add_1.definitions.values()

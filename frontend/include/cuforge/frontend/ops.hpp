@@ -105,7 +105,9 @@ namespace cuforge::frontend {
   X(array_view, array)  /* (A, ...) -> T (an array): basic indexing that keeps some dimensions.     */ \
                         /* attrs, one per source dimension: 0 an integer index (1 operand), 1 a    */ \
                         /* full slice ':' (no operand), 2 a slice (3 operands start, stop, step,   */ \
-                        /* each int64 or the constant INT64_MIN when absent); Python's slice rules */ \
+                        /* each int64 or the constant INT64_MIN when absent); Python's slice rules;*/ \
+                        /* attrs[ndim], when present: the integer indices are bounds-checked     */ \
+                        /* (raise site, as array_load's attrs[1])                                  */ \
   X(shared_array, array) /* -> T, an array in shared memory of T.dtype; attrs: its shape (a single */ \
                         /* 0: the launch's dynamic shared memory, shape (0,)). Each op site is its */ \
                         /* own array, laid out statically per kernel */                                \
