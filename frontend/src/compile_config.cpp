@@ -88,6 +88,7 @@ std::string compile_config::key() const {
     k += " bounds=" + std::to_string(max_threads_per_block) + "," + std::to_string(min_blocks_per_sm) + "," +
          std::to_string(max_blocks_per_cluster);
   if (host_only) k += " host_only=1";
+  if (python_error_model) k += " error_model=python";
   if (c_abi) k += " abi=c";
   if (!abi_name.empty()) k += " abi_name=" + abi_name;
   return k;
@@ -103,7 +104,8 @@ std::size_t compile_config::hash() const noexcept {
   mix(static_cast<std::size_t>(max_registers));
   mix(static_cast<std::size_t>(max_threads_per_block) | static_cast<std::size_t>(min_blocks_per_sm) << 16 |
       static_cast<std::size_t>(max_blocks_per_cluster) << 32);
-  mix(static_cast<std::size_t>(host_only) | static_cast<std::size_t>(c_abi) << 1);
+  mix(static_cast<std::size_t>(host_only) | static_cast<std::size_t>(c_abi) << 1 |
+      static_cast<std::size_t>(python_error_model) << 2);
   mix(std::hash<std::string>{}(abi_name));
   return h;
 }

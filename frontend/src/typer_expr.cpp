@@ -623,8 +623,9 @@ value function_typer::pow(const value& a, const value& b, location loc) {
 }
 
 value function_typer::checked_divisor(binop o, const value& y, location loc) {
-  // Numba's python error model, which numba-cuda's debug=True turns on: a zero divisor raises.
-  if (!m_.opts.debug) return y;
+  // Numba's python error model (the host jit's, and numba-cuda's under debug=True): a zero divisor
+  // raises.
+  if (!m_.opts.check_divisors) return y;
   if (const constant_value* k = const_of(y)) {
     const bool zero = k->k == constant_value::kind::integer    ? k->i == 0
                       : k->k == constant_value::kind::boolean  ? !k->b

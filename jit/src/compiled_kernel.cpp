@@ -25,6 +25,7 @@ std::shared_ptr<compiled_kernel> compiled_kernel::compile(std::shared_ptr<const 
   topts.debug = config.debug();
   topts.host_only = config.host_only;
   topts.boundscheck = config.checks_bounds();
+  topts.check_divisors = config.checks_divisors();
   signature sig;
   sig.args = k->arg_types_;
   sig.ret = return_type;

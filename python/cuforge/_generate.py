@@ -29,12 +29,12 @@ def generated(source, name, namespace):
     return namespace[name]
 
 
-def host_config(fastmath=False, boundscheck=False):
+def host_config(fastmath=False, boundscheck=False, error_model="numpy"):
     """The configuration of host-only code: the host target, host-only
-    functions (random.random) allowed."""
+    functions (random.random) allowed, Numba's ``error_model``."""
     from cuforge.cuda._jit import CompileOptions
 
-    return CompileOptions(fastmath=fastmath, boundscheck=boundscheck).host_config()
+    return CompileOptions(fastmath=fastmath, boundscheck=boundscheck).host_config(error_model)
 
 
 def compile_host(pyfunc, specs, cache_for=None, config=None, owner=None):

@@ -135,7 +135,8 @@ class HostDispatcher(_core.HostFunction):
     packed and the result boxed in C++. What it cannot serve comes to
     ``_fallback`` here, which compiles and tells it the new entry."""
 
-    def __init__(self, py_func, parallel=False, cache=False, fastmath=False, signatures=(), boundscheck=False):
+    def __init__(self, py_func, parallel=False, cache=False, fastmath=False, signatures=(), boundscheck=False,
+                 error_model="python"):
         _core.HostFunction.__init__(self, self._fallback)
         if not inspect.isfunction(py_func):
             raise TypeError(f"cuforge.jit compiles Python functions, not {type(py_func).__name__}")
@@ -145,6 +146,7 @@ class HostDispatcher(_core.HostFunction):
         self.cache = bool(cache)
         self.fastmath = bool(fastmath)
         self.boundscheck = bool(boundscheck)
+        self.error_model = error_model  # numba's: "python" (a zero divisor raises) or "numpy"
         self._sig = inspect.signature(py_func)
         self._entries = {}
         self._nparams = len(self._sig.parameters)
@@ -190,7 +192,7 @@ class HostDispatcher(_core.HostFunction):
             if got is not None:
                 return got
             core = self._device_function()
-            config = host_config(self.fastmath, self.boundscheck)
+            config = host_config(self.fastmath, self.boundscheck, self.error_model)
             ret = return_type(self.py_func, key, config)
             n = len(arg_types)
             params = [f"a{i}" for i in range(n)]
@@ -263,7 +265,7 @@ class HostDispatcher(_core.HostFunction):
         if not self._plan_made:
             from cuforge._prange import plan_of
 
-            self._plan = plan_of(self.py_func)
+            self._plan = plan_of(self.py_func, self.error_model)
             self._plan_made = True
         return self._plan
 
@@ -330,7 +332,11 @@ def jit(signature_or_function=None, nopython=True, nogil=False, cache=False, par
         forceobj=False, boundscheck=None, error_model=None, inline="never", locals=None, **options):
     """numba's ``jit`` for the host, in nopython mode (cuforge has no object
     mode: ``forceobj=True`` or ``nopython=False`` is refused)."""
-    del nogil, error_model, inline, locals  # numba's knobs that change nothing here
+    del nogil, inline, locals  # numba's knobs that change nothing here
+    error_model = "python" if error_model is None else error_model
+    if error_model not in ("python", "numpy"):
+        raise ValueError(f"jit: error_model must be 'python' (a zero divisor raises ZeroDivisionError) or 'numpy' "
+                         f"(inf, nan or 0, as NumPy gives), not {error_model!r}")
     if options:
         raise TypeError(f"jit: unsupported option(s): {', '.join(sorted(options))}")
     if forceobj or not nopython:
@@ -338,7 +344,7 @@ def jit(signature_or_function=None, nopython=True, nogil=False, cache=False, par
 
     def wrap(func, sigs=()):
         return HostDispatcher(func, parallel=parallel, cache=cache, fastmath=fastmath, signatures=sigs,
-                              boundscheck=bool(boundscheck))
+                              boundscheck=bool(boundscheck), error_model=error_model)
 
     if signature_or_function is None:
         return wrap

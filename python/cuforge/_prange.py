@@ -114,8 +114,11 @@ def _reduction_of(name, body):
 class Plan:
     """The split of one function (see the module comment)."""
 
-    def __init__(self, pyfunc):
+    def __init__(self, pyfunc, error_model="python"):
         self.pyfunc = pyfunc
+        # The function's own error model outside the loops; inside a prange loop numba's parallel
+        # code divides as NumPy does (1.0 / 0.0 is inf there, ZeroDivisionError outside).
+        self.error_model = error_model
         try:
             fn = ast.parse(textwrap.dedent(inspect.getsource(pyfunc))).body[0]
         except (OSError, TypeError, SyntaxError, IndexError):
@@ -202,7 +205,7 @@ class Plan:
         from cuforge._host_jit import HostDispatcher
 
         return HostDispatcher(generated(src, f"__prange_{kind}_{self.pyfunc.__name__}", self._namespace(extra)),
-                              parallel=parallel)
+                              parallel=parallel, error_model="numpy" if kind == "body" else self.error_model)
 
     def run(self, args, types):
         """The function's result for ``args``, computed in parallel; raises
@@ -296,10 +299,10 @@ def _own_level(stmt):
                 todo.append(c)
 
 
-def plan_of(pyfunc):
+def plan_of(pyfunc, error_model="python"):
     """The function's Plan, or None (with a warning saying why) when it runs serially."""
     try:
-        return Plan(pyfunc)
+        return Plan(pyfunc, error_model)
     except NotParallel as e:
         warnings.warn(f"{pyfunc.__qualname__}: parallel=True runs serially here: {e}", NumbaPerformanceWarning,
                       stacklevel=4)

@@ -337,7 +337,8 @@ void bind_compiler(py::module_& m) {
                              "and the options that change the code. Hashable; `key` is the disk cache's.")
       .def(py::init([](const std::string& target, std::optional<std::pair<int, int>> cc, bool fastmath, int debug_level,
                        bool lineinfo, bool opt, int max_registers, bool host_only, std::tuple<int, int, int> bounds,
-                       bool boundscheck, const std::string& abi, const std::string& abi_name) {
+                       bool boundscheck, const std::string& abi, const std::string& abi_name,
+                       const std::string& error_model) {
              compile_config c;
              if (target == "nvptx")
                c.target = target_kind::nvptx;
@@ -360,13 +361,17 @@ void bind_compiler(py::module_& m) {
                throw py::value_error("CompileConfig: abi must be 'numba' or 'c', not '" + abi + "'");
              c.c_abi = abi == "c";
              c.abi_name = abi_name;
+             if (error_model != "numpy" && error_model != "python")
+               throw py::value_error("CompileConfig: error_model must be 'python' or 'numpy', not '" + error_model + "'");
+             c.python_error_model = error_model == "python";
              c.validate();
              return c;
            }),
            py::kw_only(), py::arg("target") = "nvptx", py::arg("cc") = py::none(), py::arg("fastmath") = false,
            py::arg("debug_level") = 0, py::arg("lineinfo") = false, py::arg("opt") = true, py::arg("max_registers") = 0,
            py::arg("host_only") = false, py::arg("launch_bounds") = std::make_tuple(0, 0, 0),
-           py::arg("boundscheck") = false, py::arg("abi") = "numba", py::arg("abi_name") = "")
+           py::arg("boundscheck") = false, py::arg("abi") = "numba", py::arg("abi_name") = "",
+           py::arg("error_model") = "numpy")
       .def_property_readonly("target", [](const compile_config& c) { return std::string(to_string(c.target)); })
       .def_property_readonly("cc", [](const compile_config& c) { return py::make_tuple(c.cc.major, c.cc.minor); })
       .def_readonly("fastmath", &compile_config::fastmath)
@@ -376,6 +381,8 @@ void bind_compiler(py::module_& m) {
       .def_readonly("opt", &compile_config::opt)
       .def_readonly("max_registers", &compile_config::max_registers)
       .def_readonly("host_only", &compile_config::host_only)
+      .def_property_readonly("error_model",
+                             [](const compile_config& c) { return c.python_error_model ? "python" : "numpy"; })
       .def_property_readonly("abi", [](const compile_config& c) { return c.c_abi ? "c" : "numba"; })
       .def_readonly("abi_name", &compile_config::abi_name)
       .def_property_readonly("launch_bounds", [](const compile_config& c) {

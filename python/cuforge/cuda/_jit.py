@@ -60,12 +60,14 @@ class CompileOptions:
         d = {f.name: getattr(self, f.name) for f in fields(self)}
         return {k: v for k, v in d.items() if v is not None}
 
-    def host_config(self):
+    def host_config(self, error_model="numpy"):
         """The configuration of host-only code (the host jit, vectorize's
-        CPU loops): the host target, host-only functions allowed."""
+        CPU loops): the host target, host-only functions allowed; Numba's
+        ``error_model`` ("python": a zero divisor raises, the host jit's
+        default; "numpy": inf, nan or 0, vectorize's)."""
         kw = dict(fastmath=self.fastmath, debug_level=1 if self.debug else 0, lineinfo=self.lineinfo, opt=self.opt,
                   boundscheck=self.boundscheck)
-        return _core.CompileConfig(target="host", host_only=True, **kw)
+        return _core.CompileConfig(target="host", host_only=True, error_model=error_model, **kw)
 
     def config(self, target=None):
         """The ``_core.CompileConfig`` for these options: for the active

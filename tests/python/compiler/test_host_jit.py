@@ -353,6 +353,94 @@ def test_bad_options():
         jit(forceobj=True)(lambda x: x)
     with pytest.raises(TypeError, match="unsupported option"):
         jit(bogus=1)
+    with pytest.raises(ValueError, match="error_model must be 'python' .* or 'numpy' .*, not 'bogus'"):
+        njit(error_model="bogus")  # numba says KeyError: 'bogus'
+
+
+# --- numba's error models -------------------------------------------------------------------
+
+
+def divide(a, b):
+    return a / b
+
+
+def floor_divide(a, b):
+    return a // b
+
+
+def modulo(a, b):
+    return a % b
+
+
+# What numba 0.68.1's njit raises (checked with numba-cuda 0.30.4's numba): its "python" error model.
+ZERO_DIVISORS = [
+    (divide, (1.0, 0.0), "division by zero"),
+    (divide, (1, 0), "division by zero"),
+    (divide, (np.float32(1), np.float32(0)), "division by zero"),
+    (floor_divide, (1, 0), "integer division by zero"),
+    (floor_divide, (1.0, 0.0), "division by zero"),
+    (modulo, (1, 0), "integer modulo by zero"),
+    (modulo, (1.0, 0.0), "modulo by zero"),
+]
+
+
+@pytest.mark.parametrize("fn, args, message", ZERO_DIVISORS, ids=lambda v: getattr(v, "__name__", None))
+def test_a_zero_divisor_raises_as_njit_does(fn, args, message):
+    f = njit(fn)
+    with pytest.raises(ZeroDivisionError) as info:
+        f(*args)
+    assert str(info.value) == message
+    assert f(*[a + 1 for a in args]) == fn(*[a + 1 for a in args])  # nonzero divisors divide
+
+
+def test_error_model_numpy_gives_numpys_values():
+    # numba's njit(error_model="numpy"): 1/0 -> inf, 1 // 0 -> 0, -1.0 // 0.0 -> -inf, 1 % 0 -> 0, 1.0 % 0.0 -> nan.
+    d, fd, m = (njit(error_model="numpy")(f) for f in (divide, floor_divide, modulo))
+    assert d(1.0, 0.0) == np.inf and d(1, 0) == np.inf and math.isnan(d(0.0, 0.0))
+    assert fd(1, 0) == 0 and fd(-1.0, 0.0) == -np.inf
+    assert m(1, 0) == 0 and math.isnan(m(1.0, 0.0))
+
+
+@njit(parallel=True)
+def divide_in_prange(a, b):
+    s = 0.0
+    for i in prange(a.size):
+        s += a[i] / b[i]
+    return s
+
+
+@njit(parallel=True)
+def divide_before_prange(a, b):
+    x = a[0] / b[0]
+    s = 0.0
+    for i in prange(a.size):
+        s += a[i]
+    return s + x
+
+
+def test_inside_prange_loops_division_follows_numpy_and_outside_raises():
+    # As numba's parallel=True: the loop body is compiled with the numpy model, the rest keeps the function's.
+    assert divide_in_prange(np.ones(100), np.zeros(100)) == np.inf
+    with pytest.raises(ZeroDivisionError, match="^division by zero$"):
+        divide_before_prange(np.ones(100), np.zeros(100))
+    assert divide_before_prange(np.ones(100), np.full(100, 2.0)) == 100.5
+
+
+def test_vectorize_and_kernels_keep_numpys_model():
+    from cuforge import vectorize
+
+    ufunc = vectorize(["f8(f8, f8)"])(divide)
+    with np.errstate(divide="ignore"):
+        assert ufunc(np.array([1.0]), np.array([0.0]))[0] == np.inf
+    out = np.zeros(1)
+    host_divide = njit(divide)
+
+    @cuda.jit
+    def kernel(out, a, b):
+        out[0] = host_divide(a, b)  # a host-jitted function called from a kernel: the kernel's model
+
+    kernel[1, 1](out, 1.0, 0.0)
+    assert out[0] == np.inf
 
 
 def test_returning_an_array_is_a_clear_error():

@@ -60,6 +60,10 @@ struct CUFORGE_API compile_config {
   /// functions such as random.random type there, and nowhere else (a kernel
   /// of the cpu backend is GPU code run on the host). Host target only.
   bool host_only = false;
+  /// Numba's "python" error model outside debug mode (the host jit's default, njit(error_model=
+  /// "python")): a zero divisor of /, // and % raises ZeroDivisionError. Kernels and vectorize's
+  /// loops keep the "numpy" model (inf, nan, 0) unless debug=True, which checks divisors too.
+  bool python_error_model = false;
   /// A device function's entry point (compile_ptx(device=True), cuda.compile): Numba's ABI
   /// (`int name(T* ret, args...)`) or C's (`T name(args...)`, `c_abi`), named `abi_name` when it
   /// is not empty (numba-cuda's abi_info={"abi_name": ...}), else the generated symbol.
@@ -74,6 +78,8 @@ struct CUFORGE_API compile_config {
   bool line_tables() const noexcept { return lineinfo || debug(); }
   /// Array indices are checked: asked for, or implied by debug.
   bool checks_bounds() const noexcept { return boundscheck || debug(); }
+  /// Zero divisors raise: the python error model, or debug.
+  bool checks_divisors() const noexcept { return python_error_model || debug(); }
 
   /// This configuration for another target (the same options).
   compile_config with_target(target_kind t) const;

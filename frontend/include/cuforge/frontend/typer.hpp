@@ -75,6 +75,8 @@ struct typer_options {
   /// Array indices are checked: one outside its dimension raises IndexError (boundscheck=True,
   /// and debug=True).
   bool boundscheck = false;
+  /// A zero divisor raises ZeroDivisionError (debug=True, or the python error model).
+  bool check_divisors = false;
 };
 
 /// @throws typing_error pointing at the offending source.
