@@ -17,7 +17,7 @@ parts_in = np.split(host_in, chunks)
 parts_out = np.split(host_out, chunks)
 parts_dev = d.split(n // chunks)
 
-done = []
+done: list[int] = []
 start, stop = cuda.event(), cuda.event()
 start.record(streams[0])
 for s, hi, ho, dv in zip(streams, parts_in, parts_out, parts_dev):

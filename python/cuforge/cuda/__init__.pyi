@@ -3,7 +3,7 @@
 # registry by scripts/gen_intrinsics.py (a test checks they are current).
 
 import contextlib
-from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, NamedTuple, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -129,6 +129,7 @@ class Dispatcher:
     device: bool
     targetoptions: dict
     def __getitem__(self, config: Tuple[Any, ...]) -> Callable[..., None]: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...  # a device function, called from a kernel
     def configure(self, griddim: Any, blockdim: Any, stream: _StreamLike = 0, sharedmem: int = 0) -> Callable[..., None]: ...
     def forall(self, ntasks: int, tpb: int = 0, stream: _StreamLike = 0, sharedmem: int = 0) -> Callable[..., None]: ...
     def compile(self, sig: Any) -> _CompiledFunction: ...
@@ -196,10 +197,17 @@ def profiling() -> contextlib.AbstractContextManager[None]: ...
 gpus: Any
 
 # --- the compiler ---
+# @cuda.jit on a function is a Dispatcher; with a signature or options, a decorator that makes one.
+@overload
+def jit(func_or_sig: Callable[..., Any], device: bool = False, inline: bool = False, forceinline: bool = False,
+        link: Any = (), debug: Optional[bool] = None, opt: Optional[bool] = None, lineinfo: bool = False,
+        cache: bool = False, fastmath: bool = False, max_registers: Optional[int] = None, launch_bounds: Any = None,
+        lto: Any = None, **kws: Any) -> Dispatcher: ...
+@overload
 def jit(func_or_sig: Any = None, device: bool = False, inline: bool = False, forceinline: bool = False, link: Any = (),
         debug: Optional[bool] = None, opt: Optional[bool] = None, lineinfo: bool = False, cache: bool = False,
         fastmath: bool = False, max_registers: Optional[int] = None, launch_bounds: Any = None, lto: Any = None,
-        **kws: Any) -> Any: ...
+        **kws: Any) -> Callable[[Callable[..., Any]], Dispatcher]: ...
 def compile_ptx(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo: bool = False, device: bool = False,
                 fastmath: bool = False, cc: Optional[Tuple[int, int]] = None, opt: bool = True, abi: str = "numba",
                 abi_info: Any = None) -> Tuple[str, types.Type]: ...
