@@ -426,6 +426,29 @@ py::object consumer_stream_argument(DLDeviceType t, const stream_view* launch) {
   return py::int_(launch ? launch->handle() : default_stream_view().handle());
 }
 
+// Producers whose arrays are immutable though their capsules cannot say so:
+// JAX's (its legacy capsules carry no read-only flag; NumPy's from_dlpack
+// makes every legacy host import read-only, which covers JAX there). Decided
+// once per type, by the module that defines it.
+bool immutable_producer(PyTypeObject* kind) {
+  static std::unordered_map<PyTypeObject*, bool> known;
+  auto it = known.find(kind);
+  if (it != known.end()) return it->second;
+  bool immutable = false;
+  py::tuple mro = py::handle(reinterpret_cast<PyObject*>(kind)).attr("__mro__");
+  for (py::handle base : mro) {
+    py::object name = py::getattr(base, "__module__", py::none());
+    if (!py::isinstance<py::str>(name)) continue;
+    const std::string module = name.cast<std::string>();
+    if (module == "jax" || module.rfind("jax.", 0) == 0 || module == "jaxlib" || module.rfind("jaxlib.", 0) == 0) {
+      immutable = true;
+      break;
+    }
+  }
+  known.emplace(kind, immutable);
+  return immutable;
+}
+
 // `launch`, when given: the stream a kernel taking the array is launched
 // on, which the producer is asked to order its work before.
 device_ndarray import_dlpack(py::handle obj, const stream_view* launch = nullptr, bool allow_host = false) {
@@ -455,7 +478,8 @@ device_ndarray import_dlpack(py::handle obj, const stream_view* launch = nullptr
       legacy_producers.insert(kind);
     }
   }
-  return consume_capsule(cap, allow_host);
+  device_ndarray a = consume_capsule(cap, allow_host);
+  return immutable_producer(kind) ? a.as_read_only() : a;
 }
 
 // --- export ----------------------------------------------------------------------

@@ -490,6 +490,44 @@ def test_a_read_only_numpy_array_imports_read_only():
     np.testing.assert_array_equal(d.copy_to_host(), np.arange(6.0))
 
 
+@cpu_only
+def test_a_jax_array_imports_read_only():
+    # JAX's arrays are immutable, but its capsules are legacy ones, which cannot say so (issue 14 item 6:
+    # writing through cuda.from_dlpack changed a JAX array). NumPy's from_dlpack makes them read-only too.
+    jnp = pytest.importorskip("jax.numpy", reason="jax is not installed (pip install 'jax[cpu]')")
+    a = jnp.arange(6.0, dtype=jnp.float32)
+    assert np.from_dlpack(a).flags.writeable is False
+    x = cuda.from_dlpack(a)
+    assert x.flags["WRITEABLE"] is False
+    with pytest.raises(ValueError, match="read-only"):
+        x[0] = 5.0
+    np.testing.assert_array_equal(np.asarray(a), np.arange(6.0))
+
+
+def test_a_jax_array_is_a_read_only_kernel_argument():
+    jnp = pytest.importorskip("jax.numpy", reason="jax is not installed (pip install 'jax[cpu]')")
+    a = jnp.arange(6.0, dtype=jnp.float32)
+
+    @cuda.jit
+    def twice(out, v):
+        i = cuda.grid(1)
+        if i < v.size:
+            out[i] = 2 * v[i]
+
+    @cuda.jit
+    def bump(v):
+        i = cuda.grid(1)
+        if i < v.size:
+            v[i] += 1
+
+    out = np.zeros(6, np.float32)
+    twice[1, 8](out, a)  # reading is fine
+    np.testing.assert_array_equal(out, 2 * np.arange(6.0))
+    with pytest.raises(cuda.TypingError, match="read-only array"):
+        bump[1, 8](a)
+    np.testing.assert_array_equal(np.asarray(a), np.arange(6.0))
+
+
 def read_only_view(d):
     t = Tensor(d._pointer, d.shape, device=own_device(d), flags=FLAG_READ_ONLY)
     return t, cuda.from_dlpack(t.capsule())
