@@ -77,18 +77,6 @@ std::vector<std::string> extra_include_dirs() {
   return dirs;
 }
 
-// The toolkit folders libdevice's candidates point at (.../nvvm/libdevice/libdevice.10.bc).
-std::vector<std::string> toolkit_roots() {
-  static constexpr std::string_view tail = "/nvvm/libdevice/libdevice.10.bc";
-  std::vector<std::string> roots;
-  for (const auto& c : libdevice_candidates()) {
-    if (c.path.size() <= tail.size() || c.path.compare(c.path.size() - tail.size(), tail.size(), tail) != 0) continue;
-    std::string root = c.path.substr(0, c.path.size() - tail.size());
-    if (std::find(roots.begin(), roots.end(), root) == roots.end()) roots.push_back(root);
-  }
-  return roots;
-}
-
 // One toolkit library, opened once per process: its handle and the toolkit folder it came from.
 struct library {
   void* handle = nullptr;
@@ -96,17 +84,24 @@ struct library {
   std::string error;  // why it was not found
 };
 
-const library& open_library(const std::string& soname) {
+const library& open_library(toolkit_part part) {
   static std::mutex lock;
-  static std::map<std::string, library> opened;
+  static std::map<toolkit_part, library> opened;
   std::lock_guard guard(lock);
-  auto it = opened.find(soname);
+  auto it = opened.find(part);
   if (it != opened.end()) return it->second;
+  const std::string soname = file_name(part);
   library lib;
   std::string tried;
-  for (const auto& path : toolkit_library_candidates(soname)) {
+  // The toolkit search (toolkit.hpp), then the loader's own path (the name alone), unless the
+  // override variable names the one place.
+  std::vector<toolkit_candidate> candidates = toolkit_candidates(part);
+  if (candidates.size() != 1 || candidates[0].found_by != override_variable(part))
+    candidates.push_back({soname, "the loader's search path"});
+  for (const auto& c : candidates) {
+    const std::string& path = c.path;
     if (path.find('/') != std::string::npos && !exists(path)) {
-      tried += "\n  " + path + " (absent)";
+      tried += "\n  " + path + " (" + c.found_by + "): absent";
       continue;
     }
     lib.handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -116,12 +111,13 @@ const library& open_library(const std::string& soname) {
       break;
     }
     const char* why = ::dlerror();
-    tried += "\n  " + path + " (" + (why ? why : "cannot be opened") + ")";
+    tried += "\n  " + path + " (" + c.found_by + "): " + (why ? why : "cannot be opened");
   }
   if (lib.handle == nullptr)
     lib.error = soname + " (the CUDA toolkit's) was not found; searched:" + tried +
-                "\nInstall the CUDA toolkit (or NVIDIA's pip wheels), or set CUDA_HOME to it";
-  return opened.emplace(soname, std::move(lib)).first->second;
+                "\nInstall the CUDA toolkit (or NVIDIA's pip wheels), or set CUDA_HOME to it, or " +
+                override_variable(part) + " to the file";
+  return opened.emplace(part, std::move(lib)).first->second;
 }
 
 template <class F>
@@ -156,7 +152,7 @@ const nvrtc_api& nvrtc() {
   static nvrtc_api api;
   static std::string error;
   std::call_once(once, [] {
-    const library& lib = open_library(nvrtc_soname);
+    const library& lib = open_library(toolkit_part::nvrtc);
     if (lib.handle == nullptr) {
       error = lib.error;
       return;
@@ -188,7 +184,7 @@ std::vector<std::string> toolkit_include_dirs(const std::string& nvrtc_root) {
   std::vector<std::string> roots;
   if (!nvrtc_root.empty()) roots.push_back(nvrtc_root);
   for (const auto& r : toolkit_roots())
-    if (std::find(roots.begin(), roots.end(), r) == roots.end()) roots.push_back(r);
+    if (std::find(roots.begin(), roots.end(), r.path) == roots.end()) roots.push_back(r.path);
   for (const auto& r : roots)
     if (exists(r + "/include/cuda_runtime.h") || exists(r + "/include/curand_kernel.h")) {
       std::vector<std::string> dirs{r + "/include"};
@@ -225,7 +221,7 @@ const nvjitlink_api& nvjitlink() {
   static nvjitlink_api api;
   static std::string error;
   std::call_once(once, [] {
-    const library& lib = open_library(nvjitlink_soname);
+    const library& lib = open_library(toolkit_part::nvjitlink);
     if (lib.handle == nullptr) {
       error = lib.error;
       return;
@@ -475,17 +471,6 @@ link_kind link_kind_of(const std::string& path) {
   if (e == "a") return link_kind::library;
   throw logic_error("cannot link " + path + ": its extension ." + e +
                     " is none of .cu, .cpp, .c, .ptx, .cubin, .fatbin, .ltoir, .o, .a");
-}
-
-std::vector<std::string> toolkit_library_candidates(const std::string& soname) {
-  std::vector<std::string> c;
-  for (const auto& root : toolkit_roots())
-    for (const char* lib : {"/lib64/", "/lib/", "/targets/x86_64-linux/lib/"}) {
-      std::string p = root + lib + soname;
-      if (std::find(c.begin(), c.end(), p) == c.end()) c.push_back(p);
-    }
-  c.push_back(soname);
-  return c;
 }
 
 int nvrtc_version() noexcept {

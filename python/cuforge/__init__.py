@@ -23,7 +23,7 @@ def backend_reason() -> str:
 
 
 # Where libdevice is (NVIDIA's pip wheels added to the compiler's search).
-from cuforge._toolkit import find_libdevice, libdevice_candidates  # noqa: E402
+from cuforge._toolkit import find_libdevice, find_toolkit, libdevice_candidates, toolkit_candidates  # noqa: E402
 
 # numba's top-level type names, so `from numba import cuda, float32` becomes
 # `from cuforge import cuda, float32`.
@@ -35,7 +35,7 @@ from cuforge._ufunc import guvectorize, vectorize  # noqa: E402
 # numba's jit and njit for the host (`from numba import jit, njit, prange`).
 from cuforge._host_jit import jit, njit, prange  # noqa: E402
 
-__all__ = ["backend", "backend_reason", "cuda", "find_libdevice", "guvectorize", "libdevice_candidates", "jit", "njit", "prange", "vectorize", *_type_names]
+__all__ = ["backend", "backend_reason", "cuda", "find_libdevice", "find_toolkit", "guvectorize", "libdevice_candidates", "toolkit_candidates", "jit", "njit", "prange", "vectorize", *_type_names]
 
 
 def __getattr__(name):

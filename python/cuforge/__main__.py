@@ -20,23 +20,28 @@ def _version(dist):
 
 def _toolkit_lines():
     import cuforge
+    from cuforge import _core
 
-    lines = []
-    try:
-        path, where = cuforge.find_libdevice()
-        lines.append(f"libdevice:          {path} (found through {where})")
-    except Exception as e:  # noqa: BLE001 - the report says what went wrong instead of stopping
-        lines.append(f"libdevice:          not found ({str(e).splitlines()[0]})")
-    seen = set()
-    for path, where in cuforge.libdevice_candidates():
-        if path not in seen:
-            seen.add(path)
-            lines.append(f"  searched:         {path} ({where}){'' if os.path.exists(path) else ': absent'}")
-    roots = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH", "CONDA_PREFIX")] + ["/usr/local/cuda"]
-    for tool in ("ptxas", "nvcc", "compute-sanitizer", "cuda-gdb"):
+    lines = [f"{'toolkit folders:':<20}" + ", ".join(f"{p} ({w})" for p, w in _core.toolkit_roots())]
+    for part in cuforge._toolkit.PARTS:
+        try:
+            path, where = cuforge.find_toolkit(part)
+            lines.append(f"{part + ':':<20}{path} (found through {where})")
+        except Exception as e:  # noqa: BLE001 - the report says what went wrong instead of stopping
+            lines.append(f"{part + ':':<20}not found ({str(e).splitlines()[0]})")
+            seen = set()
+            for path, where in cuforge.toolkit_candidates(part):
+                if path not in seen:
+                    seen.add(path)
+                    lines.append(f"  searched:         {path} ({where})")
+    version = _core.nvrtc_version()
+    if version:
+        lines.append(f"{'NVRTC version:':<20}{version // 1000}.{version % 1000 // 10}")
+    roots = [p for p, _ in _core.toolkit_roots()]
+    for tool in ("nvcc", "compute-sanitizer", "cuda-gdb"):
         found = shutil.which(tool) or next(
-            (p for p in (os.path.join(r, sub, tool) for r in roots if r for sub in ("bin", tool))
-             if os.path.exists(p)), None)
+            (p for p in (os.path.join(r, sub, tool) for r in roots for sub in ("bin", tool)) if os.path.exists(p)),
+            None)
         lines.append(f"{tool + ':':<20}{found or 'not found'}")
     return lines
 

@@ -213,7 +213,6 @@ void bind_compiler(py::module_& m) {
   }, py::arg("ir"), py::arg("symbol"), py::arg("arg_specs"), py::arg("ret_spec"),
      "Checks an intrinsic's LLVM IR: it parses and defines symbol with the signature's types (ValueError).");
   m.def("nvrtc_version", [] { return nvrtc_version(); }, "NVRTC's version (major * 1000 + minor * 10), 0 if absent.");
-  m.def("toolkit_library_candidates", &toolkit_library_candidates, py::arg("soname"));
 
   py::class_<function, std::shared_ptr<function>>(m, "FunctionIR", "A function's IR (untyped or typed).")
       .def_readonly("name", &function::name)
@@ -302,19 +301,34 @@ void bind_compiler(py::module_& m) {
 
   m.attr("NO_ID") = no_id;
 
-  m.def("add_libdevice_candidate", [](std::string path, std::string found_by) {
-    add_libdevice_candidate({std::move(path), std::move(found_by)});
+  // The toolkit search (frontend/toolkit.hpp), by part name: "libdevice", "nvrtc", "nvjitlink", "ptxas".
+  static const auto part_of = [](const std::string& name) {
+    for (auto p : {toolkit_part::libdevice, toolkit_part::nvrtc, toolkit_part::nvjitlink, toolkit_part::ptxas})
+      if (name == to_string(p)) return p;
+    throw py::value_error("no toolkit part '" + name + "': libdevice, nvrtc, nvjitlink or ptxas");
+  };
+  m.def("add_toolkit_root", [](std::string path, std::string found_by) {
+    add_toolkit_root({std::move(path), std::move(found_by)});
   }, py::arg("path"), py::arg("found_by"),
-     "A place libdevice may be (cuforge/_toolkit.py adds NVIDIA's pip wheels), searched after the environment's.");
-  m.def("libdevice_candidates", [] {
+     "A folder laid out as a CUDA toolkit (cuforge/_toolkit.py adds NVIDIA's pip wheels), searched after the "
+     "environment's.");
+  m.def("toolkit_roots", [] {
     py::list out;
-    for (auto& c : libdevice_candidates()) out.append(py::make_tuple(c.path, c.found_by));
+    for (auto& c : toolkit_roots()) out.append(py::make_tuple(c.path, c.found_by));
     return out;
-  }, "Every place searched for libdevice, in order, as (path, found_by).");
-  m.def("libdevice_location", [] {
-    auto c = libdevice_location();
+  }, "The toolkit folders searched, in order, as (path, found_by).");
+  m.def("toolkit_candidates", [](const std::string& part) {
+    py::list out;
+    for (auto& c : toolkit_candidates(part_of(part))) out.append(py::make_tuple(c.path, c.found_by));
+    return out;
+  }, py::arg("part"), "Every place searched for a toolkit part, in order, as (path, found_by).");
+  m.def("toolkit_location", [](const std::string& part) {
+    auto c = toolkit_location(part_of(part));
     return py::make_tuple(c.path, c.found_by);
-  }, "The libdevice compiles use, as (path, found_by); raises naming every place searched when none exists.");
+  }, py::arg("part"), "Where a toolkit part is, as (path, found_by); raises naming every place searched when none "
+     "exists.");
+  m.def("toolkit_override_variable", [](const std::string& part) { return std::string(override_variable(part_of(part))); },
+        py::arg("part"));
 
   m.def("intrinsics", [] {
     py::list rows;

@@ -96,11 +96,6 @@ CUFORGE_API std::string link_for_gpu(const std::string& ptx, const std::string& 
 CUFORGE_API std::string host_library(const std::vector<std::string>& inputs,
                                      const std::vector<declared_function>& declared = {});
 
-/// The places the toolkit library `soname` ("libnvrtc.so.13") is looked
-/// for, in order: the toolkits libdevice_candidates() points at (their lib64
-/// and lib folders), then the system's loader path (the name alone).
-CUFORGE_API std::vector<std::string> toolkit_library_candidates(const std::string& soname);
-
 /// NVRTC's version as major * 1000 + minor * 10, or 0 when it is not found.
 CUFORGE_API int nvrtc_version() noexcept;
 

@@ -1,11 +1,12 @@
 #pragma once
 
 /// @file
-/// The parts of the CUDA toolkit the compiler reads at run time: libdevice
-/// (the CUDA math library as LLVM bitcode), which NVPTX modules that call
-/// math functions link. Found where the toolkit is, wherever it came from:
-/// a system install, CUDA_HOME, conda, or NVIDIA's pip wheels (the Python
-/// package adds those); see docs/install.md.
+/// The parts of the CUDA toolkit cuforge reads or loads at run time:
+/// libdevice (the CUDA math library as LLVM bitcode, which NVPTX modules
+/// that call math functions link), NVRTC and nvJitLink (CUDA C/C++ linked
+/// into kernels), and ptxas (the report, and tests). Found by one search,
+/// wherever the toolkit came from: a system install, CUDA_HOME, conda, or
+/// NVIDIA's pip wheels (the Python package adds those); see docs/install.md.
 
 #include <cuforge/runtime/export.hpp>
 
@@ -14,27 +15,47 @@
 
 namespace cuforge::frontend {
 
-/// One place libdevice may be, and what pointed there.
+/// One place a part may be, and what pointed there.
 struct toolkit_candidate {
-  std::string path;      ///< libdevice.10.bc itself
-  std::string found_by;  ///< "CUFORGE_LIBDEVICE_PATH", "CUDA_HOME", "pip wheel nvidia/cu13", ...
+  std::string path;      ///< the file itself (libdevice.10.bc, libnvrtc.so.13, bin/ptxas)
+  std::string found_by;  ///< "CUFORGE_LIBDEVICE_PATH", "CUDA_HOME", "pip wheels (nvidia/cu13)", ...
 };
 
-/// @brief The places searched for libdevice, in order: CUFORGE_LIBDEVICE_PATH
-/// (a file, or a folder holding libdevice.10.bc; when set, the only place),
-/// CUDA_HOME and CUDA_PATH, the conda environment (CONDA_PREFIX), the
-/// places added by add_libdevice_candidate (pip wheels), the toolkit of the
-/// nvcc on PATH, the toolkit cuforge was built with, /usr/local/cuda, and
-/// Debian's nvidia-cuda-toolkit.
+enum class toolkit_part { libdevice, nvrtc, nvjitlink, ptxas };
+
+/// "libdevice", "nvrtc", "nvjitlink", "ptxas".
+CUFORGE_API const char* to_string(toolkit_part part) noexcept;
+/// The file looked for: "libdevice.10.bc", "libnvrtc.so.13", "libnvJitLink.so.13", "ptxas".
+CUFORGE_API const char* file_name(toolkit_part part) noexcept;
+/// The variable that names the part's file (or a folder holding it), overriding the search:
+/// CUFORGE_LIBDEVICE_PATH, CUFORGE_NVRTC_PATH, CUFORGE_NVJITLINK_PATH, CUFORGE_PTXAS_PATH.
+CUFORGE_API const char* override_variable(toolkit_part part) noexcept;
+
+/// @brief The toolkits searched, in order, as folders laid out as a toolkit
+/// (bin/, lib64/ or lib/, nvvm/libdevice/): CUDA_HOME, CUDA_PATH, the conda
+/// environment (CONDA_PREFIX), the folders added by add_toolkit_root (pip
+/// wheels), the toolkit of the nvcc on PATH, the toolkit cuforge was built
+/// with, /usr/local/cuda.
+CUFORGE_API std::vector<toolkit_candidate> toolkit_roots();
+
+/// @brief Adds a toolkit folder to search, after the environment's and
+/// before the system's (the Python package adds NVIDIA's pip wheels).
+/// libdevice is read once per process, NVRTC and nvJitLink opened once:
+/// only folders added before then count.
+CUFORGE_API void add_toolkit_root(toolkit_candidate root);
+
+/// @brief The places searched for `part`, in order: its override variable
+/// (when set, the only place), then each of toolkit_roots() (libraries in
+/// lib64/, lib/ and targets/x86_64-linux/lib/), then Debian's
+/// nvidia-cuda-toolkit places.
+CUFORGE_API std::vector<toolkit_candidate> toolkit_candidates(toolkit_part part);
+
+/// @brief The first of toolkit_candidates(part) that is a file.
+/// @throws logic_error naming every place searched when none is.
+CUFORGE_API toolkit_candidate toolkit_location(toolkit_part part);
+
+/// libdevice's candidates and location (toolkit_candidates(toolkit_part::libdevice), ...).
 CUFORGE_API std::vector<toolkit_candidate> libdevice_candidates();
-
-/// @brief Adds a place to search, after the environment's and before the
-/// system's. Only places added before the first compile that needs
-/// libdevice count (it is read once per process).
-CUFORGE_API void add_libdevice_candidate(toolkit_candidate c);
-
-/// @brief The libdevice that compiles use: the first candidate that exists.
-/// @throws logic_error naming every place searched when none does.
 CUFORGE_API toolkit_candidate libdevice_location();
 
 }  // namespace cuforge::frontend
