@@ -31,7 +31,8 @@ def _add_wheel_roots():
         return
     for root in spec.submodule_search_locations:
         for sub, found_by in _WHEEL_ROOTS:
-            _core.add_toolkit_root(os.path.join(root, sub), found_by)
+            if os.path.isdir(os.path.join(root, sub)):
+                _core.add_toolkit_root(os.path.join(root, sub), found_by)
 
 
 def find_toolkit(part):
