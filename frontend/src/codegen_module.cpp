@@ -414,6 +414,109 @@ llvm::DIType* debug_type(module_state& ms, const type* t, llvm::Type* lt) {
                                   llvm::DINode::FlagZero, nullptr, ms.dib->getOrCreateArray({}));
 }
 
+// Which variables a read may reach before any assignment on some path (Python's unbound
+// local): they start at zero, as before; the others need no store at the entry. Zeroing every
+// variable at the entry made each one live from there to its uses, and mem2reg's work grew with
+// the square of a long kernel's size. A forward walk of the structured statements, conservative
+// where paths join: after an if, what both arms assign (an arm that leaves assigns everything);
+// after a loop, only what held before it (it may run no times, or leave by break).
+class definite_assignment {
+ public:
+  explicit definite_assignment(const function& f) : f_(f), zero_(f.vars.size(), false) {}
+
+  std::vector<bool> run() {
+    std::vector<bool> assigned(f_.vars.size(), false);
+    for (var_id p : f_.params) mark(assigned, p);
+    block(f_.body, assigned);
+    return zero_;
+  }
+
+ private:
+  void mark(std::vector<bool>& assigned, var_id v) {
+    if (v >= 0 && static_cast<std::size_t>(v) < assigned.size()) assigned[static_cast<std::size_t>(v)] = true;
+  }
+
+  void reads(expr_id id, const std::vector<bool>& assigned) {
+    if (id == no_id) return;
+    std::vector<expr_id> todo{id};
+    while (!todo.empty()) {
+      const expr& e = f_.at(todo.back());
+      todo.pop_back();
+      if (e.kind == expr_kind::variable && e.var >= 0 && static_cast<std::size_t>(e.var) < zero_.size() &&
+          !assigned[static_cast<std::size_t>(e.var)])
+        zero_[static_cast<std::size_t>(e.var)] = true;
+      for (expr_id o : e.operands)
+        if (o != no_id) todo.push_back(o);
+    }
+  }
+
+  // An assignment's target: variables become assigned; a subscript's parts are read.
+  void target(expr_id id, std::vector<bool>& assigned) {
+    if (id == no_id) return;
+    const expr& e = f_.at(id);
+    if (e.kind == expr_kind::variable) {
+      mark(assigned, e.var);
+    } else if (e.kind == expr_kind::tuple) {
+      for (expr_id o : e.operands) target(o, assigned);
+    } else {
+      reads(id, assigned);
+    }
+  }
+
+  // Returns true when the block always leaves (break, continue, return, raise): what follows it
+  // in the enclosing block is reached only around it.
+  bool block(const std::vector<stmt_id>& body, std::vector<bool>& assigned) {
+    for (stmt_id id : body)
+      if (statement(f_.at_stmt(id), assigned)) {
+        std::fill(assigned.begin(), assigned.end(), true);  // the merge's neutral element
+        return true;
+      }
+    return false;
+  }
+
+  bool statement(const stmt& s, std::vector<bool>& assigned) {
+    switch (s.kind) {
+      case stmt_kind::assign:
+        reads(s.value, assigned);
+        target(s.target, assigned);
+        return false;
+      case stmt_kind::expression:
+      case stmt_kind::assert_:
+        reads(s.value, assigned);
+        return false;
+      case stmt_kind::if_: {
+        reads(s.value, assigned);
+        std::vector<bool> then_ = assigned, else_ = assigned;
+        block(s.body, then_);
+        block(s.orelse, else_);
+        for (std::size_t v = 0; v < assigned.size(); ++v) assigned[v] = then_[v] && else_[v];
+        return false;
+      }
+      case stmt_kind::while_:
+      case stmt_kind::for_range: {
+        for (expr_id e : {s.value, s.start, s.stop, s.step}) reads(e, assigned);
+        std::vector<bool> inside = assigned, after = assigned;
+        if (s.kind == stmt_kind::for_range) mark(inside, s.var);
+        block(s.body, inside);
+        block(s.orelse, after);
+        return false;  // assigned: what held before the loop
+      }
+      case stmt_kind::return_:
+      case stmt_kind::raise_:
+        reads(s.value, assigned);
+        return true;
+      case stmt_kind::break_:
+      case stmt_kind::continue_:
+        return true;
+      case stmt_kind::pass: return false;
+    }
+    return false;
+  }
+
+  const function& f_;
+  std::vector<bool> zero_;
+};
+
 }  // namespace
 
 llvm::AllocaInst* function_lowering::entry_alloca(llvm::Type* t, const llvm::Twine& name) {
@@ -425,14 +528,16 @@ llvm::AllocaInst* function_lowering::entry_alloca(llvm::Type* t, const llvm::Twi
 void function_lowering::emit(const std::vector<llvm::Value*>& params) {
   sp_ = subprogram(ms, fn, f.name, f.first_line);
   set_location(location{f.first_line, 0});
-  // Variables live in zero-initialised allocas; mem2reg makes them registers.
+  // Variables live in allocas; mem2reg makes them registers. Those a read may reach unassigned
+  // start at zero (all of them under debug=True, for the debugger's view).
   vars_.assign(f.vars.size(), nullptr);
+  const std::vector<bool> zeroed = definite_assignment(f).run();
   for (std::size_t v = 0; v < f.vars.size(); ++v) {
     const type* t = f.vars[v].ty;
     if (t == nullptr || !t->is_runtime()) continue;
     llvm::Type* lt = ms.value_type(t);
     vars_[v] = entry_alloca(lt, f.vars[v].name.empty() ? "tmp" : f.vars[v].name);
-    b.CreateStore(llvm::Constant::getNullValue(lt), vars_[v]);
+    if (zeroed[v] || ms.opts.debug()) b.CreateStore(llvm::Constant::getNullValue(lt), vars_[v]);
     if (ms.opts.debug() && sp_ != nullptr && !f.vars[v].name.empty()) {
       // debug=True: each Python variable is a DWARF variable (arguments numbered from 1), so a
       // debugger shows it by its name at the lines it is live.

@@ -347,3 +347,58 @@ def test_range_with_a_zero_step_runs_no_iteration():
     out = np.full(1, -1, np.int64)
     count_range[1, 1](out, 0, 10, 0)
     assert out[0] == 0
+
+
+# --- variables a read may reach unassigned ------------------------------------------------------
+
+
+def _maybe_assigned(out, c):
+    if c > 0:
+        x = c * 2
+    out[0] = x
+
+
+def _assigned_in_a_loop(out, n):
+    i = 0
+    while i < n:
+        y = i * 3
+        i += 1
+    out[0] = y
+
+
+def _loop_variable_after(out, n):
+    for j in range(n):
+        pass
+    out[0] = j
+
+
+@pytest.mark.parametrize("fn, arg, want", [(_maybe_assigned, 0, 0), (_maybe_assigned, 3, 6),
+                                           (_assigned_in_a_loop, 0, 0), (_assigned_in_a_loop, 4, 9),
+                                           (_loop_variable_after, 0, 0), (_loop_variable_after, 3, 2)])
+def test_a_variable_unassigned_on_the_path_taken_reads_zero(fn, arg, want):
+    out = np.full(1, 7, np.int64)
+    cuda.jit(fn)[1, 1](out, arg)
+    assert out[0] == want
+
+
+def _straight(out, x):
+    a = x[0]
+    b = a * 2.0
+    c = b + a
+    out[0] = c
+
+
+def _maybe(out, x):
+    if x[0] > 0:
+        y = x[0] * 2.0
+    out[0] = y
+
+
+def test_only_variables_a_read_may_reach_unassigned_start_at_zero():
+    # Zeroing every variable at the entry made each one live from there to its uses: mem2reg's
+    # work grew with the square of a long kernel's size (issue 16 item 5).
+    sig = "void(float64[:], float64[:])"
+    straight = cuda.jit(sig, opt=False)(_straight).inspect_llvm(sig)
+    assert straight.count("alloca double") == 3 and "store double 0.0" not in straight
+    maybe = cuda.jit(sig, opt=False)(_maybe).inspect_llvm(sig)
+    assert maybe.count("store double 0.0") == 1
