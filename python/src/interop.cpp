@@ -188,8 +188,33 @@ device_ndarray adopt_interface(py::handle obj, const interop::array_interface& a
   return interop::import_interface(ai, keep_alive(obj), prompt, producer_device);
 }
 
+// Producers whose arrays are immutable though what they export cannot say so:
+// JAX's (its legacy DLPack capsules carry no read-only flag, its CUDA Array
+// Interface says writable; NumPy's from_dlpack makes every legacy host import
+// read-only, which covers JAX there). Decided once per type, by the module
+// that defines it or a base class.
+bool immutable_producer(PyTypeObject* kind) {
+  static std::unordered_map<PyTypeObject*, bool> known;
+  auto it = known.find(kind);
+  if (it != known.end()) return it->second;
+  bool immutable = false;
+  py::tuple mro = py::handle(reinterpret_cast<PyObject*>(kind)).attr("__mro__");
+  for (py::handle base : mro) {
+    py::object name = py::getattr(base, "__module__", py::none());
+    if (!py::isinstance<py::str>(name)) continue;
+    const std::string module = name.cast<std::string>();
+    if (module == "jax" || module.rfind("jax.", 0) == 0 || module == "jaxlib" || module.rfind("jaxlib.", 0) == 0) {
+      immutable = true;
+      break;
+    }
+  }
+  known.emplace(kind, immutable);
+  return immutable;
+}
+
 device_ndarray import_interface(py::handle obj, py::handle desc, bool sync, const stream_view* launch = nullptr) {
-  return adopt_interface(obj, parse_interface(desc), sync, launch);
+  device_ndarray a = adopt_interface(obj, parse_interface(desc), sync, launch);
+  return immutable_producer(Py_TYPE(obj.ptr())) ? a.as_read_only() : a;
 }
 
 // The producer's interface, or a null object when it has none. Only an
@@ -424,29 +449,6 @@ device_ndarray consume_capsule(py::handle cap, bool allow_host = false) {
 py::object consumer_stream_argument(DLDeviceType t, const stream_view* launch) {
   if (!is_cuda_device(t)) return py::none();
   return py::int_(launch ? launch->handle() : default_stream_view().handle());
-}
-
-// Producers whose arrays are immutable though their capsules cannot say so:
-// JAX's (its legacy capsules carry no read-only flag; NumPy's from_dlpack
-// makes every legacy host import read-only, which covers JAX there). Decided
-// once per type, by the module that defines it.
-bool immutable_producer(PyTypeObject* kind) {
-  static std::unordered_map<PyTypeObject*, bool> known;
-  auto it = known.find(kind);
-  if (it != known.end()) return it->second;
-  bool immutable = false;
-  py::tuple mro = py::handle(reinterpret_cast<PyObject*>(kind)).attr("__mro__");
-  for (py::handle base : mro) {
-    py::object name = py::getattr(base, "__module__", py::none());
-    if (!py::isinstance<py::str>(name)) continue;
-    const std::string module = name.cast<std::string>();
-    if (module == "jax" || module.rfind("jax.", 0) == 0 || module == "jaxlib" || module.rfind("jaxlib.", 0) == 0) {
-      immutable = true;
-      break;
-    }
-  }
-  known.emplace(kind, immutable);
-  return immutable;
 }
 
 // `launch`, when given: the stream a kernel taking the array is launched

@@ -702,3 +702,27 @@ def test_mapped_and_managed_arrays_export_their_device_pointer(kind):
     assert not hasattr(m + 1, "__cuda_array_interface__")  # NumPy's result: new, pageable memory
     x = cuda.as_cuda_array(m)
     np.testing.assert_array_equal(x.copy_to_host(), m)
+
+
+class _JaxLike(Producer):
+    """Stands in for a JAX array on a GPU: its type comes from jaxlib, and its interface says
+    writable, as JAX's does, though JAX arrays are immutable."""
+
+    __module__ = "jaxlib._jax"
+
+
+def test_a_jax_array_imports_read_only_through_the_interface_too():
+    d = cuda.to_device(np.arange(4.0))
+    x = cuda.as_cuda_array(_JaxLike(interface(d), owner=d))
+    assert x.flags["WRITEABLE"] is False
+    with pytest.raises(ValueError, match="read-only"):
+        x[0] = 1.0
+
+    @cuda.jit
+    def bump(v):
+        v[cuda.grid(1)] += 1
+
+    with pytest.raises(cuda.TypingError, match="read-only array"):
+        bump[1, 4](_JaxLike(interface(d), owner=d))
+    assert cuda.as_cuda_array(producer_of(d)).flags["WRITEABLE"] is True  # any other producer: as it says
+    np.testing.assert_array_equal(d.copy_to_host(), np.arange(4.0))
