@@ -422,7 +422,7 @@ llvm::DIType* debug_type(module_state& ms, const type* t, llvm::Type* lt) {
 // after a loop, only what held before it (it may run no times, or leave by break).
 class definite_assignment {
  public:
-  explicit definite_assignment(const function& f) : f_(f), zero_(f.vars.size(), false) {}
+  explicit definite_assignment(const function& f) : f_(f), zero_(f.vars.size(), false), seen_(f.exprs.size(), 0) {}
 
   std::vector<bool> run() {
     std::vector<bool> assigned(f_.vars.size(), false);
@@ -436,24 +436,35 @@ class definite_assignment {
     if (v >= 0 && static_cast<std::size_t>(v) < assigned.size()) assigned[static_cast<std::size_t>(v)] = true;
   }
 
+  // Malformed IR (an id out of range) is the lowering's to report: the walk skips it.
+  const expr* expr_at(expr_id id) const {
+    return id >= 0 && static_cast<std::size_t>(id) < f_.exprs.size() ? &f_.exprs[static_cast<std::size_t>(id)] : nullptr;
+  }
+
+  // Each expression once per question (they form a DAG, shared operands too; a malformed cycle
+  // ends the walk instead of looping).
   void reads(expr_id id, const std::vector<bool>& assigned) {
-    if (id == no_id) return;
+    ++generation_;
     std::vector<expr_id> todo{id};
     while (!todo.empty()) {
-      const expr& e = f_.at(todo.back());
+      const expr_id at = todo.back();
+      const expr* x = expr_at(at);
       todo.pop_back();
+      if (x == nullptr || seen_[static_cast<std::size_t>(at)] == generation_) continue;
+      seen_[static_cast<std::size_t>(at)] = generation_;
+      const expr& e = *x;
       if (e.kind == expr_kind::variable && e.var >= 0 && static_cast<std::size_t>(e.var) < zero_.size() &&
           !assigned[static_cast<std::size_t>(e.var)])
         zero_[static_cast<std::size_t>(e.var)] = true;
-      for (expr_id o : e.operands)
-        if (o != no_id) todo.push_back(o);
+      for (expr_id o : e.operands) todo.push_back(o);
     }
   }
 
   // An assignment's target: variables become assigned; a subscript's parts are read.
   void target(expr_id id, std::vector<bool>& assigned) {
-    if (id == no_id) return;
-    const expr& e = f_.at(id);
+    const expr* x = expr_at(id);
+    if (x == nullptr) return;
+    const expr& e = *x;
     if (e.kind == expr_kind::variable) {
       mark(assigned, e.var);
     } else if (e.kind == expr_kind::tuple) {
@@ -467,7 +478,8 @@ class definite_assignment {
   // in the enclosing block is reached only around it.
   bool block(const std::vector<stmt_id>& body, std::vector<bool>& assigned) {
     for (stmt_id id : body)
-      if (statement(f_.at_stmt(id), assigned)) {
+      if (id >= 0 && static_cast<std::size_t>(id) < f_.stmts.size() &&
+          statement(f_.stmts[static_cast<std::size_t>(id)], assigned)) {
         std::fill(assigned.begin(), assigned.end(), true);  // the merge's neutral element
         return true;
       }
@@ -515,6 +527,8 @@ class definite_assignment {
 
   const function& f_;
   std::vector<bool> zero_;
+  std::vector<std::uint32_t> seen_;  // the generation of the last question that visited each expression
+  std::uint32_t generation_ = 0;
 };
 
 }  // namespace
