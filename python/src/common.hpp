@@ -126,6 +126,13 @@ std::optional<device_ndarray> device_array_of(py::handle obj, bool sync = true, 
 /// checked as from_dlpack checks every tensor; it owns the import.
 py::object host_array_of_dlpack(py::handle obj);
 
+/// A capsule owning a reference to an allocation: the base of every NumPy
+/// array over memory cuforge holds (its host memory, a host-memory DLPack
+/// import), so the memory lives as long as any view; the last reference is
+/// dropped without the GIL (a free may wait for the device, where a stream
+/// callback may be waiting for the GIL).
+py::capsule owner_capsule(std::shared_ptr<memory::allocation> a);
+
 /// An integer (anything with __index__) as 64 bits; nullopt when it does not
 /// fit, with `overflow` (when given) set to its sign.
 std::optional<std::int64_t> to_int64(py::handle obj, int* overflow = nullptr);

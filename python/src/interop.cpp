@@ -620,11 +620,9 @@ py::object host_array_of_dlpack(py::handle obj) {
   // view of the memory, which owns the import: a kernel argument in host
   // memory is transferred like a NumPy array.
   device_ndarray a = import_dlpack(obj, nullptr, /*allow_host=*/true);
-  auto* held = new std::shared_ptr<memory::allocation>(a.allocation());
-  py::capsule owner(held, [](void* p) { delete static_cast<std::shared_ptr<memory::allocation>*>(p); });
   static char empty_buffer[16];
   void* data = a.size() ? a.data() : empty_buffer;
-  py::array arr(to_numpy_dtype(a.type()), a.shape(), a.strides(), data, owner);
+  py::array arr(to_numpy_dtype(a.type()), a.shape(), a.strides(), data, owner_capsule(a.allocation()));
   if (a.read_only()) py::detail::array_proxy(arr.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
   return arr;
 }

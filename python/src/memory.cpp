@@ -25,11 +25,9 @@ struct py_registration {
 };
 
 namespace {
-
 constexpr const char* capsule_name = "cuforge.allocation";
+}  // namespace
 
-// A capsule owning a reference to an allocation: the base of every NumPy
-// array over cuforge host memory, so the memory lives as long as any view.
 py::capsule owner_capsule(std::shared_ptr<memory::allocation> a) {
   auto* held = new std::shared_ptr<memory::allocation>(std::move(a));
   return py::capsule(held, capsule_name, [](PyObject* cap) {
@@ -40,6 +38,8 @@ py::capsule owner_capsule(std::shared_ptr<memory::allocation> a) {
     delete last;
   });
 }
+
+namespace {
 
 // The allocation behind a NumPy array made by host_array(), if any.
 std::shared_ptr<memory::allocation> allocation_behind(py::handle arr) {
