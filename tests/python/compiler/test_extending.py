@@ -312,6 +312,48 @@ def test_overload_errors_are_typing_errors_at_the_call(func, message):
     assert "out[0] = func(1)" in str(e.value) or "x.no_such_attribute" in str(e.value)
 
 
+def lerp(a, b, t=0.5):
+    """Overloaded, with a default: kernels call it with keywords too."""
+    return a + (b - a) * t
+
+
+@extending.overload(lerp)
+def lerp_overload(a, b, t=0.5):
+    if all(isinstance(x, (types.Float, types.Integer)) for x in (a, b)):
+        def impl(a, b, t=0.5):
+            return a + (b - a) * t
+        return impl
+    return None
+
+
+def test_overloaded_functions_take_keyword_arguments_and_defaults():
+    # Bound by the overloaded function's signature, as Python binds the call: numba-cuda's overloads take
+    # keywords (the implementations then get the arguments by position).
+    @cuda.jit
+    def k(out, a, b):
+        out[0] = lerp(a, b)
+        out[1] = lerp(a, b, t=0.25)
+        out[2] = lerp(b=b, a=a, t=1.0)
+        out[3] = lerp(a, t=0.0, b=b)
+
+    out = np.zeros(4)
+    k[1, 1](out, 2.0, 6.0)
+    assert out.tolist() == [lerp(2.0, 6.0), lerp(2.0, 6.0, t=0.25), 6.0, 2.0]
+
+
+@pytest.mark.parametrize("call, message", [
+    ("lerp(a, b, s=1.0)", "lerp\\(\\): got an unexpected keyword argument 's'"),
+    ("lerp(a)", "lerp\\(\\): missing a required argument: 'b'"),
+    ("lerp(a, b, 0.5, t=0.5)", "lerp\\(\\): multiple values for argument 't'"),
+])
+def test_a_call_python_would_refuse_is_a_typing_error_with_pythons_words(call, message, tmp_path):
+    from compiler_support import typing_error_of
+
+    src = f"from test_extending import lerp\n\ndef k(out):\n    a = out[0]\n    b = 2.0\n    out[0] = {call}\n"
+    e = typing_error_of(src, tmp_path, "bad_lerp_call")
+    assert re.search(message, str(e)), str(e)
+
+
 def test_register_argument_checks_what_to_struct_gives():
     class Other:
         pass

@@ -1099,11 +1099,18 @@ class _Walker:
         return self.b.global_ref(gid, *self.at(node))
 
     def with_defaults(self, node, args, keywords):
-        """A call of a jitted function whose parameters have default values (the function a
-        name or attribute chain names now): its arguments in parameter order, the omitted ones
-        the defaults, as Python binds them. Any other call: as written (the typer binds keywords)."""
+        """A call of a jitted function whose parameters have default values, or of a function
+        with implementations registered by cuda.extending.overload (the function a name or
+        attribute chain names now): its arguments in parameter order, the omitted ones the
+        defaults, as Python binds them (an overload's implementations then take them by
+        position). Any other call: as written (the typer binds keywords)."""
         folded = self.folded(node.func)
-        fn = getattr(folded[1], "py_func", None) if folded else None
+        target = folded[1] if folded else None
+        from cuforge.cuda import extending
+
+        if inspect.isfunction(target) and extending.overload_key(target) is not None:
+            return self.bind_overloaded(node, target, args, keywords)
+        fn = getattr(target, "py_func", None)
         if not inspect.isfunction(fn) or not fn.__defaults__:
             return args, keywords
         params = list(inspect.signature(fn).parameters.values())
@@ -1123,6 +1130,41 @@ class _Walker:
                 return args, keywords  # a required argument is missing: the typer's error
         return bound, []
 
+    def bind_overloaded(self, node, fn, args, keywords):
+        """A call of a function with overloads, bound by its signature as Python binds a call
+        (its errors word for word): the arguments in parameter order, defaults filled in."""
+        sig = inspect.signature(fn)
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values()):
+            if keywords:
+                self.error(node, f"{fn.__name__}(): keyword arguments to an overloaded function with *args or "
+                                 "**kwargs are not supported")
+            return args, keywords
+        positional = len(args) - len(keywords)
+        given = [_Given(i) for i in range(len(args))]
+        try:
+            bound = sig.bind(*given[:positional], **dict(zip(keywords, given[positional:])))
+        except TypeError as e:
+            self.error(node, f"{fn.__name__}(): {e}")
+        bound.apply_defaults()
+        out = []
+        for name, value in bound.arguments.items():
+            if isinstance(value, _Given):
+                out.append(args[value.index])
+            elif value is None or isinstance(value, (bool, int, float, complex)):
+                out.append(self.constant(value, node))
+            else:
+                self.error(node, f"{fn.__name__}(): the default value of {name!r} ({value!r}) is not a number, a "
+                                 "bool or None")
+        return out, []
+
+
+class _Given:
+    """An argument of a call being bound (its index among the call's arguments)."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
 
 
 def _default_constant(node):
