@@ -4,6 +4,7 @@
 #include "codegen_lower.hpp"
 #include "codegen_target.hpp"
 #include "llvm_support.hpp"
+#include "nvvm_ir.hpp"
 
 #include <cuforge/frontend/codegen.hpp>
 #include <cuforge/frontend/cuda_c.hpp>
@@ -91,6 +92,65 @@ ptx_result compile_ptx(const typed_module& m, const compile_config& cfg) {
     ptx_result out;
     out.ptx = detail::emit_ptx(*r.mod, r.tgt->machine());  // 4. emit
     out.entry = r.entry;
+    return out;
+  });
+}
+
+namespace {
+
+// The module as NVVM IR: lowered for NVPTX and written in NVVM's dialect, before libdevice is
+// linked and before LLVM 19 optimises it (libNVVM links libdevice and optimises itself).
+std::string nvvm_ir_of(const typed_module& m, const compile_config& cfg, bool forceinline, std::string* entry) {
+  if (m.functions.empty()) detail::fail("empty typed module");
+  detail::initialize_llvm();
+  llvm::LLVMContext ctx;
+  std::unique_ptr<detail::target> tgt = detail::make_target(cfg);
+  const std::string name = m.functions[0].symbol.empty() ? "cuforge_function_0" : m.functions[0].symbol;
+  llvm::Module mod(name, ctx);
+  mod.setTargetTriple(tgt->machine().getTargetTriple().str());
+  mod.setDataLayout(tgt->machine().createDataLayout());
+  {
+    detail::module_state ms(m, *tgt, mod);
+    detail::lower_module(ms);
+  }
+  for (llvm::Function& f : mod)
+    if (!f.isDeclaration()) f.addFnAttr(llvm::Attribute::NoUnwind);
+  // forceinline: the device function (its C-ABI wrapper included) inlines wherever it is called.
+  if (forceinline && !m.functions[0].is_kernel)
+    for (llvm::Function& f : mod)
+      if (!f.isDeclaration()) {
+        f.removeFnAttr(llvm::Attribute::NoInline);
+        f.addFnAttr(llvm::Attribute::AlwaysInline);
+      }
+  if (entry != nullptr) *entry = name;
+  return detail::print_nvvm_ir(mod);
+}
+
+// libNVVM's options for `cfg`: the architecture, the optimisation level, and fastmath's four
+// switches (libdevice's flush-to-zero included).
+std::vector<std::string> nvvm_options(const compile_config& cfg) {
+  std::vector<std::string> o{"-arch=compute_" + std::to_string(cfg.cc.major * 10 + cfg.cc.minor), "-gen-lto",
+                             cfg.opt ? "-opt=3" : "-opt=0"};
+  if (cfg.fastmath)
+    o.insert(o.end(), {"-ftz=1", "-prec-div=0", "-prec-sqrt=0", "-fma=1"});
+  else
+    o.insert(o.end(), {"-ftz=0", "-prec-div=1", "-prec-sqrt=1", "-fma=1"});
+  return o;
+}
+
+}  // namespace
+
+std::string emit_nvvm_ir(const typed_module& m, const compile_config& cfg, bool forceinline) {
+  detail::expect_target(cfg, target_kind::nvptx, "emit_nvvm_ir");
+  return naming_entry(m, [&] { return nvvm_ir_of(m, cfg, forceinline, nullptr); });
+}
+
+ltoir_result compile_ltoir(const typed_module& m, const compile_config& cfg, bool forceinline) {
+  detail::expect_target(cfg, target_kind::nvptx, "compile_ltoir");
+  return naming_entry(m, [&] {
+    ltoir_result out;
+    const std::string ir = nvvm_ir_of(m, cfg, forceinline, &out.entry);
+    out.ltoir = detail::nvvm_compile(ir, out.entry, nvvm_options(cfg));
     return out;
   });
 }

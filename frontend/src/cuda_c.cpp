@@ -77,48 +77,9 @@ std::vector<std::string> extra_include_dirs() {
   return dirs;
 }
 
-// One toolkit library, opened once per process: its handle and the toolkit folder it came from.
-struct library {
-  void* handle = nullptr;
-  std::string root;   // empty when found on the loader's path
-  std::string error;  // why it was not found
-};
+using library = toolkit_library;
 
-const library& open_library(toolkit_part part) {
-  static std::mutex lock;
-  static std::map<toolkit_part, library> opened;
-  std::lock_guard guard(lock);
-  auto it = opened.find(part);
-  if (it != opened.end()) return it->second;
-  const std::string soname = file_name(part);
-  library lib;
-  std::string tried;
-  // The toolkit search (toolkit.hpp), then the loader's own path (the name alone), unless the
-  // override variable names the one place.
-  std::vector<toolkit_candidate> candidates = toolkit_candidates(part);
-  if (candidates.size() != 1 || candidates[0].found_by != override_variable(part))
-    candidates.push_back({soname, "the loader's search path"});
-  for (const auto& c : candidates) {
-    const std::string& path = c.path;
-    if (path.find('/') != std::string::npos && !exists(path)) {
-      tried += "\n  " + path + " (" + c.found_by + "): absent";
-      continue;
-    }
-    lib.handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (lib.handle != nullptr) {
-      std::string dir = dirname(path);
-      if (path.find('/') != std::string::npos) lib.root = dirname(dir);
-      break;
-    }
-    const char* why = ::dlerror();
-    tried += "\n  " + path + " (" + c.found_by + "): " + (why ? why : "cannot be opened");
-  }
-  if (lib.handle == nullptr)
-    lib.error = soname + " (the CUDA toolkit's) was not found; searched:" + tried +
-                "\nInstall the CUDA toolkit (or NVIDIA's pip wheels), or set CUDA_HOME to it, or " +
-                override_variable(part) + " to the file";
-  return opened.emplace(part, std::move(lib)).first->second;
-}
+const library& open_library(toolkit_part part) { return open_toolkit_library(part); }
 
 template <class F>
 F symbol(const library& lib, const char* name, const std::string& soname) {
@@ -569,7 +530,9 @@ std::string link_for_gpu(const std::string& ptx, const std::string& ptx_name, co
   // Sources compiled here stay alive until the link completes (AddData copies, but be plain about it).
   std::vector<std::string> compiled;
   compiled.reserve(inputs.size());
-  check(api.add_data(h, input_ptx, ptx.data(), ptx.size(), ptx_name.c_str()), "to read the PTX of " + ptx_name);
+  const bool kernel_ltoir = extension(ptx_name) == "ltoir";
+  check(api.add_data(h, kernel_ltoir ? input_ltoir : input_ptx, ptx.data(), ptx.size(), ptx_name.c_str()),
+        std::string("to read the ") + (kernel_ltoir ? "LTO-IR" : "PTX") + " of " + ptx_name);
   for (const auto& path : inputs) {
     link_kind k = link_kind_of(path);
     if (k == link_kind::cuda_source || k == link_kind::cpp_source || k == link_kind::c_source) {

@@ -14,8 +14,6 @@
 
 namespace cuforge::frontend::detail {
 
-namespace {
-
 const llvm::MemoryBuffer& libdevice() {
   static std::once_flag once;
   static std::unique_ptr<llvm::MemoryBuffer> buffer;
@@ -36,8 +34,6 @@ const llvm::MemoryBuffer& libdevice() {
   if (!buffer) throw logic_error(error);
   return *buffer;
 }
-
-}  // namespace
 
 void link_libdevice(llvm::Module& m) {
   bool needed = false;

@@ -12,6 +12,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 namespace llvm {
+class MemoryBuffer;
 class TargetLibraryInfoImpl;
 }
 
@@ -62,6 +63,9 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, bool opt, const std::str
 /// (CUFORGE_LIBDEVICE_PATH, else the toolkit's); each module parses it lazily
 /// and materialises only what it links.
 void link_libdevice(llvm::Module& m);
+/// libdevice's bitcode, read once per process (link_libdevice's, libNVVM's).
+/// @throws logic_error naming the places searched when it is not found.
+const llvm::MemoryBuffer& libdevice();
 
 std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm);
 /// A relocatable object file for `tm` (the host target), as bytes.

@@ -1,12 +1,14 @@
 // Where the CUDA toolkit's run-time parts are (toolkit.hpp): one search for
-// libdevice, NVRTC, nvJitLink and ptxas, over the same toolkit folders.
+// libdevice, NVRTC, nvJitLink, ptxas and libNVVM, over the same toolkit folders.
 #include <cuforge/frontend/toolkit.hpp>
 #include <cuforge/runtime/error.hpp>
 
+#include <dlfcn.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <string_view>
@@ -70,62 +72,54 @@ std::string built_with() {
   return std::string(p.substr(0, p.size() - libdevice_in_toolkit.size()));
 }
 
-// Where `part` is inside a toolkit folder.
-std::vector<std::string> inside(toolkit_part part) {
-  switch (part) {
-    case toolkit_part::libdevice: return {std::string(libdevice_in_toolkit)};
-    case toolkit_part::ptxas: return {"/bin/ptxas"};
-    case toolkit_part::nvrtc:
-    case toolkit_part::nvjitlink: {
-      std::vector<std::string> v;
-      for (const char* lib : {"/lib64/", "/lib/", "/targets/x86_64-linux/lib/"}) v.push_back(lib + std::string(file_name(part)));
-      return v;
-    }
-  }
-  return {};
+// What the search knows of each part: its name, its file, the variable that overrides the search,
+// where it is inside a toolkit folder, and where Debian's nvidia-cuda-toolkit puts it.
+struct part_facts {
+  toolkit_part part;
+  const char* name;
+  const char* file;
+  const char* variable;
+  std::vector<std::string> inside;
+  std::string debian;
+};
+
+std::vector<std::string> in_library_folders(const char* file, std::vector<std::string> first = {}) {
+  for (const char* lib : {"/lib64/", "/lib/", "/targets/x86_64-linux/lib/"}) first.push_back(lib + std::string(file));
+  return first;
 }
 
-// Debian's nvidia-cuda-toolkit, which is not laid out as a toolkit folder.
-std::string debian_place(toolkit_part part) {
-  switch (part) {
-    case toolkit_part::libdevice: return "/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc";
-    case toolkit_part::ptxas: return "/usr/bin/ptxas";
-    case toolkit_part::nvrtc:
-    case toolkit_part::nvjitlink: return std::string("/usr/lib/x86_64-linux-gnu/") + file_name(part);
-  }
-  return "";
+const std::vector<part_facts>& parts() {
+  static const std::vector<part_facts> table = {
+      {toolkit_part::libdevice, "libdevice", "libdevice.10.bc", "CUFORGE_LIBDEVICE_PATH",
+       {std::string(libdevice_in_toolkit)}, "/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc"},
+      {toolkit_part::nvrtc, "nvrtc", "libnvrtc.so.13", "CUFORGE_NVRTC_PATH", in_library_folders("libnvrtc.so.13"),
+       "/usr/lib/x86_64-linux-gnu/libnvrtc.so.13"},
+      {toolkit_part::nvjitlink, "nvjitlink", "libnvJitLink.so.13", "CUFORGE_NVJITLINK_PATH",
+       in_library_folders("libnvJitLink.so.13"), "/usr/lib/x86_64-linux-gnu/libnvJitLink.so.13"},
+      {toolkit_part::ptxas, "ptxas", "ptxas", "CUFORGE_PTXAS_PATH", {"/bin/ptxas"}, "/usr/bin/ptxas"},
+      // libNVVM: nvvm/lib64 in a toolkit, lib/ in NVIDIA's pip wheel.
+      {toolkit_part::nvvm, "nvvm", "libnvvm.so.4", "CUFORGE_NVVM_PATH",
+       in_library_folders("libnvvm.so.4", {"/nvvm/lib64/libnvvm.so.4"}), "/usr/lib/x86_64-linux-gnu/libnvvm.so.4"},
+  };
+  return table;
+}
+
+const part_facts& facts(toolkit_part part) {
+  for (const auto& f : parts())
+    if (f.part == part) return f;
+  return parts().front();  // unreachable: every part has a row
 }
 
 }  // namespace
 
-const char* to_string(toolkit_part part) noexcept {
-  switch (part) {
-    case toolkit_part::libdevice: return "libdevice";
-    case toolkit_part::nvrtc: return "nvrtc";
-    case toolkit_part::nvjitlink: return "nvjitlink";
-    case toolkit_part::ptxas: return "ptxas";
-  }
-  return "?";
-}
+const char* to_string(toolkit_part part) noexcept { return facts(part).name; }
+const char* file_name(toolkit_part part) noexcept { return facts(part).file; }
+const char* override_variable(toolkit_part part) noexcept { return facts(part).variable; }
 
-const char* file_name(toolkit_part part) noexcept {
-  switch (part) {
-    case toolkit_part::libdevice: return "libdevice.10.bc";
-    case toolkit_part::nvrtc: return "libnvrtc.so.13";
-    case toolkit_part::nvjitlink: return "libnvJitLink.so.13";
-    case toolkit_part::ptxas: return "ptxas";
-  }
-  return "?";
-}
-
-const char* override_variable(toolkit_part part) noexcept {
-  switch (part) {
-    case toolkit_part::libdevice: return "CUFORGE_LIBDEVICE_PATH";
-    case toolkit_part::nvrtc: return "CUFORGE_NVRTC_PATH";
-    case toolkit_part::nvjitlink: return "CUFORGE_NVJITLINK_PATH";
-    case toolkit_part::ptxas: return "CUFORGE_PTXAS_PATH";
-  }
-  return "?";
+std::vector<toolkit_part> toolkit_parts() {
+  std::vector<toolkit_part> v;
+  for (const auto& f : parts()) v.push_back(f.part);
+  return v;
 }
 
 std::vector<toolkit_candidate> toolkit_roots() {
@@ -162,11 +156,11 @@ std::vector<toolkit_candidate> toolkit_candidates(toolkit_part part) {
     return c;  // the user's choice: only it
   }
   for (const auto& root : toolkit_roots())
-    for (const auto& tail : inside(part)) c.push_back({root.path + tail, root.found_by});
+    for (const auto& tail : facts(part).inside) c.push_back({root.path + tail, root.found_by});
   // Kept for the built-with toolkit when its libdevice was not in a toolkit folder's place.
   if (part == toolkit_part::libdevice && built_with().empty())
     c.push_back({CUFORGE_LIBDEVICE_PATH, "the toolkit cuforge was built with"});
-  c.push_back({debian_place(part), "Debian's nvidia-cuda-toolkit"});
+  c.push_back({facts(part).debian, "Debian's nvidia-cuda-toolkit"});
   return c;
 }
 
@@ -188,6 +182,46 @@ toolkit_candidate toolkit_location(toolkit_part part) {
     msg << "\nInstall the CUDA toolkit (or NVIDIA's pip wheels), or set " << override_variable(part)
         << " to the file (or CUDA_HOME to the toolkit)";
   throw logic_error(msg.str());
+}
+
+const toolkit_library& open_toolkit_library(toolkit_part part) {
+  static std::mutex lock;
+  static std::map<toolkit_part, toolkit_library> opened;
+  std::lock_guard guard(lock);
+  auto it = opened.find(part);
+  if (it != opened.end()) return it->second;
+  const std::string soname = file_name(part);
+  toolkit_library lib;
+  std::string tried;
+  // The toolkit search, then the loader's own path (the name alone), unless the override
+  // variable names the one place.
+  std::vector<toolkit_candidate> candidates = toolkit_candidates(part);
+  if (candidates.size() != 1 || candidates[0].found_by != override_variable(part))
+    candidates.push_back({soname, "the loader's search path"});
+  for (const auto& c : candidates) {
+    const std::string& path = c.path;
+    struct stat st {};
+    if (path.find('/') != std::string::npos && ::stat(path.c_str(), &st) != 0) {
+      tried += "\n  " + path + " (" + c.found_by + "): absent";
+      continue;
+    }
+    lib.handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (lib.handle != nullptr) {
+      if (std::size_t slash = path.find_last_of('/'); slash != std::string::npos && slash > 0) {
+        std::string dir = path.substr(0, slash);
+        std::size_t up = dir.find_last_of('/');
+        lib.root = up == std::string::npos ? "." : (up == 0 ? "/" : dir.substr(0, up));
+      }
+      break;
+    }
+    const char* why = ::dlerror();
+    tried += "\n  " + path + " (" + c.found_by + "): " + (why ? why : "cannot be opened");
+  }
+  if (lib.handle == nullptr)
+    lib.error = soname + " (the CUDA toolkit's " + to_string(part) + ") was not found; searched:" + tried +
+                "\nInstall the CUDA toolkit (or NVIDIA's pip wheels), or set CUDA_HOME to it, or " +
+                override_variable(part) + " to the file";
+  return opened.emplace(part, std::move(lib)).first->second;
 }
 
 std::vector<toolkit_candidate> libdevice_candidates() { return toolkit_candidates(toolkit_part::libdevice); }

@@ -107,14 +107,29 @@ const std::string& compiled_kernel::ptx() {
   return *ptx_;
 }
 
+std::string compiled_kernel::ltoir(bool forceinline) {
+  ensure_module();
+  std::lock_guard lock(compile_lock());
+  return compile_ltoir(module_, config_.with_target(target_kind::nvptx), forceinline).ltoir;
+}
+
+std::string compiled_kernel::nvvm_ir(bool forceinline) {
+  ensure_module();
+  std::lock_guard lock(compile_lock());
+  return emit_nvvm_ir(module_, config_.with_target(target_kind::nvptx), forceinline);
+}
+
 const std::string& compiled_kernel::linked_cubin() {
   {
     std::lock_guard lock(compile_lock());
     if (cubin_) return *cubin_;
   }
-  const std::string& code = ptx();
-  std::string cubin =
-      link_for_gpu(code, facts_.symbol + ".ptx", module_.link, config_.cc, lto_, declarations_of(module_.externals));
+  // With link-time optimisation the kernel goes in as LTO-IR too, so the C/C++ it calls is
+  // optimised (inlined) into it, as numba-cuda's lto=True does.
+  std::string cubin = lto_ ? link_for_gpu(ltoir(false), facts_.symbol + ".ltoir", module_.link, config_.cc, true,
+                                          declarations_of(module_.externals))
+                           : link_for_gpu(ptx(), facts_.symbol + ".ptx", module_.link, config_.cc, false,
+                                          declarations_of(module_.externals));
   std::lock_guard lock(compile_lock());
   if (!cubin_) cubin_ = std::move(cubin);
   return *cubin_;

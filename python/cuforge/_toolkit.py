@@ -1,6 +1,6 @@
 """Where the CUDA toolkit's run-time parts are: libdevice (the CUDA math
 library as LLVM bitcode, which kernels that call math functions link), NVRTC
-and nvJitLink (CUDA C/C++ linked into kernels), and ptxas. One search for all
+and nvJitLink (CUDA C/C++ linked into kernels), ptxas, and libNVVM (LTO-IR). One search for all
 of them (frontend/toolkit.hpp): the part's CUFORGE_* variable, then the
 toolkit folders CUDA_HOME, CUDA_PATH, CONDA_PREFIX, NVIDIA's pip wheels, the
 nvcc on PATH, the toolkit cuforge was built with, /usr/local/cuda, then
@@ -12,7 +12,7 @@ import os
 
 from cuforge import _core
 
-PARTS = ("libdevice", "nvrtc", "nvjitlink", "ptxas")
+PARTS = ("libdevice", "nvrtc", "nvjitlink", "ptxas", "nvvm")
 
 # Folders inside the `nvidia` namespace package of each site-packages folder
 # that are laid out as a toolkit (bin/, lib/, nvvm/libdevice/).
@@ -37,7 +37,7 @@ def _add_wheel_roots():
 
 def find_toolkit(part):
     """Where a toolkit part is, as ``(path, found_by)``: ``part`` is
-    "libdevice", "nvrtc", "nvjitlink" or "ptxas". Raises ``ValueError``
+    "libdevice", "nvrtc", "nvjitlink", "ptxas" or "nvvm". Raises ``ValueError``
     listing every place searched when none has it (set the part's variable,
     ``CUFORGE_LIBDEVICE_PATH``, ``CUFORGE_NVRTC_PATH``,
     ``CUFORGE_NVJITLINK_PATH`` or ``CUFORGE_PTXAS_PATH``, or ``CUDA_HOME``)."""

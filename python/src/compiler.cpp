@@ -301,11 +301,14 @@ void bind_compiler(py::module_& m) {
 
   m.attr("NO_ID") = no_id;
 
-  // The toolkit search (frontend/toolkit.hpp), by part name: "libdevice", "nvrtc", "nvjitlink", "ptxas".
+  // The toolkit search (frontend/toolkit.hpp), by part name: "libdevice", "nvrtc", "nvjitlink", "ptxas", "nvvm".
   static const auto part_of = [](const std::string& name) {
-    for (auto p : {toolkit_part::libdevice, toolkit_part::nvrtc, toolkit_part::nvjitlink, toolkit_part::ptxas})
+    std::string names;
+    for (auto p : toolkit_parts()) {
       if (name == to_string(p)) return p;
-    throw py::value_error("no toolkit part '" + name + "': libdevice, nvrtc, nvjitlink or ptxas");
+      names += (names.empty() ? "" : ", ") + std::string(to_string(p));
+    }
+    throw py::value_error("no toolkit part '" + name + "': " + names);
   };
   m.def("add_toolkit_root", [](std::string path, std::string found_by) {
     add_toolkit_root({std::move(path), std::move(found_by)});

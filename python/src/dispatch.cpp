@@ -737,6 +737,19 @@ void bind_dispatch(py::module_& m) {
   py::class_<compiled_kernel, std::shared_ptr<compiled_kernel>>(m, "CompiledFunction",
                                                                "One specialisation of a jitted function.")
       .def_property_readonly("ptx", [](compiled_kernel& k) { return k.ptx(); })
+      .def("ltoir", [](compiled_kernel& k, bool forceinline) {
+        std::string c;
+        {
+          py::gil_scoped_release nogil;
+          c = k.ltoir(forceinline);
+        }
+        return py::bytes(c);
+      }, py::arg("forceinline") = false,
+         "Its LTO-IR: written as NVVM IR and compiled by libNVVM (-gen-lto), for nvJitLink's link-time optimisation.")
+      .def("nvvm_ir", [](compiled_kernel& k, bool forceinline) {
+        py::gil_scoped_release nogil;
+        return k.nvvm_ir(forceinline);
+      }, py::arg("forceinline") = false, "The NVVM IR text (LLVM 7's dialect) that ltoir() gives libNVVM.")
       .def_property_readonly("link", [](compiled_kernel& k) { return k.link_inputs(); },
                              "The files its code links (declared functions' and the kernel's), each once.")
       .def_property_readonly("uses_overloads", [](compiled_kernel& k) { return k.uses_overloads(); },

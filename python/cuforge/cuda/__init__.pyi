@@ -214,15 +214,15 @@ def compile_ptx(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, linei
 def compile(pyfunc: Callable[..., Any], sig: Any, debug: Optional[bool] = None, lineinfo: bool = False,
             device: bool = True, fastmath: bool = False, cc: Optional[Tuple[int, int]] = None,
             opt: Optional[bool] = None, abi: str = "c", abi_info: Optional[dict] = None, output: str = "ptx",
-            forceinline: bool = False, launch_bounds: Any = None) -> Tuple[str, types.Type]: ...
+            forceinline: bool = False, launch_bounds: Any = None) -> Tuple[Union[str, bytes], types.Type]: ...
 def compile_for_current_device(pyfunc: Callable[..., Any], sig: Any, debug: Optional[bool] = None,
                                lineinfo: bool = False, device: bool = True, fastmath: bool = False,
                                opt: Optional[bool] = None, abi: str = "c", abi_info: Optional[dict] = None,
                                output: str = "ptx", forceinline: bool = False,
-                               launch_bounds: Any = None) -> Tuple[str, types.Type]: ...
+                               launch_bounds: Any = None) -> Tuple[Union[str, bytes], types.Type]: ...
 def compile_all(pyfunc: Callable[..., Any], sig: Any, debug: Optional[bool] = None, lineinfo: bool = False,
                 device: bool = True, fastmath: bool = False, cc: Optional[Tuple[int, int]] = None,
-                opt: Optional[bool] = None, abi: str = "c", abi_info: Optional[dict] = None, output: str = "ptx",
+                opt: Optional[bool] = None, abi: str = "c", abi_info: Optional[dict] = None, output: str = "ltoir",
                 forceinline: bool = False, launch_bounds: Any = None) -> Tuple[list, types.Type]: ...
 def compile_ptx_for_current_device(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo: bool = False,
                                    device: bool = False, fastmath: bool = False, opt: bool = True, abi: str = "numba",

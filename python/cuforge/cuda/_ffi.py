@@ -134,14 +134,16 @@ def link_paths(link, what: str) -> tuple:
     return tuple(paths)
 
 
-def compiled_for_gpu(path: str, cc: tuple):
+def compiled_for_gpu(path: str, cc: tuple, lto: bool = False):
     """What ``compile_all`` gives for one linked file: a C/C++ source compiled by NVRTC as the GPU
-    link compiles it (its PTX, str), else the file as in-memory code of its kind."""
+    link compiles it (its PTX, str; with ``lto``, its LTO-IR, bytes), else the file as in-memory code
+    of its kind."""
     from cuforge import _core
 
     kind = _core.link_kind(path)  # (ValueError for an extension no link takes)
     if kind == "source":
-        return _core.compile_cuda_file(path, cc, False)[0].decode()
+        code = _core.compile_cuda_file(path, cc, lto)[0]
+        return code if lto else code.decode()
     with open(path, "rb") as f:
         data = f.read()
     cls = next(c for c in LinkableCode.__subclasses__() if c.kind == kind)

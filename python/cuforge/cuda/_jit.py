@@ -844,16 +844,23 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     return cf.ptx, ret
 
 
-def _check_output(output, forceinline):
-    if output == "ltoir":
-        raise NotImplementedError(
-            "output='ltoir': cuforge's compiler emits PTX (LLVM 19's NVPTX backend); LTO-IR is libNVVM's, whose "
-            "reader takes LLVM 7.0.1 IR only; use output='ptx' (nvJitLink links PTX with LTO-IR inputs, "
-            "docs/interop_c.md)")
-    if output != "ptx":
+def _check_output(output, forceinline, device):
+    if output not in ("ptx", "ltoir"):
         raise NotImplementedError(f"Unsupported output type: {output}")
-    if forceinline:
+    if forceinline and output != "ltoir":
         raise ValueError("Can only designate forced inlining in LTO-IR")
+    if forceinline and not device:
+        raise ValueError("Cannot force-inline kernels")
+
+
+def _code(cf, output, forceinline):
+    """The compiled function's code: PTX (str), or LTO-IR (bytes) from libNVVM (docs/interop_c.md)."""
+    if output == "ptx":
+        return cf.ptx
+    started = _log.now()
+    code = cf.ltoir(bool(forceinline))
+    _log.compiled("LTO-IR", cf.symbol, [], cf.config, started, "off")
+    return code
 
 
 def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None, opt=None, abi="c",
@@ -861,14 +868,16 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
     """numba-cuda's ``cuda.compile``: ``(code, return_type)`` of ``pyfunc``
     compiled for ``sig``; a device function with the C ABI by default
     (``T f(args...)``, named by ``abi_info={"abi_name": ...}``), or a kernel
-    with ``device=False``. ``output="ptx"`` (LTO-IR is not made: see
-    docs/interop_c.md)."""
-    _check_output(output, forceinline)
+    with ``device=False``. ``output="ptx"`` gives PTX text; ``"ltoir"``
+    gives LTO-IR bytes for nvJitLink's link-time optimisation (made by
+    libNVVM; ``forceinline=True`` marks a device function always-inline
+    there)."""
+    _check_output(output, forceinline, device)
     debug = bool(debug)
     opt = (not debug) if opt is None else bool(opt)
     cf, ret = _compile_to_ptx(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, launch_bounds,
                               "compile")
-    return cf.ptx, ret
+    return _code(cf, output, forceinline), ret
 
 
 def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, opt=None,
@@ -882,20 +891,22 @@ def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=T
 
 
 def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None, opt=None, abi="c",
-                abi_info=None, output="ptx", forceinline=False, launch_bounds=None):
+                abi_info=None, output="ltoir", forceinline=False, launch_bounds=None):
     """numba-cuda's ``cuda.compile_all``: ``([code, ...], return_type)``:
-    the function's PTX, then what it links (declared functions' files and
-    ``link=``): ``.cu`` sources compiled by NVRTC to PTX, other files as
-    in-memory code (``cuda.PTXSource``, ``cuda.Cubin``, ...)."""
-    _check_output(output, forceinline)
+    the function's code, then what it links (declared functions' files and
+    ``link=``): ``.cu`` sources compiled by NVRTC to the same kind of code,
+    other files as in-memory code (``cuda.PTXSource``, ``cuda.Cubin``, ...).
+    ``output="ltoir"`` (the default, as numba-cuda's) gives LTO-IR bytes,
+    ``"ptx"`` PTX text."""
+    _check_output(output, forceinline, device)
     debug = bool(debug)
     opt = (not debug) if opt is None else bool(opt)
     cf, ret = _compile_to_ptx(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, launch_bounds,
                               "compile_all")
-    codes = [cf.ptx]
+    codes = [_code(cf, output, forceinline)]
     cc_pair = tuple(cf.config.cc)
     for path in cf.link:
-        codes.append(_ffi.compiled_for_gpu(path, cc_pair))
+        codes.append(_ffi.compiled_for_gpu(path, cc_pair, lto=output == "ltoir"))
     return codes, ret
 
 

@@ -28,9 +28,9 @@ except ValueError:
 needs_libdevice = pytest.mark.skipif(REAL is None, reason="no libdevice on this machine")
 
 ENV_VARS = ("CUFORGE_LIBDEVICE_PATH", "CUFORGE_NVRTC_PATH", "CUFORGE_NVJITLINK_PATH", "CUFORGE_PTXAS_PATH",
-            "CUDA_HOME", "CUDA_PATH", "CONDA_PREFIX")
+            "CUFORGE_NVVM_PATH", "CUDA_HOME", "CUDA_PATH", "CONDA_PREFIX")
 PARTS = {"libdevice": "nvvm/libdevice/libdevice.10.bc", "nvrtc": "lib/libnvrtc.so.13",
-         "nvjitlink": "lib/libnvJitLink.so.13", "ptxas": "bin/ptxas"}
+         "nvjitlink": "lib/libnvJitLink.so.13", "ptxas": "bin/ptxas", "nvvm": "nvvm/lib64/libnvvm.so.4"}
 
 
 def run_child(tmp_path, **env_changes):
@@ -44,11 +44,11 @@ def run_child(tmp_path, **env_changes):
 
 def fake_toolkit(root, lib="lib"):
     """A folder laid out as a toolkit: nvvm/libdevice holding the real file,
-    and stand-ins for NVRTC and nvJitLink (in `lib`) and ptxas."""
+    and stand-ins for NVRTC and nvJitLink (in `lib`), ptxas and libNVVM."""
     d = root / "nvvm" / "libdevice"
     d.mkdir(parents=True)
     (d / "libdevice.10.bc").symlink_to(REAL)
-    for rel in ("bin/ptxas", f"{lib}/libnvrtc.so.13", f"{lib}/libnvJitLink.so.13"):
+    for rel in ("bin/ptxas", f"{lib}/libnvrtc.so.13", f"{lib}/libnvJitLink.so.13", "nvvm/lib64/libnvvm.so.4"):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_bytes(b"")
     return root
@@ -136,6 +136,18 @@ def test_every_part_from_a_toolkit_named_by_the_environment(tmp_path, monkeypatc
     for part, rel in PARTS.items():
         rel = rel.replace("lib/", lib + "/", 1) if part in ("nvrtc", "nvjitlink") else rel
         assert cuforge.find_toolkit(part) == (f"{root}/{rel}", label)
+
+
+def test_libnvvm_in_a_toolkit_and_in_nvidias_pip_wheel(tmp_path, monkeypatch):
+    """A toolkit keeps libNVVM in nvvm/lib64; NVIDIA's CUDA 13 wheel (nvidia/cu13) in lib/, as NVRTC."""
+    clean_environment(monkeypatch)
+    wheel = tmp_path / "cu13"
+    (wheel / "lib").mkdir(parents=True)
+    (wheel / "lib" / "libnvvm.so.4").write_bytes(b"")
+    monkeypatch.setenv("CUDA_HOME", str(wheel))
+    assert cuforge.find_toolkit("nvvm") == (f"{wheel}/lib/libnvvm.so.4", "CUDA_HOME")
+    paths = [p for p, _ in cuforge.toolkit_candidates("nvvm")]
+    assert paths[:2] == [f"{wheel}/nvvm/lib64/libnvvm.so.4", f"{wheel}/lib64/libnvvm.so.4"]
 
 
 def test_each_parts_own_variable_names_a_file_or_a_folder(tmp_path, monkeypatch):

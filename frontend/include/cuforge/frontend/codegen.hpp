@@ -33,6 +33,24 @@ struct ptx_result {
 /// `cfg.target` must be nvptx.
 CUFORGE_API ptx_result compile_ptx(const typed_module& m, const compile_config& cfg);
 
+struct ltoir_result {
+  std::string ltoir;  ///< libNVVM's LTO-IR, for nvJitLink's -lto
+  std::string entry;  ///< the entry's symbol
+};
+
+/// LTO-IR for `m` (a kernel, or a device function with its ABI as
+/// compile_ptx makes it): the module lowered for NVPTX, written as NVVM IR
+/// (LLVM 7's dialect: nvvm_ir.cpp) and compiled by libNVVM with -gen-lto
+/// for cfg.cc, libdevice linked there. `forceinline` marks the entry
+/// alwaysinline (numba-cuda's cuda.compile(forceinline=True)). No debug
+/// information. `cfg.target` must be nvptx.
+/// @throws logic_error when libNVVM is not found or a construct has no NVVM
+/// IR form; internal_compiler_error with libNVVM's log when it refuses.
+CUFORGE_API ltoir_result compile_ltoir(const typed_module& m, const compile_config& cfg, bool forceinline = false);
+
+/// The NVVM IR text compile_ltoir gives libNVVM (inspection, tests).
+CUFORGE_API std::string emit_nvvm_ir(const typed_module& m, const compile_config& cfg, bool forceinline = false);
+
 /// A kernel compiled to host code for the cpu backend. Holds the JIT
 /// session the code lives in: keep it alive as long as `fn` may run.
 struct host_kernel {

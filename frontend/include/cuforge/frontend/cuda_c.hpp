@@ -74,7 +74,8 @@ CUFORGE_API nvrtc_result compile_cuda_source(const std::string& source, const st
 CUFORGE_API nvrtc_result compile_cuda_file(const std::string& path, compute_capability cc, bool lto,
                                            const std::vector<declared_function>& declared = {});
 
-/// @brief Links a kernel's PTX (`ptx`, called `ptx_name` in messages) with
+/// @brief Links a kernel's PTX (`ptx`, called `ptx_name` in messages; LTO-IR
+/// when `ptx_name` ends in ".ltoir", compile_ltoir's, for `lto`) with
 /// the files `inputs` (link_kind_of each; .cu sources compiled by
 /// compile_cuda_source first) into a cubin for `cc`, with nvJitLink (-lto
 /// when `lto`: sources become LTO-IR and are optimised with each other).

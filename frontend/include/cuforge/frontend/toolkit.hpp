@@ -21,14 +21,18 @@ struct toolkit_candidate {
   std::string found_by;  ///< "CUFORGE_LIBDEVICE_PATH", "CUDA_HOME", "pip wheels (nvidia/cu13)", ...
 };
 
-enum class toolkit_part { libdevice, nvrtc, nvjitlink, ptxas };
+enum class toolkit_part { libdevice, nvrtc, nvjitlink, ptxas, nvvm };
 
-/// "libdevice", "nvrtc", "nvjitlink", "ptxas".
+/// Every part, in the order above.
+CUFORGE_API std::vector<toolkit_part> toolkit_parts();
+
+/// "libdevice", "nvrtc", "nvjitlink", "ptxas", "nvvm".
 CUFORGE_API const char* to_string(toolkit_part part) noexcept;
-/// The file looked for: "libdevice.10.bc", "libnvrtc.so.13", "libnvJitLink.so.13", "ptxas".
+/// The file looked for: "libdevice.10.bc", "libnvrtc.so.13", "libnvJitLink.so.13", "ptxas", "libnvvm.so.4".
 CUFORGE_API const char* file_name(toolkit_part part) noexcept;
 /// The variable that names the part's file (or a folder holding it), overriding the search:
-/// CUFORGE_LIBDEVICE_PATH, CUFORGE_NVRTC_PATH, CUFORGE_NVJITLINK_PATH, CUFORGE_PTXAS_PATH.
+/// CUFORGE_LIBDEVICE_PATH, CUFORGE_NVRTC_PATH, CUFORGE_NVJITLINK_PATH, CUFORGE_PTXAS_PATH,
+/// CUFORGE_NVVM_PATH.
 CUFORGE_API const char* override_variable(toolkit_part part) noexcept;
 
 /// @brief The toolkits searched, in order, as folders laid out as a toolkit
@@ -53,6 +57,18 @@ CUFORGE_API std::vector<toolkit_candidate> toolkit_candidates(toolkit_part part)
 /// @brief The first of toolkit_candidates(part) that is a file.
 /// @throws logic_error naming every place searched when none is.
 CUFORGE_API toolkit_candidate toolkit_location(toolkit_part part);
+
+/// A toolkit library, opened once per process.
+struct toolkit_library {
+  void* handle = nullptr;  ///< dlopen's; null when not found
+  std::string root;        ///< the toolkit folder it came from; empty when found on the loader's path
+  std::string error;       ///< why it was not found, naming every place searched
+};
+
+/// @brief Opens the library `part` (nvrtc, nvjitlink, nvvm) from the first of
+/// toolkit_candidates(part) that loads, else by name on the loader's path;
+/// once per process (later calls return the same). Thread-safe.
+CUFORGE_API const toolkit_library& open_toolkit_library(toolkit_part part);
 
 /// libdevice's candidates and location (toolkit_candidates(toolkit_part::libdevice), ...).
 CUFORGE_API std::vector<toolkit_candidate> libdevice_candidates();

@@ -103,6 +103,10 @@ class CUFORGE_API compiled_kernel {
 
   /// PTX, whatever the active backend (inspect_asm() shows it on the cpu backend too).
   const std::string& ptx();
+  /// Its LTO-IR (frontend::compile_ltoir), made on each call; `forceinline` marks the entry alwaysinline.
+  std::string ltoir(bool forceinline);
+  /// The NVVM IR text ltoir() compiles.
+  std::string nvvm_ir(bool forceinline);
   /// The files its code links (cuda.declare_device's and cuda.jit(link=...)'s), each once.
   const std::vector<std::string>& link_inputs() const noexcept { return module_.link; }
   /// Whether its code came in part from overloads libraries registered (cuda.extending).
