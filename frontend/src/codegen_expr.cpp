@@ -29,7 +29,7 @@ llvm::Value* function_lowering::expr(expr_id id) {
         fail_at("use of a variable without a type", e.loc);
       const type* vt = f.vars[static_cast<std::size_t>(e.var)].ty;
       auto* slot = vars_[static_cast<std::size_t>(e.var)];
-      llvm::Value* v = b.CreateLoad(slot->getAllocatedType(), slot, f.vars[static_cast<std::size_t>(e.var)].name);
+      llvm::Value* v = b.CreateLoad(slot->getAllocatedType(), var_address(e.var), f.vars[static_cast<std::size_t>(e.var)].name);
       return cast(v, vt, e.ty);
     }
     case expr_kind::tuple: {

@@ -21,6 +21,7 @@
 #include <llvm/IR/Module.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -232,6 +233,15 @@ class function_lowering {
     llvm::Value* index;
     llvm::Value* extent;
   };
+  // --- a kernel's block in regions, without fibers (codegen_regions.cpp) ---
+  struct region_state;
+  /// The body as the whole block in one call: segments between barriers as loops over the threads
+  /// (the host target's block_regions()). `zeroed`: the variables that start at zero.
+  void emit_block_regions(const std::vector<bool>& zeroed, unsigned thread_idx_offset, std::size_t context_bytes);
+  /// The address a variable's value is in: the current thread's element of its per-thread array
+  /// in a block's regions, else its alloca.
+  llvm::Value* var_address(var_id v);
+
   /// Raises the exception of raise site `site` (the module's raise_sites) at `loc`: records it (with
   /// `detail` for an index error) and ends the thread; the insert block is terminated after. Site
   /// no_id: an unreported raise, which only ends the thread.
@@ -245,6 +255,20 @@ class function_lowering {
   std::vector<loop_targets> loops_;
   std::vector<llvm::AllocaInst*> vars_;
   llvm::DISubprogram* sp_ = nullptr;
+  // Regions (codegen_regions.cpp): null outside them.
+  region_state* regions_ = nullptr;
+  std::vector<llvm::Value*> thread_vars_;  // per variable: the current thread's element, or null
+  llvm::Value* current_thread_ = nullptr;  // the thread a segment's loop runs (i64)
+  void for_each_thread(bool set_coordinates, const std::function<void(llvm::Value*)>& body);
+  void select_thread(llvm::Value* t);
+  llvm::Value* uniform_truth(expr_id cond);
+  std::vector<llvm::Value*> uniform_values(const std::vector<expr_id>& exprs,
+                                           const std::function<llvm::Value*(const std::vector<llvm::Value*>&)>& finish);
+  void region_block(const std::vector<stmt_id>& ids);
+  /// In a segment's thread loop: a return ends the thread (it is skipped from then on). False elsewhere.
+  bool end_thread_in_region();
+  /// range(start, stop, step)'s trip count, in unsigned arithmetic of the variable's width.
+  llvm::Value* trip_count(llvm::Value* start, llvm::Value* stop, llvm::Value* step, bool is_signed);
 
   void ret_default();
   /// A raising site (an assert that failed...): the first thread to raise claims the error record
@@ -262,6 +286,10 @@ class function_lowering {
   llvm::Value* ipow(llvm::Value* a, llvm::Value* b, bool is_signed);
   llvm::Value* cpow(llvm::Value* a, llvm::Value* b, int bits);
 };
+
+/// Whether the host target can run kernel `m.functions[0]` as its block in regions
+/// (codegen_regions.cpp: every barrier a syncthreads() statement of the kernel's own body, ...).
+bool block_regions_fit(const typed_module& m, const compile_config& cfg);
 
 /// Lowers `m` into `mod` for target `t`: every function, the kernel's slot ABI or the device ABI of an
 /// entry that is not a kernel, debug info when asked. Verifies the result.

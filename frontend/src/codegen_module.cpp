@@ -575,6 +575,13 @@ void function_lowering::emit(const std::vector<llvm::Value*>& params) {
     b.CreateStore(cast(params[i], tf.arg_types[i], f.vars[static_cast<std::size_t>(v)].ty),
                   vars_[static_cast<std::size_t>(v)]);
   }
+  if (tf.is_kernel) {
+    const auto [thread_idx_offset, context_bytes] = ms.tgt.block_regions_context();
+    if (context_bytes != 0) {
+      emit_block_regions(zeroed, thread_idx_offset, context_bytes);
+      return;
+    }
+  }
   block(f.body);
   if (!terminated()) ret_default();
 }

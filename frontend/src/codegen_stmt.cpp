@@ -34,7 +34,7 @@ void function_lowering::statement(stmt_id id) {
       if (t.var < 0 || static_cast<std::size_t>(t.var) >= vars_.size() || vars_[static_cast<std::size_t>(t.var)] == nullptr)
         fail_at("assignment to a variable without a type", s.loc);
       llvm::Value* v = cast(expr(s.value), type_of(s.value), f.vars[static_cast<std::size_t>(t.var)].ty);
-      b.CreateStore(v, vars_[static_cast<std::size_t>(t.var)]);
+      b.CreateStore(v, var_address(t.var));
       return;
     }
     case stmt_kind::expression: expr(s.value); return;
@@ -157,18 +157,10 @@ void function_lowering::while_stmt(const stmt& s) {
 // start, stop or step can overflow it (a step that would carry the variable
 // past the type's range ends the loop as Python would). The step's sign is
 // decided at run time; a zero step runs no iteration.
-void function_lowering::for_range(const stmt& s) {
-  if (s.var < 0 || static_cast<std::size_t>(s.var) >= vars_.size() || vars_[static_cast<std::size_t>(s.var)] == nullptr)
-    fail_at("for loop over a variable without a type", s.loc);
-  const type* vt = f.vars[static_cast<std::size_t>(s.var)].ty;
-  if (!vt->is_int()) fail_at("for_range over a variable of type " + vt->str(), s.loc);
-  llvm::Value* start = cast(expr(s.start), type_of(s.start), vt);
-  llvm::Value* stop = cast(expr(s.stop), type_of(s.stop), vt);
-  llvm::Value* step = cast(expr(s.step), type_of(s.step), vt);
+llvm::Value* function_lowering::trip_count(llvm::Value* start, llvm::Value* stop, llvm::Value* step, bool sgn) {
   llvm::Type* it = start->getType();
   llvm::Value* zero = llvm::ConstantInt::get(it, 0);
   llvm::Value* one = llvm::ConstantInt::get(it, 1);
-  const bool sgn = vt->is_signed;
 
   llvm::Value* up = sgn ? b.CreateICmpSGT(step, zero) : b.CreateICmpNE(step, zero);
   llvm::Value* down = sgn ? b.CreateICmpSLT(step, zero) : b.getFalse();
@@ -183,6 +175,21 @@ void function_lowering::for_range(const stmt& s) {
     llvm::Value* down_count = b.CreateSelect(b.CreateICmpSGT(start, stop), down_n, zero);
     count = b.CreateSelect(down, down_count, count, "trip.count");
   }
+  return count;
+}
+
+void function_lowering::for_range(const stmt& s) {
+  if (s.var < 0 || static_cast<std::size_t>(s.var) >= vars_.size() || vars_[static_cast<std::size_t>(s.var)] == nullptr)
+    fail_at("for loop over a variable without a type", s.loc);
+  const type* vt = f.vars[static_cast<std::size_t>(s.var)].ty;
+  if (!vt->is_int()) fail_at("for_range over a variable of type " + vt->str(), s.loc);
+  llvm::Value* start = cast(expr(s.start), type_of(s.start), vt);
+  llvm::Value* stop = cast(expr(s.stop), type_of(s.stop), vt);
+  llvm::Value* step = cast(expr(s.step), type_of(s.step), vt);
+  llvm::Value* count = trip_count(start, stop, step, vt->is_signed);
+  llvm::Type* it = start->getType();
+  llvm::Value* zero = llvm::ConstantInt::get(it, 0);
+  llvm::Value* one = llvm::ConstantInt::get(it, 1);
   llvm::AllocaInst* k = entry_alloca(it, "range.k");
   llvm::AllocaInst* iv = entry_alloca(it, "range.i");
   b.CreateStore(zero, k);
@@ -198,7 +205,7 @@ void function_lowering::for_range(const stmt& s) {
   llvm::Value* kv = b.CreateLoad(it, k);
   b.CreateCondBr(b.CreateICmpULT(kv, count), body, orelse);
   b.SetInsertPoint(body);
-  b.CreateStore(b.CreateLoad(it, iv), vars_[static_cast<std::size_t>(s.var)]);
+  b.CreateStore(b.CreateLoad(it, iv), var_address(s.var));
   loops_.push_back({end, latch});
   block(s.body);
   loops_.pop_back();
@@ -218,6 +225,7 @@ void function_lowering::return_stmt(const stmt& s) {
   llvm::Type* rt = fn->getReturnType();
   if (rt->isVoidTy()) {
     if (s.value != no_id) expr(s.value);  // None, or a value a kernel drops
+    if (end_thread_in_region()) return;
     b.CreateRetVoid();
     return;
   }

@@ -119,6 +119,7 @@ class host_target final : public target {
     slots_ = slots;
     const typed_function& k = ms.tm.functions[0];
     block_entry_ = !k.uses_barrier && !k.cooperative;
+    regions_ = k.uses_barrier && block_regions_fit(ms.tm, cfg_);
     return body_;
   }
 
@@ -139,7 +140,10 @@ class host_target final : public target {
     } else {
       body_->addFnAttr(llvm::Attribute::AlwaysInline);
     }
-    if (block_entry_ && !debug_info && !may_unwind(m)) {
+    if (regions_) {
+      emit_region_entries(m);
+      has_block_entry_ = true;  // its thread loops get the block entry's preparation (IRCE)
+    } else if (block_entry_ && !debug_info && !may_unwind(m)) {
       emit_thread_range_entries(m);
       has_block_entry_ = true;
     } else {
@@ -162,7 +166,15 @@ class host_target final : public target {
     return field(fl, fl.b.getInt32Ty(), offset, r != sreg::thread_idx);
   }
 
+  std::pair<unsigned, std::size_t> block_regions_context() const override {
+    if (!regions_) return {0, 0};
+    return {off_thread_idx, sizeof(thread_context)};
+  }
+
   void barrier(function_lowering& fl) override {
+    // In regions a barrier is where a segment ends, never a call (block_regions_fit admits only
+    // syncthreads() statements, which region lowering consumes).
+    if (regions_) fail("a barrier the block's regions do not take (block_regions_fit let it through)");
     auto& b = fl.b;
     // May throw (a kernel declared without barriers): not nounwind.
     llvm::FunctionCallee sync =
@@ -244,6 +256,20 @@ class host_target final : public target {
     auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, m);
     set_attributes(*fn);
     return fn;
+  }
+
+  // A kernel in regions: its body runs the whole block, so both entries are the block's,
+  // `name_block(ctx, params)` and `name(ctx, params)` (the scheduler calls the first: the kernel
+  // is declared without barriers).
+  void emit_region_entries(llvm::Module& m) const {
+    for (const std::string& name : {entry_name_ + "_block", entry_name_}) {
+      llvm::Function* fn = declare_entry(m, name);
+      llvm::IRBuilder<> b(llvm::BasicBlock::Create(m.getContext(), "entry", fn));
+      std::vector<llvm::Value*> args{fn->getArg(0)};
+      for (llvm::Value* v : load_params(b, fn->getArg(1))) args.push_back(v);
+      b.CreateCall(body_, args);
+      b.CreateRetVoid();
+    }
   }
 
   // `name(ctx, params)`: one thread.
@@ -369,6 +395,7 @@ class host_target final : public target {
   std::size_t slots_ = 0;
   bool block_entry_ = false;  ///< the kernel may get a block entry (no barriers, not cooperative)
   bool has_block_entry_ = false;
+  bool regions_ = false;  ///< the kernel runs as its block in regions (codegen_regions.cpp)
 };
 
 }  // namespace

@@ -24,7 +24,9 @@ def wild_fiber(a, far):
     s = cuda.shared.array(64, np.float64)
     i = cuda.threadIdx.x
     s[i] = i
-    cuda.syncthreads()  # threads of a block are fibers
+    # A reducing barrier keeps the block's threads fibers (plain syncthreads() statements would
+    # run the block in regions, one loop per stretch between barriers).
+    cuda.syncthreads_or(i == 0)
     if i == 7:
         a[far] = s[i]
     cuda.syncthreads()

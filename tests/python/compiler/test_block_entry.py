@@ -183,15 +183,17 @@ def with_barrier(out):
     out[t] = s[63 - t]
 
 
-def test_threads_that_end_by_unwinding_or_synchronise_keep_a_call_each():
+def test_threads_that_end_by_unwinding_keep_a_call_each_and_barriers_cut_the_block_into_regions():
     out = np.zeros(64, np.int32)
     stops_early[2, 32](out)
     np.testing.assert_array_equal(out, (np.arange(64) % 3 != 0).astype(np.int32))
     assert not compiled(stops_early).block_entry
+    # A kernel whose barriers are syncthreads() statements of its body runs as its block in one
+    # call, each stretch between barriers a loop over the threads (codegen_regions.cpp).
     out = np.zeros(64, np.int32)
     with_barrier[1, 64](out)
     np.testing.assert_array_equal(out, 63 - np.arange(64))
-    assert not compiled(with_barrier).block_entry
+    assert compiled(with_barrier).block_entry
 
 
 @cuda.jit(debug=True, opt=False)

@@ -1,0 +1,762 @@
+// Barriers without fibers (docs/cpu_execution.md, "Regions"): on the host
+// target, a kernel whose barriers are all `cuda.syncthreads()` statements of
+// its own body is lowered as the whole block in one call. The body is cut at
+// its barriers into segments; each segment runs as a loop over the block's
+// threads, one thread after another, so every thread has finished it before
+// any starts the next: that is what the barrier asks. Statements holding a
+// barrier (an if, a while, a for over a range) are run once for the block,
+// their condition or range read in the first live thread: CUDA requires the
+// threads of a block to reach a barrier together, so a condition guarding
+// one is the same in all of them. Variables whose values pass from one
+// segment to another are kept per thread, in arrays indexed by the thread;
+// the rest stay scalars that each thread's turn starts afresh. A thread that
+// returns is marked ended and skipped by later segments (a barrier waits
+// only for live threads, as on a GPU).
+//
+// Kernels this does not fit keep the fiber engine: barriers in device
+// functions, syncthreads_count/and/or, warp and grid synchronisation, local
+// arrays (one per thread would be needed), kernels that may raise (a raise
+// ends one thread by unwinding), break or continue leaving a loop that holds
+// a barrier, debug information.
+#include "codegen_lower.hpp"
+#include "intrinsic_registry.hpp"
+
+#include <llvm/IR/Constants.h>
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <set>
+#include <string_view>
+
+namespace cuforge::frontend::detail {
+
+namespace {
+
+bool pure_group(std::string_view g) {
+  for (std::string_view p : {"arith", "powi", "neg", "invert", "not_", "abs", "compare", "math1", "math2", "ldexp",
+                             "fma", "fclass", "complex_make", "complex_part", "complex_fn", "tuple_get", "optional"})
+    if (g == p) return true;
+  return false;
+}
+
+bool is_syncthreads(const function& f, expr_id id) {
+  if (id < 0 || static_cast<std::size_t>(id) >= f.exprs.size()) return false;
+  const expr& e = f.exprs[static_cast<std::size_t>(id)];
+  if (e.kind != expr_kind::op || e.op != op_id::intrinsic || e.attrs.empty()) return false;
+  return entry_of(e).info.name == "cuda.syncthreads";
+}
+
+const stmt& stmt_at(const function& f, stmt_id id) { return f.stmts[static_cast<std::size_t>(id)]; }
+
+bool holds_barrier(const function& f, stmt_id id) {
+  const stmt& s = stmt_at(f, id);
+  if (s.kind == stmt_kind::expression) return is_syncthreads(f, s.value);
+  for (const auto* list : {&s.body, &s.orelse})
+    for (stmt_id c : *list)
+      if (holds_barrier(f, c)) return true;
+  return false;
+}
+
+// Every variable an expression tree reads or writes.
+void vars_of_expr(const function& f, expr_id id, std::set<var_id>& out) {
+  if (id < 0 || static_cast<std::size_t>(id) >= f.exprs.size()) return;
+  const expr& e = f.exprs[static_cast<std::size_t>(id)];
+  if (e.kind == expr_kind::variable && e.var != no_id) out.insert(e.var);
+  for (expr_id o : e.operands) vars_of_expr(f, o, out);
+}
+
+void vars_of_stmt(const function& f, stmt_id id, std::set<var_id>& out) {
+  const stmt& s = stmt_at(f, id);
+  for (expr_id e : {s.target, s.value, s.start, s.stop, s.step}) vars_of_expr(f, e, out);
+  if (s.var != no_id) out.insert(s.var);
+  for (const auto* list : {&s.body, &s.orelse})
+    for (stmt_id c : *list) vars_of_stmt(f, c, out);
+}
+
+// Whether a statement of a segment (no barrier inside) has a break or continue that would leave
+// the segment (one not inside a loop of its own).
+bool leaves_segment(const function& f, stmt_id id, int loop_depth) {
+  const stmt& s = stmt_at(f, id);
+  if ((s.kind == stmt_kind::break_ || s.kind == stmt_kind::continue_) && loop_depth == 0) return true;
+  const int inner = (s.kind == stmt_kind::while_ || s.kind == stmt_kind::for_range) ? loop_depth + 1 : loop_depth;
+  for (stmt_id c : s.body)
+    if (leaves_segment(f, c, inner)) return true;
+  for (stmt_id c : s.orelse)  // a loop's else runs outside it
+    if (leaves_segment(f, c, loop_depth)) return true;
+  return false;
+}
+
+// The op groups whose value depends on their operands alone (no memory, no thread).
+bool pure_op(op_id op) {
+  switch (op) {
+#define CUFORGE_PURE_GROUP(name, group) \
+  case op_id::name:                    \
+    return pure_group(#group);
+    CUFORGE_FRONTEND_OPS(CUFORGE_PURE_GROUP)
+#undef CUFORGE_PURE_GROUP
+  }
+  return false;
+}
+
+// Variables whose value is the same in every thread of the block: a parameter never assigned, a
+// uniform range's variable, or one assigned only at the top level of the regions (not inside a
+// segment's own control flow) from values every thread has (constants, uniform variables, the
+// block's coordinates and shape, arithmetic on them). Such an assignment runs once for the block.
+class uniformity {
+ public:
+  uniformity(const function& f, std::function<bool(stmt_id)> has_barrier) : f_(f), has_barrier_(std::move(has_barrier)) {
+    uniform_.assign(f.vars.size(), true);
+    // Assignments found nested in a segment's control flow, or to a tuple, make a variable varying.
+    nested(f.body, false);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (std::size_t v = 0; v < f.vars.size(); ++v) {
+        if (!uniform_[v]) continue;
+        for (const auto& [value, _] : assignments_[v])
+          if (value != no_id && !uniform_expr(value)) {
+            uniform_[v] = false;
+            changed = true;
+            break;
+          }
+      }
+    }
+  }
+
+  bool var(var_id v) const { return v >= 0 && static_cast<std::size_t>(v) < uniform_.size() && uniform_[static_cast<std::size_t>(v)]; }
+
+  bool uniform_expr(expr_id id) const {
+    if (id == no_id) return true;
+    if (id < 0 || static_cast<std::size_t>(id) >= f_.exprs.size()) return false;
+    const expr& e = f_.exprs[static_cast<std::size_t>(id)];
+    switch (e.kind) {
+      case expr_kind::constant: return true;
+      case expr_kind::variable: return var(e.var);
+      case expr_kind::tuple:
+      case expr_kind::conditional:
+      case expr_kind::logical:
+      case expr_kind::cast: break;
+      case expr_kind::op:
+        if (e.op == op_id::intrinsic) {
+          if (e.attrs.empty()) return false;
+          const std::string_view n = entry_of(e).info.name;
+          if (!(n.starts_with("cuda.blockDim.") || n.starts_with("cuda.gridDim.") || n.starts_with("cuda.blockIdx.") ||
+                n == "cuda.warpsize"))
+            return false;
+          break;
+        }
+        // The block's shared arrays (and constant, global ones) are the same memory for every thread.
+        if (!pure_op(e.op) && e.op != op_id::array_shape && e.op != op_id::array_stride && e.op != op_id::array_size &&
+            e.op != op_id::shared_array && e.op != op_id::const_array && e.op != op_id::global_array &&
+            e.op != op_id::array_view)
+          return false;
+        break;
+      default: return false;
+    }
+    for (expr_id o : e.operands)
+      if (!uniform_expr(o)) return false;
+    return true;
+  }
+
+  // Whether a value depends on nothing but uniform values and the thread's coordinates: it can be
+  // computed again in each thread's turn instead of kept per thread.
+  bool thread_pure(expr_id id) const {
+    if (id == no_id) return true;
+    if (id < 0 || static_cast<std::size_t>(id) >= f_.exprs.size()) return false;
+    const expr& e = f_.exprs[static_cast<std::size_t>(id)];
+    if (e.kind == expr_kind::variable) return var(e.var) || recomputed_.count(e.var) != 0;
+    if (e.kind == expr_kind::op && e.op == op_id::intrinsic && !e.attrs.empty() &&
+        entry_of(e).info.name.starts_with("cuda.threadIdx."))
+      return true;
+    if (e.kind == expr_kind::op && e.op == op_id::intrinsic) return uniform_expr(id);
+    switch (e.kind) {
+      case expr_kind::constant: return true;
+      case expr_kind::tuple:
+      case expr_kind::conditional:
+      case expr_kind::logical:
+      case expr_kind::cast: break;
+      case expr_kind::op:
+        if (!pure_op(e.op)) return uniform_expr(id);
+        break;
+      default: return false;
+    }
+    for (expr_id o : e.operands)
+      if (!thread_pure(o)) return false;
+    return true;
+  }
+
+  // The variables computed again in each thread's turn, in the order of their one assignment:
+  // assigned once, at the top level of the regions, from a thread-pure value.
+  std::vector<std::pair<var_id, expr_id>> recomputed(const std::set<var_id>& params) {
+    std::vector<std::pair<var_id, expr_id>> out;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (std::size_t v = 0; v < f_.vars.size(); ++v) {
+        const auto id = static_cast<var_id>(v);
+        if (uniform_[v] || recomputed_.count(id) != 0 || params.count(id) != 0) continue;
+        auto it = assignments_.find(v);
+        if (it == assignments_.end() || it->second.size() != 1 || it->second[0].second || varying_target_.count(id) != 0)
+          continue;
+        if (!thread_pure(it->second[0].first)) continue;
+        recomputed_.insert(id);
+        out.push_back({id, it->second[0].first});
+        changed = true;
+      }
+    }
+    return out;
+  }
+
+  // Whether statement `id` (at the top level of a region list) assigns a uniform variable from a
+  // uniform value: it runs once for the block.
+  bool uniform_statement(stmt_id id) const {
+    const stmt& s = f_.stmts[static_cast<std::size_t>(id)];
+    if (s.kind != stmt_kind::assign || s.target == no_id) return false;
+    const expr& t = f_.exprs[static_cast<std::size_t>(s.target)];
+    return t.kind == expr_kind::variable && var(t.var) && uniform_expr(s.value);
+  }
+
+ private:
+  const function& f_;
+  std::function<bool(stmt_id)> has_barrier_;
+  std::vector<bool> uniform_;
+  std::map<std::size_t, std::vector<std::pair<expr_id, bool>>> assignments_;
+  std::set<var_id> recomputed_;
+  std::set<var_id> varying_target_;  // assigned through a tuple target or a for loop of a thread
+
+  void assigned(expr_id target, expr_id value, bool in_segment_flow) {
+    const expr& t = f_.exprs[static_cast<std::size_t>(target)];
+    if (t.kind == expr_kind::variable) {
+      if (in_segment_flow) uniform_[static_cast<std::size_t>(t.var)] = false;
+      assignments_[static_cast<std::size_t>(t.var)].push_back({value, in_segment_flow});
+      return;
+    }
+    std::set<var_id> vs;
+    vars_of_expr(f_, target, vs);
+    for (var_id v : vs) {
+      uniform_[static_cast<std::size_t>(v)] = false;  // tuple targets, subscripts' indices
+      varying_target_.insert(v);
+    }
+  }
+
+  // `inside`: within a segment statement's own control flow (an if or loop without a barrier).
+  void nested(const std::vector<stmt_id>& ids, bool inside) {
+    for (stmt_id id : ids) {
+      const stmt& s = f_.stmts[static_cast<std::size_t>(id)];
+      const bool region_level = !inside && has_barrier_(id);  // an if or loop run once for the block
+      if (s.kind == stmt_kind::assign) assigned(s.target, s.value, inside);
+      if (s.kind == stmt_kind::for_range) {
+        auto& a = assignments_[static_cast<std::size_t>(s.var)];
+        if (region_level) {
+          a.push_back({s.start, false});
+          a.push_back({s.stop, false});
+          a.push_back({s.step, false});
+        } else {
+          uniform_[static_cast<std::size_t>(s.var)] = false;  // each thread's own loop
+          varying_target_.insert(s.var);
+        }
+      }
+      nested(s.body, !region_level);
+      nested(s.orelse, !region_level);
+    }
+  }
+};
+
+// The plan's walk, shared by the check and the variable census: the segments in the order
+// lowering makes them, and the uniform reads between them.
+struct region_walk {
+  const function& f;
+  bool ok = true;
+  int uniform_loops = 0;
+  int next_site = 0;
+  // Per site (a segment or a uniform read): whether it lies inside a loop run once for the block.
+  std::vector<bool> site_in_loop;
+  std::vector<std::set<var_id>> site_vars;
+
+  int site(std::set<var_id> vars) {
+    site_in_loop.push_back(uniform_loops > 0);
+    site_vars.push_back(std::move(vars));
+    return next_site++;
+  }
+
+  void segment(const std::vector<stmt_id>& ids) {
+    std::set<var_id> vars;
+    for (stmt_id id : ids) {
+      if (leaves_segment(f, id, 0)) ok = false;
+      vars_of_stmt(f, id, vars);
+    }
+    site(std::move(vars));
+  }
+
+  void uniform_read(std::initializer_list<expr_id> exprs) {
+    std::set<var_id> vars;
+    for (expr_id e : exprs) vars_of_expr(f, e, vars);
+    site(std::move(vars));
+  }
+
+  void walk(const std::vector<stmt_id>& ids) {
+    std::vector<stmt_id> pending;
+    auto flush = [&] {
+      if (!pending.empty()) segment(pending);
+      pending.clear();
+    };
+    for (stmt_id id : ids) {
+      if (!holds_barrier(f, id)) {
+        pending.push_back(id);
+        continue;
+      }
+      flush();
+      const stmt& s = stmt_at(f, id);
+      switch (s.kind) {
+        case stmt_kind::expression: break;  // the barrier: the segments on either side are apart
+        case stmt_kind::if_:
+          uniform_read({s.value});
+          walk(s.body);
+          walk(s.orelse);
+          break;
+        case stmt_kind::while_:
+          ++uniform_loops;
+          uniform_read({s.value});
+          walk(s.body);
+          --uniform_loops;
+          walk(s.orelse);
+          break;
+        case stmt_kind::for_range: {
+          uniform_read({s.start, s.stop, s.step});
+          ++uniform_loops;
+          std::set<var_id> v{s.var};
+          site(std::move(v));  // the loop variable, set in every thread each iteration
+          walk(s.body);
+          --uniform_loops;
+          walk(s.orelse);
+          break;
+        }
+        default: ok = false;
+      }
+    }
+    flush();
+  }
+};
+
+}  // namespace
+
+bool block_regions_fit(const typed_module& m, const compile_config& cfg) {
+  if (m.functions.empty() || !m.functions[0].is_kernel || !m.functions[0].uses_barrier) return false;
+  if (m.functions[0].cooperative || m.may_raise() || cfg.debug() || cfg.line_tables()) return false;
+  if (std::getenv("CUFORGE_CPU_FIBERS") != nullptr && std::string(std::getenv("CUFORGE_CPU_FIBERS")) == "1")
+    return false;
+  const function& f = *m.functions[0].ir;
+  // Every barrier is a syncthreads() statement of the kernel's own body.
+  std::set<expr_id> statement_barriers;
+  for (const stmt& s : f.stmts)
+    if (s.kind == stmt_kind::expression && is_syncthreads(f, s.value)) statement_barriers.insert(s.value);
+  for (std::size_t i = 0; i < f.exprs.size(); ++i) {
+    const expr& e = f.exprs[i];
+    if (e.kind != expr_kind::op) continue;
+    if (e.op == op_id::local_array) return false;
+    if (e.op == op_id::call_device && !e.attrs.empty()) {
+      const auto callee = static_cast<std::size_t>(e.attrs[0]);
+      if (callee >= m.functions.size() || m.functions[callee].uses_barrier) return false;
+    }
+    // An intrinsic's host implementation (cuda.extending) that synchronises.
+    if (e.op == op_id::call_external && e.attrs.size() > 1 && e.attrs[1] >= 0) {
+      const auto host = static_cast<std::size_t>(e.attrs[1]);
+      if (host >= m.functions.size() || m.functions[host].uses_barrier) return false;
+    }
+    if (e.op == op_id::intrinsic && !e.attrs.empty() && entry_of(e).info.cpu != cpu_needs::nothing &&
+        statement_barriers.count(static_cast<expr_id>(i)) == 0)
+      return false;
+  }
+  region_walk w{f};
+  w.walk(f.body);
+  return w.ok;
+}
+
+// --- lowering -----------------------------------------------------------------------------------
+
+struct function_lowering::region_state {
+  explicit region_state(const function& f) : uni(f, [&f](stmt_id id) { return holds_barrier(f, id); }) {}
+  uniformity uni;
+  bool track_alive = false;          // whether a thread may return: then each has an alive flag
+  std::vector<std::pair<var_id, expr_id>> recomputed;  // computed again at each thread's turn
+  llvm::Value* local_ctx = nullptr;  // the block's thread_context, its threadIdx set per thread
+  llvm::Value* bx = nullptr;         // blockDim (i32)
+  llvm::Value* by = nullptr;
+  llvm::Value* bz = nullptr;
+  llvm::Value* nthreads = nullptr;   // i64
+  llvm::Value* alive = nullptr;      // i8 per thread
+  std::vector<llvm::Value*> arrays;  // per variable: its per-thread array, or null (a scalar)
+  std::vector<bool> restart;         // per variable: a scalar zeroed at each thread's turn
+  llvm::BasicBlock* next_thread = nullptr;  // the thread loop's latch, while a segment is lowered
+  unsigned thread_idx_offset = 0;
+};
+
+void function_lowering::emit_block_regions(const std::vector<bool>& zeroed, unsigned thread_idx_offset,
+                                           std::size_t context_bytes) {
+  region_walk plan{f};
+  plan.walk(f.body);
+  region_state rs(f);
+  regions_ = &rs;
+  for (const stmt& st : f.stmts)
+    if (st.kind == stmt_kind::return_) rs.track_alive = true;
+  thread_vars_.assign(vars_.size(), nullptr);
+  rs.thread_idx_offset = thread_idx_offset;
+  llvm::Type* i64 = b.getInt64Ty();
+  // The block's context, copied: its threadIdx is this function's to set.
+  auto* copy = b.CreateAlloca(llvm::ArrayType::get(b.getInt8Ty(), context_bytes), nullptr, "block.ctx");
+  copy->setAlignment(llvm::Align(16));
+  b.CreateMemCpy(copy, llvm::Align(16), ctx, llvm::Align(8), context_bytes);
+  ctx = copy;
+  rs.local_ctx = copy;
+  rs.bx = ms.tgt.special_register(*this, sreg::block_dim, 0);
+  rs.by = ms.tgt.special_register(*this, sreg::block_dim, 1);
+  rs.bz = ms.tgt.special_register(*this, sreg::block_dim, 2);
+  rs.nthreads = b.CreateMul(b.CreateMul(b.CreateZExt(rs.bx, i64), b.CreateZExt(rs.by, i64)), b.CreateZExt(rs.bz, i64),
+                            "threads");
+  if (rs.track_alive) {
+    rs.alive = b.CreateAlloca(b.getInt8Ty(), rs.nthreads, "alive");
+    b.CreateMemSet(rs.alive, b.getInt8(1), rs.nthreads, llvm::MaybeAlign(1));
+  }
+  // Which variables carry values between sites: those used at two sites or more, or at one
+  // inside a loop run once for the block (its next iteration reads what this one left).
+  std::vector<int> sites(f.vars.size(), 0);
+  std::vector<bool> in_loop(f.vars.size(), false);
+  for (std::size_t s = 0; s < plan.site_vars.size(); ++s)
+    for (var_id v : plan.site_vars[s]) {
+      ++sites[static_cast<std::size_t>(v)];
+      if (plan.site_in_loop[s]) in_loop[static_cast<std::size_t>(v)] = true;
+    }
+  std::set<var_id> params(f.params.begin(), f.params.end());
+  rs.recomputed = rs.uni.recomputed(params);
+  std::set<var_id> recomputed;
+  for (const auto& [v, _] : rs.recomputed) recomputed.insert(v);
+  std::set<var_id> assigned;
+  for (const stmt& s : f.stmts) {
+    if (s.kind == stmt_kind::assign) vars_of_expr(f, s.target, assigned);
+    if (s.kind == stmt_kind::for_range && s.var != no_id) assigned.insert(s.var);
+  }
+  rs.arrays.assign(f.vars.size(), nullptr);
+  rs.restart.assign(f.vars.size(), false);
+  for (std::size_t v = 0; v < f.vars.size(); ++v) {
+    if (vars_[v] == nullptr) continue;
+    const auto id = static_cast<var_id>(v);
+    if (params.count(id) != 0 && assigned.count(id) == 0) continue;  // the same in every thread
+    if (rs.uni.var(id)) continue;  // assigned once for the block: one scalar
+    if (recomputed.count(id) != 0) continue;  // computed again in each thread's turn
+    if (sites[v] <= 1 && !in_loop[v]) {
+      rs.restart[v] = zeroed[v];
+      continue;
+    }
+    llvm::Type* t = vars_[v]->getAllocatedType();
+    auto* a = b.CreateAlloca(t, rs.nthreads, f.vars[v].name.empty() ? "tmp.threads" : f.vars[v].name + ".threads");
+    rs.arrays[v] = a;
+    const std::uint64_t size = ms.layout().getTypeAllocSize(t);
+    if (params.count(id) != 0 || zeroed[v]) {
+      // A parameter a thread reassigns starts as the argument in every thread; others at zero.
+      llvm::Value* init = params.count(id) != 0 ? static_cast<llvm::Value*>(b.CreateLoad(t, vars_[v]))
+                                                : llvm::Constant::getNullValue(t);
+      if (params.count(id) == 0) {
+        b.CreateMemSet(a, b.getInt8(0), b.CreateMul(rs.nthreads, b.getInt64(size)), llvm::MaybeAlign(1));
+      } else {
+        for_each_thread(false, [&, t](llvm::Value* t_lin) { b.CreateStore(init, b.CreateInBoundsGEP(t, a, t_lin)); });
+      }
+    }
+  }
+  region_block(f.body);
+  if (!terminated()) b.CreateRetVoid();
+  regions_ = nullptr;
+}
+
+void function_lowering::for_each_thread(bool set_coordinates, const std::function<void(llvm::Value*)>& body) {
+  region_state& rs = *regions_;
+  llvm::Type* i32 = b.getInt32Ty();
+  llvm::Type* i64 = b.getInt64Ty();
+  // z, y, x loops (x innermost, counted: it vectorises), t = (z * by + y) * bx + x.
+  llvm::BasicBlock* pre = b.GetInsertBlock();
+  auto* zh = llvm::BasicBlock::Create(c_(), "thread.z", fn);
+  auto* yh = llvm::BasicBlock::Create(c_(), "thread.y", fn);
+  auto* xh = llvm::BasicBlock::Create(c_(), "thread.x", fn);
+  auto* run = llvm::BasicBlock::Create(c_(), "thread.run", fn);
+  auto* xl = llvm::BasicBlock::Create(c_(), "thread.next", fn);
+  auto* yl = llvm::BasicBlock::Create(c_(), "thread.next.y", fn);
+  auto* zl = llvm::BasicBlock::Create(c_(), "thread.next.z", fn);
+  auto* exit = llvm::BasicBlock::Create(c_(), "threads.done", fn);
+  b.CreateBr(zh);
+  b.SetInsertPoint(zh);
+  auto* z = b.CreatePHI(i32, 2, "tz");
+  z->addIncoming(b.getInt32(0), pre);
+  b.CreateBr(yh);
+  b.SetInsertPoint(yh);
+  auto* y = b.CreatePHI(i32, 2, "ty");
+  y->addIncoming(b.getInt32(0), zh);
+  llvm::Value* row = b.CreateMul(b.CreateAdd(b.CreateMul(b.CreateZExt(z, i64), b.CreateZExt(rs.by, i64)), b.CreateZExt(y, i64)),
+                                 b.CreateZExt(rs.bx, i64));
+  b.CreateBr(xh);
+  b.SetInsertPoint(xh);
+  auto* x = b.CreatePHI(i32, 2, "tx");
+  x->addIncoming(b.getInt32(0), yh);
+  llvm::Value* t = b.CreateAdd(row, b.CreateZExt(x, i64), "t", true, true);
+  if (rs.track_alive) {
+    llvm::Value* live = b.CreateICmpNE(b.CreateLoad(b.getInt8Ty(), b.CreateInBoundsGEP(b.getInt8Ty(), rs.alive, t)),
+                                       b.getInt8(0));
+    b.CreateCondBr(live, run, xl);
+  } else {
+    b.CreateBr(run);
+  }
+  b.SetInsertPoint(run);
+  if (set_coordinates) {
+    llvm::Value* coords[3] = {x, y, z};
+    for (unsigned d = 0; d < 3; ++d)
+      b.CreateAlignedStore(coords[d], b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), rs.local_ctx, rs.thread_idx_offset + 4 * d),
+                           llvm::Align(4));
+  }
+  llvm::BasicBlock* last_before = &fn->back();
+  llvm::BasicBlock* outer_next = rs.next_thread;
+  llvm::Value* outer_thread = current_thread_;
+  rs.next_thread = xl;
+  current_thread_ = t;
+  body(t);
+  rs.next_thread = outer_next;
+  current_thread_ = outer_thread;
+  if (!terminated()) b.CreateBr(xl);
+  // CUDA orders no two threads that do not meet at a barrier: the x loop's iterations are
+  // declared independent (as the block entry's are), so it vectorises without run-time checks.
+  llvm::MDNode* group = llvm::MDNode::getDistinct(c_(), {});
+  auto mark = [&](llvm::BasicBlock& bb) {
+    for (llvm::Instruction& i : bb) {
+      auto* ld = llvm::dyn_cast<llvm::LoadInst>(&i);
+      auto* st = llvm::dyn_cast<llvm::StoreInst>(&i);
+      if ((ld != nullptr && ld->isSimple()) || (st != nullptr && st->isSimple()))
+        i.setMetadata(llvm::LLVMContext::MD_access_group, group);
+    }
+  };
+  mark(*run);
+  for (auto it = std::next(last_before->getIterator()); it != fn->end(); ++it) mark(*it);
+  b.SetInsertPoint(xl);
+  llvm::Value* nx = b.CreateAdd(x, b.getInt32(1), "tx.next", true, true);
+  x->addIncoming(nx, xl);
+  auto* latch = b.CreateCondBr(b.CreateICmpULT(nx, rs.bx), xh, yl);
+  {
+    llvm::TempMDTuple self = llvm::MDNode::getTemporary(c_(), {});
+    llvm::MDNode* parallel = llvm::MDNode::get(c_(), {llvm::MDString::get(c_(), "llvm.loop.parallel_accesses"), group});
+    llvm::MDNode* loop = llvm::MDNode::getDistinct(c_(), {self.get(), parallel});
+    loop->replaceOperandWith(0, loop);
+    latch->setMetadata(llvm::LLVMContext::MD_loop, loop);
+  }
+  b.SetInsertPoint(yl);
+  llvm::Value* ny = b.CreateAdd(y, b.getInt32(1), "ty.next", true, true);
+  y->addIncoming(ny, yl);
+  b.CreateCondBr(b.CreateICmpULT(ny, rs.by), yh, zl);
+  b.SetInsertPoint(zl);
+  llvm::Value* nz = b.CreateAdd(z, b.getInt32(1), "tz.next", true, true);
+  z->addIncoming(nz, zl);
+  b.CreateCondBr(b.CreateICmpULT(nz, rs.bz), zh, exit);
+  b.SetInsertPoint(exit);
+}
+
+// Points the variables at thread `t`'s storage (its element of each per-thread array); the
+// scalars that restart are zeroed.
+void function_lowering::select_thread(llvm::Value* t) {
+  region_state& rs = *regions_;
+  for (std::size_t v = 0; v < vars_.size(); ++v) {
+    if (rs.arrays[v] != nullptr) {
+      thread_vars_[v] = b.CreateInBoundsGEP(vars_[v]->getAllocatedType(), rs.arrays[v], t);
+    } else if (rs.restart[v]) {
+      b.CreateStore(llvm::Constant::getNullValue(vars_[v]->getAllocatedType()), vars_[v]);
+    }
+  }
+  for (const auto& [v, value] : rs.recomputed)
+    b.CreateStore(cast(expr(value), type_of(value), f.vars[static_cast<std::size_t>(v)].ty),
+                  vars_[static_cast<std::size_t>(v)]);
+}
+
+llvm::Value* function_lowering::var_address(var_id v) {
+  const auto i = static_cast<std::size_t>(v);
+  if (regions_ != nullptr && regions_->arrays[i] != nullptr) return thread_vars_[i];
+  return vars_[i];
+}
+
+// A value read once for the block, in its first live thread (the value every thread has, where a
+// barrier depends on it); false when no thread is live.
+llvm::Value* function_lowering::uniform_truth(expr_id cond) {
+  return uniform_values({cond}, [&](const std::vector<llvm::Value*>& v) { return truth(v[0], type_of(cond)); })[0];
+}
+
+std::vector<llvm::Value*> function_lowering::uniform_values(
+    const std::vector<expr_id>& exprs,
+    const std::function<llvm::Value*(const std::vector<llvm::Value*>&)>& finish) {
+  region_state& rs = *regions_;
+  llvm::Type* i64 = b.getInt64Ty();
+  bool all_uniform = true;
+  for (expr_id e : exprs) all_uniform = all_uniform && rs.uni.uniform_expr(e);
+  if (all_uniform || !rs.track_alive) {
+    // Read by no thread in particular (uniform values), or by thread 0, live as every thread is.
+    if (!all_uniform) {
+      for (unsigned d = 0; d < 3; ++d)
+        b.CreateAlignedStore(b.getInt32(0), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), rs.local_ctx, rs.thread_idx_offset + 4 * d),
+                             llvm::Align(4));
+      select_thread(b.getInt64(0));
+    }
+    std::vector<llvm::Value*> values;
+    for (expr_id e : exprs) values.push_back(expr(e));
+    llvm::Value* r = finish(values);
+    values.insert(values.begin(), r);
+    return values;
+  }
+  // The first live thread.
+  llvm::BasicBlock* pre = b.GetInsertBlock();
+  auto* search = llvm::BasicBlock::Create(c_(), "first.live", fn);
+  auto* found = llvm::BasicBlock::Create(c_(), "first.found", fn);
+  b.CreateBr(search);
+  b.SetInsertPoint(search);
+  auto* t = b.CreatePHI(i64, 2, "first");
+  t->addIncoming(b.getInt64(0), pre);
+  llvm::Value* in_block = b.CreateICmpULT(t, rs.nthreads);
+  llvm::Value* clamped = b.CreateSelect(in_block, t, b.getInt64(0));
+  llvm::Value* dead = b.CreateICmpEQ(b.CreateLoad(b.getInt8Ty(), b.CreateInBoundsGEP(b.getInt8Ty(), rs.alive, clamped)),
+                                     b.getInt8(0));
+  llvm::Value* more = b.CreateAnd(in_block, dead);
+  t->addIncoming(b.CreateAdd(t, b.getInt64(1)), search);
+  b.CreateCondBr(more, search, found);
+  b.SetInsertPoint(found);
+  llvm::Value* any = b.CreateICmpULT(t, rs.nthreads);
+  llvm::Value* first = b.CreateSelect(any, t, b.getInt64(0));
+  // Its coordinates, for expressions that read threadIdx.
+  llvm::Value* bx = b.CreateZExt(rs.bx, i64);
+  llvm::Value* bxy = b.CreateMul(bx, b.CreateZExt(rs.by, i64));
+  llvm::Value* coords[3] = {b.CreateURem(first, bx), b.CreateURem(b.CreateUDiv(first, bx), b.CreateZExt(rs.by, i64)),
+                            b.CreateUDiv(first, bxy)};
+  for (unsigned d = 0; d < 3; ++d)
+    b.CreateAlignedStore(b.CreateTrunc(coords[d], b.getInt32Ty()),
+                         b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), rs.local_ctx, rs.thread_idx_offset + 4 * d),
+                         llvm::Align(4));
+  select_thread(first);
+  std::vector<llvm::Value*> values;
+  for (expr_id e : exprs) values.push_back(expr(e));
+  llvm::Value* r = finish(values);
+  if (r != nullptr && r->getType()->isIntegerTy(1)) r = b.CreateAnd(any, r);
+  values.insert(values.begin(), r);
+  return values;
+}
+
+void function_lowering::region_block(const std::vector<stmt_id>& ids) {
+  std::vector<stmt_id> pending;
+  auto flush = [&] {
+    if (pending.empty()) return;
+    std::vector<stmt_id> seg;
+    seg.swap(pending);
+    for_each_thread(true, [&](llvm::Value* t) {
+      select_thread(t);
+      for (stmt_id id : seg) {
+        statement(id);
+        if (terminated()) break;
+      }
+    });
+  };
+  for (stmt_id id : ids) {
+    if (terminated()) continue_in_dead_block();
+    if (regions_->uni.uniform_statement(id)) {
+      // An assignment of a uniform variable: once for the block, between the threads' turns.
+      flush();
+      statement(id);
+      continue;
+    }
+    if (!holds_barrier(f, id)) {
+      pending.push_back(id);
+      continue;
+    }
+    flush();
+    const stmt& s = stmt_at(f, id);
+    set_location(s.loc);
+    switch (s.kind) {
+      case stmt_kind::expression: break;  // the barrier itself: every thread has finished the segment before
+      case stmt_kind::if_: {
+        llvm::Value* c = uniform_truth(s.value);
+        auto* then_bb = llvm::BasicBlock::Create(c_(), "uif.then", fn);
+        auto* else_bb = llvm::BasicBlock::Create(c_(), "uif.else", fn);
+        auto* end = llvm::BasicBlock::Create(c_(), "uif.end", fn);
+        b.CreateCondBr(c, then_bb, else_bb);
+        b.SetInsertPoint(then_bb);
+        region_block(s.body);
+        if (!terminated()) b.CreateBr(end);
+        b.SetInsertPoint(else_bb);
+        region_block(s.orelse);
+        if (!terminated()) b.CreateBr(end);
+        b.SetInsertPoint(end);
+        break;
+      }
+      case stmt_kind::while_: {
+        auto* cond = llvm::BasicBlock::Create(c_(), "uwhile.cond", fn);
+        auto* body = llvm::BasicBlock::Create(c_(), "uwhile.body", fn);
+        auto* orelse = llvm::BasicBlock::Create(c_(), "uwhile.else", fn);
+        auto* end = llvm::BasicBlock::Create(c_(), "uwhile.end", fn);
+        b.CreateBr(cond);
+        b.SetInsertPoint(cond);
+        b.CreateCondBr(uniform_truth(s.value), body, orelse);
+        b.SetInsertPoint(body);
+        region_block(s.body);
+        if (!terminated()) b.CreateBr(cond);
+        b.SetInsertPoint(orelse);
+        region_block(s.orelse);
+        if (!terminated()) b.CreateBr(end);
+        b.SetInsertPoint(end);
+        break;
+      }
+      case stmt_kind::for_range: {
+        const type* vt = f.vars[static_cast<std::size_t>(s.var)].ty;
+        // range(start, stop, step) read once; the trip count as for_range computes it.
+        std::vector<llvm::Value*> r = uniform_values({s.start, s.stop, s.step}, [](const std::vector<llvm::Value*>&) {
+          return static_cast<llvm::Value*>(nullptr);
+        });
+        llvm::Value* start = cast(r[1], type_of(s.start), vt);
+        llvm::Value* stop = cast(r[2], type_of(s.stop), vt);
+        llvm::Value* step = cast(r[3], type_of(s.step), vt);
+        llvm::Value* count = trip_count(start, stop, step, vt->is_signed);
+        llvm::Type* it = start->getType();
+        llvm::AllocaInst* k = entry_alloca(it, "urange.k");
+        llvm::AllocaInst* iv = entry_alloca(it, "urange.i");
+        b.CreateStore(llvm::ConstantInt::get(it, 0), k);
+        b.CreateStore(start, iv);
+        auto* cond = llvm::BasicBlock::Create(c_(), "ufor.cond", fn);
+        auto* body = llvm::BasicBlock::Create(c_(), "ufor.body", fn);
+        auto* orelse = llvm::BasicBlock::Create(c_(), "ufor.else", fn);
+        auto* end = llvm::BasicBlock::Create(c_(), "ufor.end", fn);
+        b.CreateBr(cond);
+        b.SetInsertPoint(cond);
+        b.CreateCondBr(b.CreateICmpULT(b.CreateLoad(it, k), count), body, orelse);
+        b.SetInsertPoint(body);
+        llvm::Value* value = b.CreateLoad(it, iv);
+        if (regions_->uni.var(s.var)) {
+          b.CreateStore(value, vars_[static_cast<std::size_t>(s.var)]);
+        } else {
+          for_each_thread(false, [&](llvm::Value* t) {
+            select_thread(t);
+            b.CreateStore(value, var_address(s.var));
+          });
+        }
+        region_block(s.body);
+        if (!terminated()) {
+          b.CreateStore(b.CreateAdd(b.CreateLoad(it, iv), step), iv);
+          b.CreateStore(b.CreateAdd(b.CreateLoad(it, k), llvm::ConstantInt::get(it, 1), "", true), k);
+          b.CreateBr(cond);
+        }
+        b.SetInsertPoint(orelse);
+        region_block(s.orelse);
+        if (!terminated()) b.CreateBr(end);
+        b.SetInsertPoint(end);
+        break;
+      }
+      default: fail_at("a barrier in a statement the block's regions do not take", s.loc);
+    }
+  }
+  flush();
+}
+
+bool function_lowering::end_thread_in_region() {
+  if (regions_ == nullptr || regions_->next_thread == nullptr) return false;
+  // The thread's turn ends and it is marked ended: later segments skip it.
+  b.CreateStore(b.getInt8(0), b.CreateInBoundsGEP(b.getInt8Ty(), regions_->alive, current_thread_));
+  b.CreateBr(regions_->next_thread);
+  return true;
+}
+
+}  // namespace cuforge::frontend::detail

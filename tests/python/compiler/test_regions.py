@@ -1,0 +1,256 @@
+"""Barriers without fibers on the cpu backend (docs/cpu_execution.md,
+"Regions"): a kernel whose barriers are syncthreads() statements of its own
+body runs as its whole block in one call, each stretch between barriers a
+loop over the threads; values that cross a barrier are kept per thread;
+conditions and ranges guarding a barrier are read once for the block; a
+thread that returns is skipped from then on. Kernels this does not fit keep
+their fibers. Each kernel's results are checked against NumPy, and whether
+it ran in regions is checked too (`block_entry`)."""
+
+import numpy as np
+import pytest
+
+from cuforge import cuda
+from cuforge.cuda import _jit
+
+def in_regions(kernel, specs):
+    """Whether `kernel`, compiled for the host with these argument specs, runs its block in one call."""
+    cf = _jit._compile(kernel.py_func, list(specs), _jit.CompileOptions().config("host"), False)
+    return cf.block_entry
+
+
+F32 = "array(float32, 1d, C)"
+F64 = "array(float64, 1d, C)"
+I64 = "array(int64, 1d, C)"
+
+
+@cuda.jit
+def block_sum(x, out):
+    s = cuda.shared.array(256, dtype=np.float64)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[t] = x[i] if i < x.size else 0.0
+    cuda.syncthreads()
+    step = cuda.blockDim.x // 2
+    while step > 0:  # a barrier in a loop whose condition every thread shares
+        if t < step:
+            s[t] += s[t + step]
+        cuda.syncthreads()
+        step //= 2
+    if t == 0:
+        out[cuda.blockIdx.x] = s[0]
+
+
+def test_a_tree_reduction_with_a_barrier_in_a_while_loop():
+    x = np.random.default_rng(1).random(256 * 37 - 11)
+    out = np.zeros(37)
+    block_sum[37, 256](x, out)
+    np.testing.assert_allclose(out, np.add.reduceat(np.concatenate([x, np.zeros(11)]), np.arange(0, 256 * 37, 256)))
+    assert in_regions(block_sum, [F64, F64])
+
+
+TPB = 8
+
+
+@cuda.jit
+def tiled_matmul(A, B, C):
+    sA = cuda.shared.array((TPB, TPB), dtype=np.float64)
+    sB = cuda.shared.array((TPB, TPB), dtype=np.float64)
+    x, y = cuda.grid(2)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    acc = 0.0  # crosses every barrier: kept per thread
+    for i in range(cuda.gridDim.x):  # a barrier in a for loop over a range every thread shares
+        sA[ty, tx] = 0
+        sB[ty, tx] = 0
+        if y < A.shape[0] and tx + i * TPB < A.shape[1]:
+            sA[ty, tx] = A[y, tx + i * TPB]
+        if x < B.shape[1] and ty + i * TPB < B.shape[0]:
+            sB[ty, tx] = B[ty + i * TPB, x]
+        cuda.syncthreads()
+        for j in range(TPB):
+            acc += sA[ty, j] * sB[j, tx]
+        cuda.syncthreads()
+    if y < C.shape[0] and x < C.shape[1]:
+        C[y, x] = acc
+
+
+def test_the_tiled_matmul_with_barriers_in_a_for_loop_and_a_2d_block():
+    rng = np.random.default_rng(2)
+    A, B = rng.random((37, 37)), rng.random((37, 37))
+    C = np.zeros((37, 37))
+    blocks = (37 + TPB - 1) // TPB
+    tiled_matmul[(blocks, blocks), (TPB, TPB)](A, B, C)
+    np.testing.assert_allclose(C, A @ B)
+    assert in_regions(tiled_matmul, ["array(float64, 2d, C)"] * 3)
+
+
+@cuda.jit
+def early_return(x, out, n):
+    s = cuda.shared.array(128, dtype=np.int64)
+    t = cuda.threadIdx.x
+    s[t] = -1
+    if t >= n:
+        return  # these threads are done: the barriers below wait only for the others
+    s[t] = x[t] * 2
+    cuda.syncthreads()
+    total = 0
+    for k in range(n):
+        total += s[k]
+    cuda.syncthreads()
+    s[t] = total
+    cuda.syncthreads()
+    out[t] = s[(t + 1) % n] + t
+
+
+def test_threads_that_return_before_a_barrier_are_skipped_by_the_rest():
+    x = np.arange(128, dtype=np.int64)
+    for n in (1, 5, 64, 128):
+        out = np.full(128, -7, np.int64)
+        early_return[1, 128](x, out, n)
+        total = 2 * x[:n].sum()
+        np.testing.assert_array_equal(out[:n], total + np.arange(n))
+        assert (out[n:] == -7).all()
+    assert in_regions(early_return, [I64, I64, "int64"])
+
+
+@cuda.jit
+def uniform_branches(x, out):
+    s = cuda.shared.array(64, dtype=np.float64)
+    t = cuda.threadIdx.x
+    b = cuda.blockIdx.x
+    if b % 2 == 0:  # the same in every thread of a block: its barrier is every thread's
+        s[t] = x[b * 64 + t]
+        cuda.syncthreads()
+        out[b * 64 + t] = s[63 - t]
+    else:
+        s[t] = 2 * x[b * 64 + t]
+        cuda.syncthreads()
+        if t % 2 == 0:  # a per-thread branch without a barrier
+            out[b * 64 + t] = s[t + 1]
+        else:
+            out[b * 64 + t] = -s[t - 1]
+
+
+def test_barriers_in_branches_every_thread_of_the_block_takes():
+    x = np.arange(256, dtype=np.float64)
+    out = np.zeros(256)
+    uniform_branches[4, 64](x, out)
+    want = np.empty(256)
+    for b in range(4):
+        blk = x[b * 64:(b + 1) * 64]
+        if b % 2 == 0:
+            want[b * 64:(b + 1) * 64] = blk[::-1]
+        else:
+            d = 2 * blk
+            want[b * 64:(b + 1) * 64:2] = d[1::2]
+            want[b * 64 + 1:(b + 1) * 64:2] = -d[0::2]
+    np.testing.assert_array_equal(out, want)
+    assert in_regions(uniform_branches, [F64, F64])
+
+
+@cuda.jit
+def values_across_barriers(out, n):
+    s = cuda.shared.array((4, 4, 4), dtype=np.int64)
+    tx, ty, tz = cuda.threadIdx.x, cuda.threadIdx.y, cuda.threadIdx.z
+    mine = tx + 10 * ty + 100 * tz  # per thread, from the coordinates
+    a, b = mine, -mine              # tuple-assigned: kept per thread
+    if tx % 2 == 1:
+        a += 1000                   # assigned in a per-thread branch
+    s[tz, ty, tx] = mine
+    cuda.syncthreads()
+    n = n + tx                      # a parameter a thread reassigns
+    got = s[3 - tz, 3 - ty, 3 - tx]
+    cuda.syncthreads()
+    s[tz, ty, tx] = got + a + b
+    cuda.syncthreads()
+    out[tz, ty, tx] = s[tz, ty, tx] + n
+
+
+def test_values_that_cross_barriers_stay_each_threads_own_in_a_3d_block():
+    out = np.zeros((4, 4, 4), np.int64)
+    values_across_barriers[1, (4, 4, 4)](out, 5)
+    z, y, x = np.meshgrid(np.arange(4), np.arange(4), np.arange(4), indexing="ij")
+    mine = x + 10 * y + 100 * z
+    other = (3 - x) + 10 * (3 - y) + 100 * (3 - z)
+    want = other + mine + 1000 * (x % 2) - mine + 5 + x
+    np.testing.assert_array_equal(out, want)
+    assert in_regions(values_across_barriers, ["array(int64, 3d, C)", "int64"])
+
+
+@cuda.jit(device=True)
+def sync_inside():
+    cuda.syncthreads()
+
+
+@cuda.jit
+def barrier_in_a_device_function(out):
+    s = cuda.shared.array(32, np.int64)
+    t = cuda.threadIdx.x
+    s[t] = t
+    sync_inside()
+    out[t] = s[31 - t]
+
+
+@cuda.jit
+def counting_barrier(out):
+    t = cuda.threadIdx.x
+    out[t] = cuda.syncthreads_count(t % 3 == 0)
+
+
+@cuda.jit
+def break_out_of_a_barrier_loop(out):
+    s = cuda.shared.array(32, np.int64)
+    t = cuda.threadIdx.x
+    s[t] = 0
+    k = 0
+    while True:
+        cuda.syncthreads()
+        s[t] += 1
+        k += 1
+        if k == 3:
+            break  # leaves a loop with a barrier from inside a stretch: fibers
+    cuda.syncthreads()
+    out[t] = s[31 - t]
+
+
+def test_kernels_regions_do_not_fit_keep_their_fibers():
+    out = np.zeros(32, np.int64)
+    barrier_in_a_device_function[1, 32](out)
+    np.testing.assert_array_equal(out, 31 - np.arange(32))
+    out = np.zeros(33, np.int64)
+    counting_barrier[1, 33](out)
+    assert (out == 11).all()
+    out = np.zeros(32, np.int64)
+    break_out_of_a_barrier_loop[1, 32](out)
+    assert (out == 3).all()
+    assert not in_regions(barrier_in_a_device_function, [I64])
+    assert not in_regions(counting_barrier, [I64])
+    assert not in_regions(break_out_of_a_barrier_loop, [I64])
+
+
+@cuda.jit
+def dynamic_shared_prefix(x, out):
+    s = cuda.shared.array(0, dtype=np.float32)
+    t = cuda.threadIdx.x
+    n = cuda.blockDim.x
+    s[t] = x[cuda.grid(1)]
+    cuda.syncthreads()
+    offset = 1
+    while offset < n:  # Hillis-Steele scan: read, barrier, write, barrier
+        v = s[t - offset] if t >= offset else 0.0
+        cuda.syncthreads()
+        s[t] += v
+        cuda.syncthreads()
+        offset *= 2
+    out[cuda.grid(1)] = s[t]
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 200])
+def test_an_inclusive_scan_with_dynamic_shared_memory_at_several_block_sizes(block):
+    x = np.random.default_rng(block).random(block * 3).astype(np.float32)
+    out = np.zeros_like(x)
+    dynamic_shared_prefix[3, block, 0, block * 4](x, out)
+    want = np.concatenate([np.cumsum(x[i * block:(i + 1) * block], dtype=np.float64) for i in range(3)])
+    np.testing.assert_allclose(out, want, rtol=1e-5)
+    assert in_regions(dynamic_shared_prefix, [F32, F32])
