@@ -164,7 +164,13 @@ class uniformity {
     if (id == no_id) return true;
     if (id < 0 || static_cast<std::size_t>(id) >= f_.exprs.size()) return false;
     const expr& e = f_.exprs[static_cast<std::size_t>(id)];
-    if (e.kind == expr_kind::variable) return var(e.var) || recomputed_.count(e.var) != 0;
+    if (e.kind == expr_kind::variable) {
+      // A uniform value it reads must not change later (the value is computed again then).
+      if (recomputed_.count(e.var) != 0) return true;
+      if (!var(e.var)) return false;
+      auto it = assignments_.find(static_cast<std::size_t>(e.var));
+      return it == assignments_.end() || it->second.size() <= 1;
+    }
     if (e.kind == expr_kind::op && e.op == op_id::intrinsic && !e.attrs.empty() &&
         entry_of(e).info.name.starts_with("cuda.threadIdx."))
       return true;
@@ -187,13 +193,14 @@ class uniformity {
 
   // The variables computed again in each thread's turn, in the order of their one assignment:
   // assigned once, at the top level of the regions, from a thread-pure value.
-  std::vector<std::pair<var_id, expr_id>> recomputed(const std::set<var_id>& params) {
+  std::vector<std::pair<var_id, expr_id>> recomputed(const std::set<var_id>& params, const std::vector<bool>& zeroed) {
     std::vector<std::pair<var_id, expr_id>> out;
     for (bool changed = true; changed;) {
       changed = false;
       for (std::size_t v = 0; v < f_.vars.size(); ++v) {
         const auto id = static_cast<var_id>(v);
-        if (uniform_[v] || recomputed_.count(id) != 0 || params.count(id) != 0) continue;
+        // (A variable a read may reach unassigned is not one: its zero there would be lost.)
+        if (uniform_[v] || recomputed_.count(id) != 0 || params.count(id) != 0 || zeroed[v]) continue;
         auto it = assignments_.find(v);
         if (it == assignments_.end() || it->second.size() != 1 || it->second[0].second || varying_target_.count(id) != 0)
           continue;
@@ -265,6 +272,7 @@ class uniformity {
 // lowering makes them, and the uniform reads between them.
 struct region_walk {
   const function& f;
+  const uniformity* uni = nullptr;  // when given, uniform statements stand apart (lowering runs them once)
   bool ok = true;
   int uniform_loops = 0;
   int next_site = 0;
@@ -300,6 +308,13 @@ struct region_walk {
       pending.clear();
     };
     for (stmt_id id : ids) {
+      if (uni != nullptr && uni->uniform_statement(id)) {
+        flush();
+        std::set<var_id> vars;
+        vars_of_stmt(f, id, vars);
+        site(std::move(vars));
+        continue;
+      }
       if (!holds_barrier(f, id)) {
         pending.push_back(id);
         continue;
@@ -392,9 +407,9 @@ struct function_lowering::region_state {
 
 void function_lowering::emit_block_regions(const std::vector<bool>& zeroed, unsigned thread_idx_offset,
                                            std::size_t context_bytes) {
-  region_walk plan{f};
-  plan.walk(f.body);
   region_state rs(f);
+  region_walk plan{f, &rs.uni};
+  plan.walk(f.body);
   regions_ = &rs;
   for (const stmt& st : f.stmts)
     if (st.kind == stmt_kind::return_) rs.track_alive = true;
@@ -426,7 +441,7 @@ void function_lowering::emit_block_regions(const std::vector<bool>& zeroed, unsi
       if (plan.site_in_loop[s]) in_loop[static_cast<std::size_t>(v)] = true;
     }
   std::set<var_id> params(f.params.begin(), f.params.end());
-  rs.recomputed = rs.uni.recomputed(params);
+  rs.recomputed = rs.uni.recomputed(params, zeroed);
   std::set<var_id> recomputed;
   for (const auto& [v, _] : rs.recomputed) recomputed.insert(v);
   std::set<var_id> assigned;

@@ -254,3 +254,40 @@ def test_an_inclusive_scan_with_dynamic_shared_memory_at_several_block_sizes(blo
     want = np.concatenate([np.cumsum(x[i * block:(i + 1) * block], dtype=np.float64) for i in range(3)])
     np.testing.assert_allclose(out, want, rtol=1e-5)
     assert in_regions(dynamic_shared_prefix, [F32, F32])
+
+
+@cuda.jit
+def split_by_a_uniform_statement(x, out):
+    s = cuda.shared.array(64, np.float64)
+    t = cuda.threadIdx.x
+    s[t] = x[t]
+    cuda.syncthreads()
+    v = s[63 - t] * 2             # each thread's own, used after the next line in the same stretch
+    scale = cuda.blockDim.x + 1   # the same in every thread: run once for the block
+    out[t] = v + scale
+
+
+@cuda.jit
+def recomputed_from_a_value_that_changes(out):
+    s = cuda.shared.array(64, np.int64)
+    t = cuda.threadIdx.x
+    off = 1
+    i = t + off                   # from the coordinates and `off` as it is here
+    s[t] = i
+    cuda.syncthreads()
+    off = 5                       # later: `i` keeps the value it was given
+    cuda.syncthreads()
+    out[t] = i + s[63 - t] + off
+
+
+def test_values_keep_what_they_were_given_when_a_stretch_is_split_or_a_uniform_value_changes():
+    x = np.arange(64, dtype=np.float64)
+    out = np.zeros(64)
+    split_by_a_uniform_statement[1, 64](x, out)
+    np.testing.assert_array_equal(out, 2 * x[::-1] + 65)
+    out = np.zeros(64, np.int64)
+    recomputed_from_a_value_that_changes[1, 64](out)
+    t = np.arange(64)
+    np.testing.assert_array_equal(out, (t + 1) + (63 - t + 1) + 5)
+    assert in_regions(split_by_a_uniform_statement, [F64, F64])
+    assert in_regions(recomputed_from_a_value_that_changes, [I64])
