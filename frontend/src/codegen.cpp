@@ -172,8 +172,7 @@ host_kernel compile_host(const typed_module& m, const compile_config& cfg) {
     k.fn = reinterpret_cast<cpu::kernel_fn>(jit.address);
     k.block_fn = reinterpret_cast<cpu::kernel_fn>(jit.second);
     k.static_shared_bytes = r.static_shared_bytes;
-    // A kernel in regions meets its barriers inside its block entry: the scheduler runs it as a loop.
-    k.uses_barrier = m.functions[0].uses_barrier && r.tgt->block_regions_context().second == 0;
+    k.uses_barrier = m.functions[0].uses_barrier;
     k.param_sizes.assign(layout_of(m.functions[0].arg_types, m.may_raise()).total_slots(), 8);
     k.session = std::move(jit.session);
     return k;
@@ -191,7 +190,7 @@ host_object compile_host_object(const typed_module& m, const compile_config& cfg
     obj.object = detail::emit_object(*r.mod, r.tgt->machine());  // 4. emit, as an object file
     obj.name = r.entry;
     obj.block_name = detail::block_entry_of(*r.mod, r.entry);
-    obj.uses_barrier = m.functions[0].uses_barrier && r.tgt->block_regions_context().second == 0;
+    obj.uses_barrier = m.functions[0].uses_barrier;
     obj.slots = layout_of(m.functions[0].arg_types, m.may_raise()).total_slots();
     if (!m.link.empty()) obj.libraries.push_back(host_library(m.link, declarations_of(m.externals)));
     return obj;

@@ -238,6 +238,10 @@ class function_lowering {
   /// The body as the whole block in one call: segments between barriers as loops over the threads
   /// (the host target's block_regions()). `zeroed`: the variables that start at zero.
   void emit_block_regions(const std::vector<bool>& zeroed, unsigned thread_idx_offset, std::size_t context_bytes);
+  /// Whether emit() lowers the kernel as its block in regions (the target's region_body).
+  bool as_block_regions = false;
+  /// Whether a block's regions are being lowered (a barrier there is a segment's end, never a call).
+  bool in_block_regions() const { return regions_ != nullptr; }
   /// The address a variable's value is in: the current thread's element of its per-thread array
   /// in a block's regions, else its alloca.
   llvm::Value* var_address(var_id v);

@@ -356,6 +356,19 @@ void lower_module(module_state& ms) {
       if (raises) fl.error_record = &*arg;
     }
     fl.emit(params);
+    // The kernel once more as its block in regions, where the target runs it so (codegen_regions.cpp):
+    // the first body stays each thread's own, for the fiber scheduler.
+    if (i == 0 && kernel)
+      if (llvm::Function* rf = ms.tgt.region_body()) {
+        function_lowering rl(ms, i, rf);
+        std::vector<llvm::Value*> slot_values = ms.tgt.load_slots(rl, slots);
+        std::vector<llvm::Value*> rparams;
+        std::size_t pos = 0;
+        for (auto* t : tf.arg_types) rparams.push_back(rl.from_slots(t, slot_values, pos));
+        if (raises) fail("a kernel that may raise has no block regions");
+        rl.as_block_regions = true;
+        rl.emit(rparams);
+      }
   }
   if (!kernel) {
     const std::string name = ms.opts.abi_name.empty() ? entry_name : ms.opts.abi_name;
@@ -575,12 +588,10 @@ void function_lowering::emit(const std::vector<llvm::Value*>& params) {
     b.CreateStore(cast(params[i], tf.arg_types[i], f.vars[static_cast<std::size_t>(v)].ty),
                   vars_[static_cast<std::size_t>(v)]);
   }
-  if (tf.is_kernel) {
+  if (as_block_regions) {
     const auto [thread_idx_offset, context_bytes] = ms.tgt.block_regions_context();
-    if (context_bytes != 0) {
-      emit_block_regions(zeroed, thread_idx_offset, context_bytes);
-      return;
-    }
+    emit_block_regions(zeroed, thread_idx_offset, context_bytes);
+    return;
   }
   block(f.body);
   if (!terminated()) ret_default();

@@ -83,9 +83,11 @@ class target {
   /// (What else differs between targets in the execution model, the intrinsic registry's rows lower
   /// per target: intrinsics_cuda.cpp.)
   virtual void barrier(function_lowering& fl) = 0;
-  /// When the kernel being lowered runs as its whole block in one call, its barriers cutting it
-  /// into loops over the threads (the host target, codegen_regions.cpp): the offset of threadIdx
-  /// in the thread context and the context's size. {0, 0} otherwise.
+  /// A second body for the kernel, lowered as its whole block in one call, its barriers cutting it
+  /// into loops over the threads (the host target, codegen_regions.cpp), or null. Called once the
+  /// kernel is declared.
+  virtual llvm::Function* region_body() { return nullptr; }
+  /// The offset of threadIdx in the thread context and the context's size (for region_body's lowering).
   virtual std::pair<unsigned, std::size_t> block_regions_context() const { return {0, 0}; }
   /// The sync scope of an atomic on memory of space `s` (on the host a block's shared memory is only
   /// ever touched by one OS thread).

@@ -120,6 +120,11 @@ class host_target final : public target {
     const typed_function& k = ms.tm.functions[0];
     block_entry_ = !k.uses_barrier && !k.cooperative;
     regions_ = k.uses_barrier && block_regions_fit(ms.tm, cfg_);
+    if (regions_) {
+      region_body_ = llvm::Function::Create(fty, llvm::Function::InternalLinkage, name + ".regions", ms.mod);
+      region_body_->addParamAttr(0, llvm::Attribute::NoAlias);
+      set_attributes(*region_body_);
+    }
     return body_;
   }
 
@@ -140,7 +145,8 @@ class host_target final : public target {
     } else {
       body_->addFnAttr(llvm::Attribute::AlwaysInline);
     }
-    if (regions_) {
+    if (regions_ && !debug_info) {
+      region_body_->addFnAttr(llvm::Attribute::AlwaysInline);
       emit_region_entries(m);
       has_block_entry_ = true;  // its thread loops get the block entry's preparation (IRCE)
     } else if (block_entry_ && !debug_info && !may_unwind(m)) {
@@ -166,15 +172,15 @@ class host_target final : public target {
     return field(fl, fl.b.getInt32Ty(), offset, r != sreg::thread_idx);
   }
 
+  llvm::Function* region_body() override { return region_body_; }
   std::pair<unsigned, std::size_t> block_regions_context() const override {
-    if (!regions_) return {0, 0};
     return {off_thread_idx, sizeof(thread_context)};
   }
 
   void barrier(function_lowering& fl) override {
     // In regions a barrier is where a segment ends, never a call (block_regions_fit admits only
     // syncthreads() statements, which region lowering consumes).
-    if (regions_) fail("a barrier the block's regions do not take (block_regions_fit let it through)");
+    if (fl.in_block_regions()) fail("a barrier the block's regions do not take (block_regions_fit let it through)");
     auto& b = fl.b;
     // May throw (a kernel declared without barriers): not nounwind.
     llvm::FunctionCallee sync =
@@ -258,16 +264,17 @@ class host_target final : public target {
     return fn;
   }
 
-  // A kernel in regions: its body runs the whole block, so both entries are the block's,
-  // `name_block(ctx, params)` and `name(ctx, params)` (the scheduler calls the first: the kernel
-  // is declared without barriers).
+  // A kernel in regions: `name_block(ctx, params)` runs ctx's whole block through the region body
+  // (the scheduler calls it once per block, as a barrier-free kernel's block entry), and
+  // `name(ctx, params)` one thread through the per-thread body, whose barriers call the fiber
+  // scheduler (what a caller without the block entry runs).
   void emit_region_entries(llvm::Module& m) const {
-    for (const std::string& name : {entry_name_ + "_block", entry_name_}) {
-      llvm::Function* fn = declare_entry(m, name);
+    for (llvm::Function* body : {region_body_, body_}) {
+      llvm::Function* fn = declare_entry(m, body == region_body_ ? entry_name_ + "_block" : entry_name_);
       llvm::IRBuilder<> b(llvm::BasicBlock::Create(m.getContext(), "entry", fn));
       std::vector<llvm::Value*> args{fn->getArg(0)};
       for (llvm::Value* v : load_params(b, fn->getArg(1))) args.push_back(v);
-      b.CreateCall(body_, args);
+      b.CreateCall(body, args);
       b.CreateRetVoid();
     }
   }
@@ -395,7 +402,8 @@ class host_target final : public target {
   std::size_t slots_ = 0;
   bool block_entry_ = false;  ///< the kernel may get a block entry (no barriers, not cooperative)
   bool has_block_entry_ = false;
-  bool regions_ = false;  ///< the kernel runs as its block in regions (codegen_regions.cpp)
+  bool regions_ = false;  ///< the kernel also runs as its block in regions (codegen_regions.cpp)
+  llvm::Function* region_body_ = nullptr;  ///< `name.regions`, the body lowered so
 };
 
 }  // namespace

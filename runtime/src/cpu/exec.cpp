@@ -122,8 +122,9 @@ struct launch_state {
         total_blocks(l.grid.count()),
         threads_per_block(l.block.count()),
         uses_barrier(l.uses_barrier),
-        // A barrier among one thread is a no-op, so such blocks need no fibers.
-        fibers(l.cooperative || (l.uses_barrier && l.block.count() > 1)) {}
+        // A barrier among one thread is a no-op, so such blocks need no fibers; nor do blocks a
+        // block entry runs (a kernel with barriers has one when it meets them in regions).
+        fibers(l.cooperative || (l.uses_barrier && l.block.count() > 1 && l.block_fn == nullptr)) {}
 
   /// Keeps the first error of the launch; later ones are dropped.
   void record(const char* what, const cpu::uint3& block_idx, const cpu::uint3& thread_idx) noexcept {

@@ -110,6 +110,25 @@ TEST(HostObject, SharedMemoryAndBarriersSurviveTheRoundTrip) {
   launch_host(hk, dim3(1), dim3(64), slots().array(dx.get(), {64}, 8).array(dout.get(), {64}, 8));
   std::vector<std::int64_t> want(xs.rbegin(), xs.rend());
   EXPECT_EQ(dout.download(), want);
+  // Its barrier is a syncthreads() statement: the object also has the block in regions, one call
+  // per block (the per-thread entry above ran on fibers).
+  ASSERT_FALSE(obj.block_name.empty());
+  ASSERT_NE(hk.block_fn, nullptr);
+  dout.upload(std::vector<std::int64_t>(64, 0));
+  std::vector<std::uint64_t> values = slots().array(dx.get(), {64}, 8).array(dout.get(), {64}, 8).values();
+  std::vector<void*> params;
+  for (auto& v : values) params.push_back(&v);
+  cuforge::cpu_kernel_symbol sym;
+  sym.name = hk.name;
+  sym.fn = hk.fn;
+  sym.block_fn = hk.block_fn;
+  sym.static_shared_bytes = hk.static_shared_bytes;
+  sym.uses_barrier = hk.uses_barrier;
+  sym.param_sizes = hk.param_sizes;
+  auto mod = cuforge::module::load(cuforge::module_image::from_host({sym}));
+  cuforge::launch(mod.get_kernel(hk.name), cuforge::launch_config{.grid = dim3(1), .block = dim3(64)}, params.data());
+  cuforge::synchronize();
+  EXPECT_EQ(dout.download(), want);
 }
 
 // The loaded code's unwind tables are registered: an assert's exception

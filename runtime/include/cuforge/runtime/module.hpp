@@ -27,13 +27,15 @@ struct cpu_kernel_symbol {
   std::string name;
   cpu::kernel_fn fn = nullptr;
   /// Optional: runs every thread of the context's block in one call
-  /// (`ctx->thread_idx` is not read), for kernels without barriers; the
-  /// scheduler then calls it once per block instead of `fn` once per thread.
-  /// A thread of it must not throw (it would end the rest of its block).
+  /// (`ctx->thread_idx` is not read), meeting the kernel's barriers itself if
+  /// it has any (frontend's regions); the scheduler then calls it once per
+  /// block instead of `fn` once per thread, and needs no fibers for it. A
+  /// thread of it must not throw (it would end the rest of its block).
   cpu::kernel_fn block_fn = nullptr;
   std::size_t static_shared_bytes = 0;
   /// False lets the scheduler run the block's threads as a loop, without
-  /// fibers: only for kernels that never call a barrier.
+  /// fibers: only for kernels that never call a barrier (with a block_fn,
+  /// blocks run through it either way; `fn` alone needs the fibers).
   bool uses_barrier = true;
   int max_threads_per_block = 1024;
   /// The size of each parameter, so an asynchronous launch can copy their
