@@ -580,9 +580,9 @@ class writer {
     if (f.hasFnAttribute(llvm::Attribute::NoUnwind)) s += " nounwind";
     if (f.hasFnAttribute(llvm::Attribute::AlwaysInline)) s += " alwaysinline";
     if (f.hasFnAttribute(llvm::Attribute::NoInline)) s += " noinline";
-    if (f.hasFnAttribute(llvm::Attribute::ReadNone) || f.getMemoryEffects().doesNotAccessMemory()) {
-      if (f.isIntrinsic()) s += " readnone";
-    }
+    // LLVM 19 says memory(none) where LLVM 7 said readnone: kept for intrinsics only (their
+    // declarations are all that carry it here).
+    if (f.isIntrinsic() && f.getMemoryEffects().doesNotAccessMemory()) s += " readnone";
     return s;
   }
 

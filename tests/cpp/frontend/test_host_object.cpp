@@ -22,7 +22,10 @@ typed_module libm_kernel(type_context& tc, const std::string& name = "libm_kerne
   });
 }
 
-void launch_host(const host_kernel& hk, dim3 grid, dim3 block, const slots& args, kernel_error_record* record = nullptr) {
+// `with_block_entry`: the scheduler gets the kernel's block entry too (as the package's loader
+// gives it), else its per-thread entry alone.
+void launch_host(const host_kernel& hk, dim3 grid, dim3 block, const slots& args, kernel_error_record* record = nullptr,
+                 bool with_block_entry = false) {
   std::vector<std::uint64_t> values = args.values();
   if (record != nullptr) values.push_back(reinterpret_cast<std::uintptr_t>(record));
   std::vector<void*> params;
@@ -30,6 +33,7 @@ void launch_host(const host_kernel& hk, dim3 grid, dim3 block, const slots& args
   cuforge::cpu_kernel_symbol sym;
   sym.name = hk.name;
   sym.fn = hk.fn;
+  if (with_block_entry) sym.block_fn = hk.block_fn;
   sym.static_shared_bytes = hk.static_shared_bytes;
   sym.uses_barrier = hk.uses_barrier;
   sym.param_sizes = hk.param_sizes;
@@ -115,19 +119,8 @@ TEST(HostObject, SharedMemoryAndBarriersSurviveTheRoundTrip) {
   ASSERT_FALSE(obj.block_name.empty());
   ASSERT_NE(hk.block_fn, nullptr);
   dout.upload(std::vector<std::int64_t>(64, 0));
-  std::vector<std::uint64_t> values = slots().array(dx.get(), {64}, 8).array(dout.get(), {64}, 8).values();
-  std::vector<void*> params;
-  for (auto& v : values) params.push_back(&v);
-  cuforge::cpu_kernel_symbol sym;
-  sym.name = hk.name;
-  sym.fn = hk.fn;
-  sym.block_fn = hk.block_fn;
-  sym.static_shared_bytes = hk.static_shared_bytes;
-  sym.uses_barrier = hk.uses_barrier;
-  sym.param_sizes = hk.param_sizes;
-  auto mod = cuforge::module::load(cuforge::module_image::from_host({sym}));
-  cuforge::launch(mod.get_kernel(hk.name), cuforge::launch_config{.grid = dim3(1), .block = dim3(64)}, params.data());
-  cuforge::synchronize();
+  launch_host(hk, dim3(1), dim3(64), slots().array(dx.get(), {64}, 8).array(dout.get(), {64}, 8), nullptr,
+              /*with_block_entry=*/true);
   EXPECT_EQ(dout.download(), want);
 }
 
