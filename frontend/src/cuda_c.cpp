@@ -77,12 +77,8 @@ std::vector<std::string> extra_include_dirs() {
   return dirs;
 }
 
-using library = toolkit_library;
-
-const library& open_library(toolkit_part part) { return open_toolkit_library(part); }
-
 template <class F>
-F symbol(const library& lib, const char* name, const std::string& soname) {
+F symbol(const toolkit_library& lib, const char* name, const std::string& soname) {
   void* p = ::dlsym(lib.handle, name);
   if (p == nullptr) throw logic_error(soname + " has no " + name + " (an older toolkit than CUDA 12?)");
   return reinterpret_cast<F>(p);
@@ -113,7 +109,7 @@ const nvrtc_api& nvrtc() {
   static nvrtc_api api;
   static std::string error;
   std::call_once(once, [] {
-    const library& lib = open_library(toolkit_part::nvrtc);
+    const toolkit_library& lib = open_toolkit_library(toolkit_part::nvrtc);
     if (lib.handle == nullptr) {
       error = lib.error;
       return;
@@ -182,7 +178,7 @@ const nvjitlink_api& nvjitlink() {
   static nvjitlink_api api;
   static std::string error;
   std::call_once(once, [] {
-    const library& lib = open_library(toolkit_part::nvjitlink);
+    const toolkit_library& lib = open_toolkit_library(toolkit_part::nvjitlink);
     if (lib.handle == nullptr) {
       error = lib.error;
       return;

@@ -214,22 +214,20 @@ bool plain_name_char(char c, bool first) {
          (!first && std::isdigit(static_cast<unsigned char>(c)));
 }
 
+// Text inside an LLVM string: `"`, `\\` and what is not printable as \XX (LLVM's own escaping, which
+// LLVM 7's reader reads).
+std::string escaped(llvm::StringRef text) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::printEscapedString(text, os);
+  return os.str();
+}
+
 std::string quoted_name(llvm::StringRef name) {
   bool plain = !name.empty();
   for (std::size_t i = 0; i < name.size() && plain; ++i) plain = plain_name_char(name[i], i == 0);
   if (plain) return name.str();
-  std::string s = "\"";
-  for (char c : name) {
-    if (c == '"' || c == '\\' || !std::isprint(static_cast<unsigned char>(c))) {
-      static const char* hex = "0123456789ABCDEF";
-      s += '\\';
-      s += hex[(static_cast<unsigned char>(c) >> 4) & 15];
-      s += hex[static_cast<unsigned char>(c) & 15];
-    } else {
-      s += c;
-    }
-  }
-  return s + "\"";
+  return "\"" + escaped(name) + "\"";
 }
 
 // Intrinsic names as LLVM 7 mangles them: an opaque pointer "p1" is "p1i8" (our pointers are all
@@ -398,20 +396,7 @@ class writer {
     if (llvm::isa<llvm::ConstantAggregateZero>(c)) return "zeroinitializer";
     if (auto* g = llvm::dyn_cast<llvm::GlobalValue>(c)) return global_ref(g);
     if (auto* s = llvm::dyn_cast<llvm::ConstantDataSequential>(c)) {
-      if (s->isString()) {
-        std::string out = "c\"";
-        for (char ch : s->getAsString()) {
-          if (std::isprint(static_cast<unsigned char>(ch)) && ch != '"' && ch != '\\') {
-            out += ch;
-          } else {
-            static const char* hex = "0123456789ABCDEF";
-            out += '\\';
-            out += hex[(static_cast<unsigned char>(ch) >> 4) & 15];
-            out += hex[static_cast<unsigned char>(ch) & 15];
-          }
-        }
-        return out + "\"";
-      }
+      if (s->isString()) return "c\"" + escaped(s->getAsString()) + "\"";
       std::string out = llvm::isa<llvm::ConstantDataVector>(s) ? "<" : "[";
       for (unsigned i = 0; i < s->getNumElements(); ++i) out += (i ? ", " : "") + typed(s->getElementAsConstant(i));
       return out + (llvm::isa<llvm::ConstantDataVector>(s) ? ">" : "]");
@@ -847,20 +832,8 @@ class writer {
     args += ")";
     const std::string ret = fty->isVarArg() ? type(fty) : type(fty->getReturnType());
     if (auto* asm_ = llvm::dyn_cast<llvm::InlineAsm>(c.getCalledOperand())) {
-      std::string text = asm_->getAsmString();
-      std::string esc;
-      for (char ch : text) {
-        if (ch == '"' || ch == '\\' || ch == '\n' || ch == '\t') {
-          static const char* hex = "0123456789ABCDEF";
-          esc += '\\';
-          esc += hex[(static_cast<unsigned char>(ch) >> 4) & 15];
-          esc += hex[static_cast<unsigned char>(ch) & 15];
-        } else {
-          esc += ch;
-        }
-      }
       os_ << "  " << result << "call " << ret << " asm " << (asm_->hasSideEffects() ? "sideeffect " : "")
-          << (asm_->isAlignStack() ? "alignstack " : "") << "\"" << esc << "\", \"" << asm_->getConstraintString()
+          << (asm_->isAlignStack() ? "alignstack " : "") << "\"" << escaped(asm_->getAsmString()) << "\", \"" << asm_->getConstraintString()
           << "\"" << args << "\n";
       return;
     }

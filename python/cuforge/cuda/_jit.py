@@ -853,13 +853,13 @@ def _check_output(output, forceinline, device):
         raise ValueError("Cannot force-inline kernels")
 
 
-def _code(cf, output, forceinline):
+def _code(cf, output, forceinline, pyfunc):
     """The compiled function's code: PTX (str), or LTO-IR (bytes) from libNVVM (docs/interop_c.md)."""
     if output == "ptx":
         return cf.ptx
     started = _log.now()
     code = cf.ltoir(bool(forceinline))
-    _log.compiled("LTO-IR", cf.symbol, [], cf.config, started, "off")
+    _log.compiled("LTO-IR", pyfunc, list(cf.arg_specs), cf.config, started, "off")
     return code
 
 
@@ -877,7 +877,7 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
     opt = (not debug) if opt is None else bool(opt)
     cf, ret = _compile_to_ptx(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, launch_bounds,
                               "compile")
-    return _code(cf, output, forceinline), ret
+    return _code(cf, output, forceinline, pyfunc), ret
 
 
 def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, opt=None,
@@ -903,7 +903,7 @@ def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=F
     opt = (not debug) if opt is None else bool(opt)
     cf, ret = _compile_to_ptx(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, launch_bounds,
                               "compile_all")
-    codes = [_code(cf, output, forceinline)]
+    codes = [_code(cf, output, forceinline, pyfunc)]
     cc_pair = tuple(cf.config.cc)
     for path in cf.link:
         codes.append(_ffi.compiled_for_gpu(path, cc_pair, lto=output == "ltoir"))
