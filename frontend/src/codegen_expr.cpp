@@ -57,11 +57,10 @@ llvm::Value* function_lowering::expr(expr_id id) {
 
 llvm::Value* function_lowering::conditional(const frontend::expr& e) {
   if (e.operands.size() != 3) fail_at("conditional without three operands", e.loc);
-  llvm::Value* c = truth(expr(e.operands[0]), type_of(e.operands[0]));
   auto* then_bb = llvm::BasicBlock::Create(c_(), "cond.then", fn);
   auto* else_bb = llvm::BasicBlock::Create(c_(), "cond.else", fn);
   auto* merge = llvm::BasicBlock::Create(c_(), "cond.end", fn);
-  b.CreateCondBr(c, then_bb, else_bb);
+  branch_on(e.operands[0], then_bb, else_bb);
   b.SetInsertPoint(then_bb);
   llvm::Value* a = cast(expr(e.operands[1]), type_of(e.operands[1]), e.ty);
   llvm::BasicBlock* a_end = b.GetInsertBlock();
@@ -98,6 +97,30 @@ llvm::Value* function_lowering::logical(const frontend::expr& e) {
   phi->addIncoming(l, l_end);
   phi->addIncoming(r, r_end);
   return phi;
+}
+
+// A condition's truth as branches: `a and b`, `a or b` and `not a` branch on their operands'
+// own truth (Python's meaning of `if a and b:`) instead of making the operand `and` returns and
+// testing it. The loops' range checks (`if i < n and j < m:`) thus stay compares of their own,
+// which LLVM unswitches and IRCE splits off (the cpu backend's thread loops vectorise
+// without masks); on the GPU the branches are what the selects became anyway.
+void function_lowering::branch_on(expr_id id, llvm::BasicBlock* yes, llvm::BasicBlock* no) {
+  const frontend::expr& e = f.exprs.at(static_cast<std::size_t>(id));
+  if (e.kind == expr_kind::logical && e.operands.size() == 2) {
+    auto* rhs = llvm::BasicBlock::Create(c_(), e.is_and ? "and.rhs" : "or.rhs", fn);
+    if (e.is_and)
+      branch_on(e.operands[0], rhs, no);
+    else
+      branch_on(e.operands[0], yes, rhs);
+    b.SetInsertPoint(rhs);
+    branch_on(e.operands[1], yes, no);
+    return;
+  }
+  if (e.kind == expr_kind::op && e.op == op_id::not_ && e.operands.size() == 1) {
+    branch_on(e.operands[0], no, yes);
+    return;
+  }
+  b.CreateCondBr(truth(expr(id), type_of(id)), yes, no);
 }
 
 llvm::Value* function_lowering::constant(const type* t, const constant_value& v) {

@@ -118,6 +118,8 @@ class function_lowering {
   llvm::Value* cast(llvm::Value* v, const type* from, const type* to);
   /// Python truth (!= 0) of a scalar, as i1.
   llvm::Value* truth(llvm::Value* v, const type* t);
+  /// Branch to `yes` or `no` on a condition's truth, and/or/not as branches of their own.
+  void branch_on(expr_id id, llvm::BasicBlock* yes, llvm::BasicBlock* no);
   llvm::Value* scalar_cast(llvm::Value* v, scalar_info from, scalar_info to);
   llvm::Value* float_resize(llvm::Value* v, int to_bits);
   llvm::Value* float_to_int(llvm::Value* v, int bits, bool is_signed);
@@ -237,7 +239,7 @@ class function_lowering {
   struct region_state;
   /// The body as the whole block in one call: segments between barriers as loops over the threads
   /// (the host target's block_regions()). `zeroed`: the variables that start at zero.
-  void emit_block_regions(const std::vector<bool>& zeroed, unsigned thread_idx_offset, std::size_t context_bytes);
+  void emit_block_regions(const std::vector<bool>& zeroed, const target::region_context_layout& layout);
   /// Whether emit() lowers the kernel as its block in regions (the target's region_body).
   bool as_block_regions = false;
   /// Whether a block's regions are being lowered (a barrier there is a segment's end, never a call).
@@ -269,6 +271,7 @@ class function_lowering {
   std::vector<llvm::Value*> uniform_values(const std::vector<expr_id>& exprs,
                                            const std::function<llvm::Value*(const std::vector<llvm::Value*>&)>& finish);
   void region_block(const std::vector<stmt_id>& ids);
+  void grid_stride_loop(const stmt& s);
   /// In a segment's thread loop: a return ends the thread (it is skipped from then on). False elsewhere.
   bool end_thread_in_region();
   /// range(start, stop, step)'s trip count, in unsigned arithmetic of the variable's width.

@@ -589,8 +589,7 @@ void function_lowering::emit(const std::vector<llvm::Value*>& params) {
                   vars_[static_cast<std::size_t>(v)]);
   }
   if (as_block_regions) {
-    const auto [thread_idx_offset, context_bytes] = ms.tgt.block_regions_context();
-    emit_block_regions(zeroed, thread_idx_offset, context_bytes);
+    emit_block_regions(zeroed, ms.tgt.block_regions_context());
     return;
   }
   block(f.body);

@@ -13,6 +13,14 @@
 // returns is marked ended and skipped by later segments (a barrier waits
 // only for live threads, as on a GPU).
 //
+// Grid-stride loops (docs/cpu_execution.md, "Grid-stride loops"): a top-level `for i in
+// range(start, stop, step)` whose start depends on the thread and whose stop and step are the
+// block's (`for i in range(cuda.grid(1), n, cuda.gridsize(1))`) runs interchanged, its iterations
+// outermost and the block's threads inside each, so that one iteration of all threads walks
+// memory contiguously and vectorises, where each thread's own loop walked it a grid apart. The
+// threads of a block meet nowhere inside such a loop, so any order of their iterations is one a
+// GPU could give. A barrier-free kernel with one runs in regions too.
+//
 // Kernels this does not fit keep the fiber engine: barriers in device
 // functions, syncthreads_count/and/or, warp and grid synchronisation, local
 // arrays (one per thread would be needed), kernels that may raise (a raise
@@ -105,7 +113,10 @@ bool pure_op(op_id op) {
 // block's coordinates and shape, arithmetic on them). Such an assignment runs once for the block.
 class uniformity {
  public:
-  uniformity(const function& f, std::function<bool(stmt_id)> has_barrier) : f_(f), has_barrier_(std::move(has_barrier)) {
+  // `block_x_varies`: the regions run a row of blocks along x (a barrier-free kernel), so
+  // blockIdx.x is a coordinate like threadIdx, not the block's.
+  uniformity(const function& f, std::function<bool(stmt_id)> has_barrier, bool block_x_varies)
+      : f_(f), has_barrier_(std::move(has_barrier)), block_x_varies_(block_x_varies) {
     uniform_.assign(f.vars.size(), true);
     // Assignments found nested in a segment's control flow, or to a tuple, make a variable varying.
     nested(f.body, false);
@@ -143,6 +154,7 @@ class uniformity {
           if (!(n.starts_with("cuda.blockDim.") || n.starts_with("cuda.gridDim.") || n.starts_with("cuda.blockIdx.") ||
                 n == "cuda.warpsize"))
             return false;
+          if (block_x_varies_ && n == "cuda.blockIdx.x") return false;
           break;
         }
         // The block's shared arrays (and constant, global ones) are the same memory for every thread.
@@ -172,7 +184,8 @@ class uniformity {
       return it == assignments_.end() || it->second.size() <= 1;
     }
     if (e.kind == expr_kind::op && e.op == op_id::intrinsic && !e.attrs.empty() &&
-        entry_of(e).info.name.starts_with("cuda.threadIdx."))
+        (entry_of(e).info.name.starts_with("cuda.threadIdx.") ||
+         (block_x_varies_ && entry_of(e).info.name == "cuda.blockIdx.x")))
       return true;
     if (e.kind == expr_kind::op && e.op == op_id::intrinsic) return uniform_expr(id);
     switch (e.kind) {
@@ -225,6 +238,7 @@ class uniformity {
  private:
   const function& f_;
   std::function<bool(stmt_id)> has_barrier_;
+  bool block_x_varies_;
   std::vector<bool> uniform_;
   std::map<std::size_t, std::vector<std::pair<expr_id, bool>>> assignments_;
   std::set<var_id> recomputed_;
@@ -273,6 +287,7 @@ class uniformity {
 struct region_walk {
   const function& f;
   const uniformity* uni = nullptr;  // when given, uniform statements stand apart (lowering runs them once)
+  const std::set<stmt_id>* strided = nullptr;  // grid-stride loops, run interchanged
   bool ok = true;
   int uniform_loops = 0;
   int next_site = 0;
@@ -315,6 +330,19 @@ struct region_walk {
         site(std::move(vars));
         continue;
       }
+      if (strided != nullptr && strided->count(id) != 0) {
+        // Per thread: the range read (the trip counts), then the loop variable and the body at
+        // each iteration, a loop run once for the block.
+        flush();
+        const stmt& s = stmt_at(f, id);
+        uniform_read({s.start, s.stop, s.step});
+        ++uniform_loops;
+        uniform_read({s.start, s.stop, s.step});
+        site(std::set<var_id>{s.var});
+        walk(s.body);
+        --uniform_loops;
+        continue;
+      }
       if (!holds_barrier(f, id)) {
         pending.push_back(id);
         continue;
@@ -352,10 +380,43 @@ struct region_walk {
   }
 };
 
+// Whether the body has no barrier: its regions then run a row of blocks (ctx->block_run) in each
+// thread loop, blockIdx.x varying with the threads.
+bool barrier_free(const function& f) {
+  for (stmt_id id : f.body)
+    if (holds_barrier(f, id)) return false;
+  return true;
+}
+
+uniformity uniformity_of(const function& f) {
+  return uniformity(f, [&f](stmt_id id) { return holds_barrier(f, id); }, barrier_free(f));
+}
+
+// The grid-stride loops of a kernel's body: top-level loops over a range whose start varies with
+// the thread and whose stop and step do not, without an else, a barrier, or a break or continue
+// of their own (those would need a thread's loop to end apart from the others').
+std::set<stmt_id> grid_stride_loops(const function& f, const uniformity& uni) {
+  std::set<stmt_id> out;
+  for (stmt_id id : f.body) {
+    const stmt& s = stmt_at(f, id);
+    if (s.kind != stmt_kind::for_range || !s.orelse.empty() || holds_barrier(f, id)) continue;
+    if (uni.uniform_expr(s.start) || !uni.uniform_expr(s.stop) || !uni.uniform_expr(s.step)) continue;
+    bool leaves = false;
+    for (stmt_id c : s.body) leaves = leaves || leaves_segment(f, c, 0);
+    if (!leaves) out.insert(id);
+  }
+  return out;
+}
+
 }  // namespace
 
 bool block_regions_fit(const typed_module& m, const compile_config& cfg) {
-  if (m.functions.empty() || !m.functions[0].is_kernel || !m.functions[0].uses_barrier) return false;
+  if (m.functions.empty() || !m.functions[0].is_kernel) return false;
+  // A barrier-free kernel runs in regions for its grid-stride loops alone.
+  if (!m.functions[0].uses_barrier) {
+    const function& f = *m.functions[0].ir;
+    if (grid_stride_loops(f, uniformity_of(f)).empty()) return false;
+  }
   if (m.functions[0].cooperative || m.may_raise() || cfg.debug() || cfg.line_tables()) return false;
   if (std::getenv("CUFORGE_CPU_FIBERS") != nullptr && std::string(std::getenv("CUFORGE_CPU_FIBERS")) == "1")
     return false;
@@ -381,7 +442,8 @@ bool block_regions_fit(const typed_module& m, const compile_config& cfg) {
         statement_barriers.count(static_cast<expr_id>(i)) == 0)
       return false;
   }
-  region_walk w{f};
+  const std::set<stmt_id> strided = grid_stride_loops(f, uniformity_of(f));
+  region_walk w{f, nullptr, &strided};
   w.walk(f.body);
   return w.ok;
 }
@@ -389,15 +451,22 @@ bool block_regions_fit(const typed_module& m, const compile_config& cfg) {
 // --- lowering -----------------------------------------------------------------------------------
 
 struct function_lowering::region_state {
-  explicit region_state(const function& f) : uni(f, [&f](stmt_id id) { return holds_barrier(f, id); }) {}
+  explicit region_state(const function& f) : uni(uniformity_of(f)), strided(grid_stride_loops(f, uni)), runs(barrier_free(f)) {}
   uniformity uni;
+  std::set<stmt_id> strided;         // the grid-stride loops, run interchanged
+  bool runs;                         // a row of blocks along x (ctx->block_run) in each thread loop
+  llvm::Value* real_ctx = nullptr;   // the scheduler's context (a fault reads the block there)
+  llvm::Value* first_block = nullptr;  // blockIdx.x of the row's first block (i32)
+  llvm::Value* blocks = nullptr;     // the row's blocks (i32); 1 without runs
+  llvm::Value* block_threads = nullptr;  // the threads of one block (i64)
+  unsigned block_idx_offset = 0;
   bool track_alive = false;          // whether a thread may return: then each has an alive flag
   std::vector<std::pair<var_id, expr_id>> recomputed;  // computed again at each thread's turn
   llvm::Value* local_ctx = nullptr;  // the block's thread_context, its threadIdx set per thread
   llvm::Value* bx = nullptr;         // blockDim (i32)
   llvm::Value* by = nullptr;
   llvm::Value* bz = nullptr;
-  llvm::Value* nthreads = nullptr;   // i64
+  llvm::Value* nthreads = nullptr;   // i64: the threads of every block of the row
   llvm::Value* alive = nullptr;      // i8 per thread
   std::vector<llvm::Value*> arrays;  // per variable: its per-thread array, or null (a scalar)
   std::vector<bool> restart;         // per variable: a scalar zeroed at each thread's turn
@@ -405,10 +474,11 @@ struct function_lowering::region_state {
   unsigned thread_idx_offset = 0;
 };
 
-void function_lowering::emit_block_regions(const std::vector<bool>& zeroed, unsigned thread_idx_offset,
-                                           std::size_t context_bytes) {
+void function_lowering::emit_block_regions(const std::vector<bool>& zeroed, const target::region_context_layout& layout) {
+  const unsigned thread_idx_offset = layout.thread_idx;
+  const std::size_t context_bytes = layout.bytes;
   region_state rs(f);
-  region_walk plan{f, &rs.uni};
+  region_walk plan{f, &rs.uni, &rs.strided};
   plan.walk(f.body);
   regions_ = &rs;
   for (const stmt& st : f.stmts)
@@ -420,13 +490,25 @@ void function_lowering::emit_block_regions(const std::vector<bool>& zeroed, unsi
   auto* copy = b.CreateAlloca(llvm::ArrayType::get(b.getInt8Ty(), context_bytes), nullptr, "block.ctx");
   copy->setAlignment(llvm::Align(16));
   b.CreateMemCpy(copy, llvm::Align(16), ctx, llvm::Align(8), context_bytes);
+  rs.real_ctx = ctx;
   ctx = copy;
   rs.local_ctx = copy;
+  rs.block_idx_offset = layout.block_idx;
   rs.bx = ms.tgt.special_register(*this, sreg::block_dim, 0);
   rs.by = ms.tgt.special_register(*this, sreg::block_dim, 1);
   rs.bz = ms.tgt.special_register(*this, sreg::block_dim, 2);
-  rs.nthreads = b.CreateMul(b.CreateMul(b.CreateZExt(rs.bx, i64), b.CreateZExt(rs.by, i64)), b.CreateZExt(rs.bz, i64),
-                            "threads");
+  rs.block_threads = b.CreateMul(b.CreateMul(b.CreateZExt(rs.bx, i64), b.CreateZExt(rs.by, i64)),
+                                 b.CreateZExt(rs.bz, i64), "block.threads");
+  if (rs.runs) {
+    rs.first_block = b.CreateAlignedLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), copy, layout.block_idx),
+                                         llvm::Align(4), "bx0");
+    rs.blocks = b.CreateAlignedLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), copy, layout.block_run),
+                                    llvm::Align(4), "blocks");
+    rs.nthreads = b.CreateMul(rs.block_threads, b.CreateZExt(rs.blocks, i64), "threads");
+  } else {
+    rs.blocks = b.getInt32(1);
+    rs.nthreads = rs.block_threads;
+  }
   if (rs.track_alive) {
     rs.alive = b.CreateAlloca(b.getInt8Ty(), rs.nthreads, "alive");
     b.CreateMemSet(rs.alive, b.getInt8(1), rs.nthreads, llvm::MaybeAlign(1));
@@ -485,13 +567,16 @@ void function_lowering::for_each_thread(bool set_coordinates, const std::functio
   region_state& rs = *regions_;
   llvm::Type* i32 = b.getInt32Ty();
   llvm::Type* i64 = b.getInt64Ty();
-  // z, y, x loops (x innermost, counted: it vectorises), t = (z * by + y) * bx + x.
+  // z, y, block, x loops (x innermost, counted: it vectorises; the block loop, over the row's
+  // blocks, runs once without runs), t = r * block_threads + (z * by + y) * bx + x.
   llvm::BasicBlock* pre = b.GetInsertBlock();
   auto* zh = llvm::BasicBlock::Create(c_(), "thread.z", fn);
   auto* yh = llvm::BasicBlock::Create(c_(), "thread.y", fn);
+  auto* rh = llvm::BasicBlock::Create(c_(), "thread.block", fn);
   auto* xh = llvm::BasicBlock::Create(c_(), "thread.x", fn);
   auto* run = llvm::BasicBlock::Create(c_(), "thread.run", fn);
   auto* xl = llvm::BasicBlock::Create(c_(), "thread.next", fn);
+  auto* rl = llvm::BasicBlock::Create(c_(), "thread.next.block", fn);
   auto* yl = llvm::BasicBlock::Create(c_(), "thread.next.y", fn);
   auto* zl = llvm::BasicBlock::Create(c_(), "thread.next.z", fn);
   auto* exit = llvm::BasicBlock::Create(c_(), "threads.done", fn);
@@ -503,12 +588,27 @@ void function_lowering::for_each_thread(bool set_coordinates, const std::functio
   b.SetInsertPoint(yh);
   auto* y = b.CreatePHI(i32, 2, "ty");
   y->addIncoming(b.getInt32(0), zh);
-  llvm::Value* row = b.CreateMul(b.CreateAdd(b.CreateMul(b.CreateZExt(z, i64), b.CreateZExt(rs.by, i64)), b.CreateZExt(y, i64)),
-                                 b.CreateZExt(rs.bx, i64));
+  llvm::Value* in_block_row =
+      b.CreateMul(b.CreateAdd(b.CreateMul(b.CreateZExt(z, i64), b.CreateZExt(rs.by, i64)), b.CreateZExt(y, i64)),
+                  b.CreateZExt(rs.bx, i64));
+  b.CreateBr(rh);
+  b.SetInsertPoint(rh);
+  auto* r = b.CreatePHI(i32, 2, "tb");
+  r->addIncoming(b.getInt32(0), yh);
+  llvm::Value* row = b.CreateAdd(b.CreateMul(b.CreateZExt(r, i64), rs.block_threads), in_block_row);
+  if (rs.runs) {
+    // The block's coordinate, in the local context and (volatile: a fault reads it) the scheduler's.
+    // No no-wrap flags, so scalar evolution keeps a thread index's range bounded (as the block
+    // entries' coordinate: target_host.cpp).
+    llvm::Value* block = b.CreateAdd(rs.first_block, r, "bx");
+    b.CreateAlignedStore(block, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), rs.local_ctx, rs.block_idx_offset), llvm::Align(4));
+    b.CreateAlignedStore(block, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), rs.real_ctx, rs.block_idx_offset), llvm::Align(4),
+                         /*isVolatile=*/true);
+  }
   b.CreateBr(xh);
   b.SetInsertPoint(xh);
   auto* x = b.CreatePHI(i32, 2, "tx");
-  x->addIncoming(b.getInt32(0), yh);
+  x->addIncoming(b.getInt32(0), rh);
   llvm::Value* t = b.CreateAdd(row, b.CreateZExt(x, i64), "t", true, true);
   if (rs.track_alive) {
     llvm::Value* live = b.CreateICmpNE(b.CreateLoad(b.getInt8Ty(), b.CreateInBoundsGEP(b.getInt8Ty(), rs.alive, t)),
@@ -549,7 +649,7 @@ void function_lowering::for_each_thread(bool set_coordinates, const std::functio
   b.SetInsertPoint(xl);
   llvm::Value* nx = b.CreateAdd(x, b.getInt32(1), "tx.next", true, true);
   x->addIncoming(nx, xl);
-  auto* latch = b.CreateCondBr(b.CreateICmpULT(nx, rs.bx), xh, yl);
+  auto* latch = b.CreateCondBr(b.CreateICmpULT(nx, rs.bx), xh, rl);
   {
     llvm::TempMDTuple self = llvm::MDNode::getTemporary(c_(), {});
     llvm::MDNode* parallel = llvm::MDNode::get(c_(), {llvm::MDString::get(c_(), "llvm.loop.parallel_accesses"), group});
@@ -557,6 +657,10 @@ void function_lowering::for_each_thread(bool set_coordinates, const std::functio
     loop->replaceOperandWith(0, loop);
     latch->setMetadata(llvm::LLVMContext::MD_loop, loop);
   }
+  b.SetInsertPoint(rl);
+  llvm::Value* nr = b.CreateAdd(r, b.getInt32(1), "tb.next", true, true);
+  r->addIncoming(nr, rl);
+  b.CreateCondBr(b.CreateICmpULT(nr, rs.blocks), rh, yl);
   b.SetInsertPoint(yl);
   llvm::Value* ny = b.CreateAdd(y, b.getInt32(1), "ty.next", true, true);
   y->addIncoming(ny, yl);
@@ -600,6 +704,8 @@ std::vector<llvm::Value*> function_lowering::uniform_values(
     const std::vector<expr_id>& exprs,
     const std::function<llvm::Value*(const std::vector<llvm::Value*>&)>& finish) {
   region_state& rs = *regions_;
+  // Only statements holding a barrier read values once for the block: a row of blocks has none.
+  if (rs.runs) fail("a value read once for the block in the regions of a barrier-free kernel");
   llvm::Type* i64 = b.getInt64Ty();
   bool all_uniform = true;
   for (expr_id e : exprs) all_uniform = all_uniform && rs.uni.uniform_expr(e);
@@ -673,6 +779,11 @@ void function_lowering::region_block(const std::vector<stmt_id>& ids) {
       // An assignment of a uniform variable: once for the block, between the threads' turns.
       flush();
       statement(id);
+      continue;
+    }
+    if (regions_->strided.count(id) != 0) {
+      flush();
+      grid_stride_loop(stmt_at(f, id));
       continue;
     }
     if (!holds_barrier(f, id)) {
@@ -764,6 +875,74 @@ void function_lowering::region_block(const std::vector<stmt_id>& ids) {
     }
   }
   flush();
+}
+
+// A grid-stride loop, interchanged: each thread's trip count first (the fewest and the most over
+// the live threads), then the iterations every thread has, each a loop over the block's threads
+// without a check (it vectorises like a one-element-per-thread kernel), then the rest, where a
+// thread whose own count is reached skips its turn. A thread's value of the variable at iteration
+// k is start + k * step, as its own loop would have it.
+void function_lowering::grid_stride_loop(const stmt& s) {
+  set_location(s.loc);
+  const type* vt = f.vars[static_cast<std::size_t>(s.var)].ty;
+  if (!vt->is_int()) fail_at("for_range over a variable of type " + vt->str(), s.loc);
+  struct range {
+    llvm::Value *start, *step, *count;
+  };
+  auto read = [&] {
+    llvm::Value* start = cast(expr(s.start), type_of(s.start), vt);
+    llvm::Value* stop = cast(expr(s.stop), type_of(s.stop), vt);
+    llvm::Value* step = cast(expr(s.step), type_of(s.step), vt);
+    return range{start, step, trip_count(start, stop, step, vt->is_signed)};
+  };
+  llvm::Type* it = ms.value_type(vt);
+  llvm::AllocaInst* fewest = entry_alloca(it, "stride.fewest");
+  llvm::AllocaInst* most = entry_alloca(it, "stride.most");
+  b.CreateStore(llvm::ConstantInt::getAllOnesValue(it), fewest);
+  b.CreateStore(llvm::ConstantInt::get(it, 0), most);
+  for_each_thread(true, [&](llvm::Value* t) {
+    select_thread(t);
+    llvm::Value* n = read().count;
+    b.CreateStore(b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateLoad(it, fewest), n), fewest);
+    b.CreateStore(b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, b.CreateLoad(it, most), n), most);
+  });
+  llvm::Value* all = b.CreateLoad(it, fewest, "stride.all");
+  llvm::Value* last = b.CreateLoad(it, most, "stride.last");
+  // No live thread: fewest stays all ones, most zero.
+  all = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, all, last);
+  llvm::AllocaInst* k = entry_alloca(it, "stride.k");
+  b.CreateStore(llvm::ConstantInt::get(it, 0), k);
+  auto iterations = [&](llvm::Value* end, bool checked) {
+    auto* cond = llvm::BasicBlock::Create(c_(), checked ? "stride.tail" : "stride.full", fn);
+    auto* body = llvm::BasicBlock::Create(c_(), "stride.body", fn);
+    auto* done = llvm::BasicBlock::Create(c_(), "stride.done", fn);
+    b.CreateBr(cond);
+    b.SetInsertPoint(cond);
+    llvm::Value* kv = b.CreateLoad(it, k);
+    b.CreateCondBr(b.CreateICmpULT(kv, end), body, done);
+    b.SetInsertPoint(body);
+    for_each_thread(true, [&](llvm::Value* t) {
+      select_thread(t);
+      range r = read();
+      if (checked) {
+        auto* run = llvm::BasicBlock::Create(c_(), "stride.turn", fn);
+        b.CreateCondBr(b.CreateICmpULT(kv, r.count), run, regions_->next_thread);
+        b.SetInsertPoint(run);
+      }
+      b.CreateStore(b.CreateAdd(r.start, b.CreateMul(kv, r.step)), var_address(s.var));
+      for (stmt_id id : s.body) {
+        statement(id);
+        if (terminated()) break;
+      }
+    });
+    if (!terminated()) {
+      b.CreateStore(b.CreateAdd(b.CreateLoad(it, k), llvm::ConstantInt::get(it, 1), "", /*HasNUW=*/true), k);
+      b.CreateBr(cond);
+    }
+    b.SetInsertPoint(done);
+  };
+  iterations(all, false);
+  iterations(last, true);
 }
 
 bool function_lowering::end_thread_in_region() {

@@ -53,10 +53,9 @@ void function_lowering::statement(stmt_id id) {
     case stmt_kind::pass: return;
     case stmt_kind::raise_: raise_at(s); return;
     case stmt_kind::assert_: {
-      llvm::Value* ok = truth(expr(s.value), type_of(s.value));
       auto* fail_bb = llvm::BasicBlock::Create(c_(), "assert.fail", fn);
       auto* next = llvm::BasicBlock::Create(c_(), "assert.ok", fn);
-      b.CreateCondBr(ok, next, fail_bb);
+      branch_on(s.value, next, fail_bb);
       b.SetInsertPoint(fail_bb);
       raise_at(s);
       b.SetInsertPoint(next);
@@ -115,11 +114,10 @@ void function_lowering::raise_site_at(std::int32_t site, location loc, const ind
 }
 
 void function_lowering::if_stmt(const stmt& s) {
-  llvm::Value* c = truth(expr(s.value), type_of(s.value));
   auto* then_bb = llvm::BasicBlock::Create(c_(), "if.then", fn);
   auto* else_bb = s.orelse.empty() ? nullptr : llvm::BasicBlock::Create(c_(), "if.else", fn);
   auto* end = llvm::BasicBlock::Create(c_(), "if.end", fn);
-  b.CreateCondBr(c, then_bb, else_bb != nullptr ? else_bb : end);
+  branch_on(s.value, then_bb, else_bb != nullptr ? else_bb : end);
   b.SetInsertPoint(then_bb);
   block(s.body);
   if (!terminated()) b.CreateBr(end);
@@ -139,7 +137,7 @@ void function_lowering::while_stmt(const stmt& s) {
   b.CreateBr(cond);
   b.SetInsertPoint(cond);
   set_location(s.loc);
-  b.CreateCondBr(truth(expr(s.value), type_of(s.value)), body, orelse);
+  branch_on(s.value, body, orelse);
   b.SetInsertPoint(body);
   loops_.push_back({end, cond});
   block(s.body);

@@ -87,8 +87,14 @@ class target {
   /// into loops over the threads (the host target, codegen_regions.cpp), or null. Called once the
   /// kernel is declared.
   virtual llvm::Function* region_body() { return nullptr; }
-  /// The offset of threadIdx in the thread context and the context's size (for region_body's lowering).
-  virtual std::pair<unsigned, std::size_t> block_regions_context() const { return {0, 0}; }
+  /// Where region_body's lowering finds the thread context's fields, and its size.
+  struct region_context_layout {
+    unsigned thread_idx = 0;  ///< threadIdx (three u32)
+    unsigned block_idx = 0;   ///< blockIdx (three u32)
+    unsigned block_run = 0;   ///< the blocks along x one call runs (u32; cpu::thread_context::block_run)
+    std::size_t bytes = 0;
+  };
+  virtual region_context_layout block_regions_context() const { return {}; }
   /// The sync scope of an atomic on memory of space `s` (on the host a block's shared memory is only
   /// ever touched by one OS thread).
   virtual llvm::SyncScope::ID atomic_scope(llvm::LLVMContext& ctx, frontend::address_space s) const = 0;

@@ -36,6 +36,7 @@ constexpr unsigned off_grid_dim = offsetof(thread_context, grid_dim);
 constexpr unsigned off_shared = offsetof(thread_context, shared);
 constexpr unsigned off_static_shared = offsetof(thread_context, static_shared_bytes);
 constexpr unsigned off_dynamic_shared = offsetof(thread_context, dynamic_shared_bytes);
+constexpr unsigned off_block_run = offsetof(thread_context, block_run);
 static_assert(off_thread_idx == 0 && off_block_idx == 12 && off_block_dim == 24 && off_grid_dim == 36);
 static_assert(off_shared == 48 && off_static_shared == 56 && off_dynamic_shared == 64);
 static_assert(sizeof(cpu::uint3) == 12 && sizeof(unsigned) == 4 && sizeof(std::size_t) == 8 && sizeof(void*) == 8);
@@ -119,7 +120,7 @@ class host_target final : public target {
     slots_ = slots;
     const typed_function& k = ms.tm.functions[0];
     block_entry_ = !k.uses_barrier && !k.cooperative;
-    regions_ = k.uses_barrier && block_regions_fit(ms.tm, cfg_);
+    regions_ = !k.cooperative && block_regions_fit(ms.tm, cfg_);
     if (regions_) {
       region_body_ = llvm::Function::Create(fty, llvm::Function::InternalLinkage, name + ".regions", ms.mod);
       region_body_->addParamAttr(0, llvm::Attribute::NoAlias);
@@ -160,9 +161,12 @@ class host_target final : public target {
   void optimize(llvm::Module& m) override {
     // A block entry's thread loop, with the body inlined, is first given to IRCE: a range
     // check on the thread's index (`if i < n`) splits the loop so that its main part runs
-    // without it, and vectorises without masked loads and stores (slow on AMD's cores).
+    // without it, and vectorises without masked loads and stores (slow on AMD's cores). Lower
+    // bounds (`0 < j`) are first put in IRCE's form; no simplifycfg before it, which would fold
+    // `if i < n and j < m`'s two branches into one on a select, a check IRCE cannot split.
     static const std::string prelude =
-        "always-inline,function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,loop-simplify,lcssa,indvars,irce)";
+        "always-inline,function(sroa,early-cse,instcombine<no-verify-fixpoint>,loop-simplify,lcssa,indvars,"
+        "cuforge-lower-bound-checks,irce)";
     detail::optimize(m, machine(), cfg_.opt, has_block_entry_ ? prelude : std::string(), &add_host_vector_math);
   }
   llvm::Value* special_register(function_lowering& fl, sreg r, int dim) override {
@@ -173,8 +177,8 @@ class host_target final : public target {
   }
 
   llvm::Function* region_body() override { return region_body_; }
-  std::pair<unsigned, std::size_t> block_regions_context() const override {
-    return {off_thread_idx, sizeof(thread_context)};
+  region_context_layout block_regions_context() const override {
+    return {off_thread_idx, off_block_idx, off_block_run, sizeof(thread_context)};
   }
 
   void barrier(function_lowering& fl) override {
@@ -268,6 +272,8 @@ class host_target final : public target {
   // (the scheduler calls it once per block, as a barrier-free kernel's block entry), and
   // `name(ctx, params)` one thread through the per-thread body, whose barriers call the fiber
   // scheduler (what a caller without the block entry runs).
+  // The region body of a barrier-free kernel (one with grid-stride loops) runs ctx->block_run
+  // blocks along x in its thread loops itself (cpu_kernel_symbol::block_runs).
   void emit_region_entries(llvm::Module& m) const {
     for (llvm::Function* body : {region_body_, body_}) {
       llvm::Function* fn = declare_entry(m, body == region_body_ ? entry_name_ + "_block" : entry_name_);
@@ -300,16 +306,21 @@ class host_target final : public target {
     return false;
   }
 
-  // `name.threads(ctx, params, x0, nx, y0, ny, z0, nz)`: the threads of ctx's block in that box,
-  // x fastest, each seeing its own threadIdx in a copy of ctx local to the call (ctx->thread_idx
-  // is not read). The copy does not escape once the body is inlined, so its fields become values
-  // and the x loop vectorises. Two entries call it, so the body is compiled once:
-  // `name_block(ctx, params)` with the whole block, `name(ctx, params)` with ctx's thread alone.
+  // `name.threads(ctx, params, x0, nx, y0, ny, z0, nz, blocks)`: the threads of ctx's block in
+  // that box, x fastest, each seeing its own threadIdx in a copy of ctx local to the call
+  // (ctx->thread_idx is not read); and so for `blocks` blocks along x from ctx's, the block loop
+  // inside the y loop, so a row of a 2-D grid's arrays is walked contiguously across blocks (a
+  // barrier-free kernel's threads meet nowhere, so any order is one a GPU could give; the
+  // scheduler gives rows only to launches without shared memory). The copy does not escape once
+  // the body is inlined, so its fields become values and the x loop vectorises. Two entries call
+  // it, so the body is compiled once: `name_block(ctx, params)` with the whole block and
+  // ctx->block_run blocks, `name(ctx, params)` with ctx's thread alone.
   void emit_thread_range_entries(llvm::Module& m) const {
     llvm::LLVMContext& c = m.getContext();
     auto* ptr = llvm::PointerType::get(c, 0);
     auto* i32 = llvm::Type::getInt32Ty(c);
-    auto* range_ty = llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr, ptr, i32, i32, i32, i32, i32, i32}, false);
+    auto* range_ty =
+        llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr, ptr, i32, i32, i32, i32, i32, i32, i32}, false);
     auto* range = llvm::Function::Create(range_ty, llvm::Function::InternalLinkage, entry_name_ + ".threads", m);
     set_attributes(*range);
     range->addFnAttr(llvm::Attribute::NoInline);
@@ -320,25 +331,45 @@ class host_target final : public target {
     auto* local = b.CreateAlloca(llvm::ArrayType::get(b.getInt8Ty(), sizeof(thread_context)), nullptr, "thread");
     local->setAlignment(llvm::Align(16));
     b.CreateMemCpy(local, llvm::Align(16), ctx, llvm::Align(8), sizeof(thread_context));
+    llvm::Value* first_block = b.CreateAlignedLoad(i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), ctx, off_block_idx),
+                                                   llvm::Align(4), "bx0");
     std::vector<llvm::Value*> args{local};
     for (llvm::Value* v : load_params(b, range->getArg(1))) args.push_back(v);
-    // Three counted loops, z outermost (never empty); each header stores its coordinate.
-    llvm::PHINode* iv[3] = {};
-    llvm::BasicBlock* header[3] = {};
+    // Four counted loops, z outermost, then y, the block along x, x (never empty); each header
+    // stores its coordinate. The block's is also stored in ctx, where a fault reads it.
+    struct level {
+      const char* name;
+      unsigned first_arg, count_arg;  // the box's first coordinate and extent
+    };
+    static constexpr level levels[4] = {{"x", 2, 3}, {"bx", 0, 8}, {"y", 4, 5}, {"z", 6, 7}};
+    llvm::PHINode* iv[4] = {};
+    llvm::BasicBlock* header[4] = {};
     llvm::BasicBlock* pre = entry;
-    for (int d = 2; d >= 0; --d) {
-      const char axis = "xyz"[d];
-      header[d] = llvm::BasicBlock::Create(c, std::string("thread.") + axis, range);
+    for (int d = 3; d >= 0; --d) {
+      const std::string axis = levels[d].name;
+      header[d] = llvm::BasicBlock::Create(c, "thread." + axis, range);
       b.CreateBr(header[d]);
       b.SetInsertPoint(header[d]);
       // Counted from 0 (IRCE needs a loop from a known start), the coordinate is first + count.
-      iv[d] = b.CreatePHI(i32, 2, std::string("k") + axis);
+      iv[d] = b.CreatePHI(i32, 2, "k" + axis);
       iv[d]->addIncoming(b.getInt32(0), pre);
-      llvm::Value* coordinate = b.CreateAdd(range->getArg(2 + 2 * static_cast<unsigned>(d)), iv[d], std::string("t") + axis,
-                                            /*HasNUW=*/true, /*HasNSW=*/true);
-      b.CreateAlignedStore(coordinate,
-                           b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), local, off_thread_idx + 4 * static_cast<unsigned>(d)),
-                           llvm::Align(4));
+      llvm::Value* start = d == 1 ? first_block : range->getArg(levels[d].first_arg);
+      // The block's coordinate without no-wrap flags: scalar evolution then does not fold its
+      // sign extension into the block loop's recurrence, so a thread index built from it
+      // (blockIdx.x * blockDim.x + threadIdx.x) keeps the bounded range of a product of 32-bit
+      // values, which the lower-bound checks' rewriting needs (an exact `j - 1` for `0 < j`).
+      llvm::Value* coordinate = b.CreateAdd(start, iv[d], "t" + axis, /*HasNUW=*/d != 1, /*HasNSW=*/d != 1);
+      if (d == 1) {
+        b.CreateAlignedStore(coordinate, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), local, off_block_idx), llvm::Align(4));
+        // Volatile: a fault in the body reads it, which the optimiser cannot see (it would sink
+        // the store past the loop).
+        b.CreateAlignedStore(coordinate, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), ctx, off_block_idx), llvm::Align(4),
+                             /*isVolatile=*/true);
+      } else {
+        const unsigned dim = d == 0 ? 0 : static_cast<unsigned>(d) - 1;
+        b.CreateAlignedStore(coordinate, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), local, off_thread_idx + 4 * dim),
+                             llvm::Align(4));
+      }
       pre = header[d];
     }
     // CUDA orders no two threads of a block that do not meet at a barrier: the x loop's
@@ -352,12 +383,12 @@ class host_target final : public target {
     // The latches, x first: count up, go round while below the box's extent, else on to the next
     // outer latch (the last one to the exit).
     auto* exit = llvm::BasicBlock::Create(c, "done", range);
-    for (int d = 0; d < 3; ++d) {
-      const char axis = "xyz"[d];
-      llvm::Value* next = b.CreateAdd(iv[d], b.getInt32(1), std::string("n") + axis, /*HasNUW=*/true, /*HasNSW=*/true);
+    for (int d = 0; d < 4; ++d) {
+      const std::string axis = levels[d].name;
+      llvm::Value* next = b.CreateAdd(iv[d], b.getInt32(1), "n" + axis, /*HasNUW=*/true, /*HasNSW=*/true);
       iv[d]->addIncoming(next, b.GetInsertBlock());
-      auto* after = d < 2 ? llvm::BasicBlock::Create(c, std::string("next.") + "xyz"[d + 1], range) : exit;
-      auto* latch = b.CreateCondBr(b.CreateICmpULT(next, range->getArg(3 + 2 * static_cast<unsigned>(d))), header[d], after);
+      auto* after = d < 3 ? llvm::BasicBlock::Create(c, std::string("next.") + levels[d + 1].name, range) : exit;
+      auto* latch = b.CreateCondBr(b.CreateICmpULT(next, range->getArg(levels[d].count_arg)), header[d], after);
       if (d == 0) {
         llvm::TempMDTuple self = llvm::MDNode::getTemporary(c, {});
         llvm::MDNode* parallel = llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.parallel_accesses"), group});
@@ -374,19 +405,19 @@ class host_target final : public target {
       llvm::Function* fn = declare_entry(m, name);
       llvm::IRBuilder<> w(llvm::BasicBlock::Create(c, "entry", fn));
       std::vector<llvm::Value*> call{fn->getArg(0), fn->getArg(1)};
+      auto load = [&](unsigned offset) {
+        return w.CreateAlignedLoad(i32, w.CreateConstInBoundsGEP1_64(w.getInt8Ty(), fn->getArg(0), offset), llvm::Align(4));
+      };
       for (unsigned d = 0; d < 3; ++d) {
-        auto load = [&](unsigned offset) {
-          return w.CreateAlignedLoad(i32, w.CreateConstInBoundsGEP1_64(w.getInt8Ty(), fn->getArg(0), offset + 4 * d),
-                                     llvm::Align(4));
-        };
         if (one_thread) {
-          call.push_back(load(off_thread_idx));
+          call.push_back(load(off_thread_idx + 4 * d));
           call.push_back(w.getInt32(1));
         } else {
           call.push_back(w.getInt32(0));
-          call.push_back(load(off_block_dim));
+          call.push_back(load(off_block_dim + 4 * d));
         }
       }
+      call.push_back(one_thread ? static_cast<llvm::Value*>(w.getInt32(1)) : load(off_block_run));
       w.CreateCall(range, call);
       w.CreateRetVoid();
     };

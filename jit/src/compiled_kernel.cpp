@@ -188,6 +188,9 @@ loaded_kernel& compiled_kernel::load(int dev) {
     sym.name = host_->name;
     sym.fn = host_->fn;
     sym.block_fn = host_->block_fn;
+    // A barrier-free kernel's block entry is the thread-range one, which runs rows of blocks
+    // (a kernel in regions, with barriers, has a block entry of one block).
+    sym.block_runs = host_->block_fn != nullptr && !host_->uses_barrier;
     sym.static_shared_bytes = host_->static_shared_bytes;
     sym.uses_barrier = host_->uses_barrier;
     sym.param_sizes = host_->param_sizes;

@@ -387,6 +387,7 @@ class cpu_backend final : public backend {
     auto job = std::make_shared<launch_job>();
     job->launch.fn = sym->fn;
     job->launch.block_fn = sym->block_fn;
+    job->launch.block_runs = sym->block_runs;
     job->launch.grid = cfg.grid;
     job->launch.block = cfg.block;
     job->launch.static_shared_bytes = sym->static_shared_bytes;

@@ -122,6 +122,8 @@ struct launch_state {
         total_blocks(l.grid.count()),
         threads_per_block(l.block.count()),
         uses_barrier(l.uses_barrier),
+        // Rows of blocks share one shared memory, so only launches without any.
+        block_runs(block_fn != nullptr && l.block_runs && !l.uses_barrier && shared_bytes == 0),
         // A barrier among one thread is a no-op, so such blocks need no fibers; nor do blocks a
         // block entry runs (a kernel with barriers has one when it meets them in regions).
         fibers(l.cooperative || (l.uses_barrier && l.block.count() > 1 && l.block_fn == nullptr)) {}
@@ -149,6 +151,7 @@ struct launch_state {
   unsigned long long total_blocks;
   unsigned long long threads_per_block;
   bool uses_barrier;
+  bool block_runs;  ///< block_fn takes rows of blocks (ctx.block_run)
   bool fibers;
 
   unsigned long long chunk = 1;  ///< blocks per claim
@@ -544,8 +547,11 @@ class scheduler {
     ctx.scheduler = st.uses_barrier ? &loop_single_thread_tag : &loop_without_barrier_tag;
     *current_ = &ctx;
     const fp_control fp = read_fp_control();
-    for (unsigned long long b = first; b < last; ++b) {
+    for (unsigned long long b = first; b < last; b += ctx.block_run) {
       ctx.block_idx = block_coords(b, st.grid);
+      // A row of blocks along x in one call where the entry takes them: to the claim's end or
+      // the grid's row's, whichever comes first.
+      ctx.block_run = st.block_runs ? static_cast<unsigned>(std::min<unsigned long long>(last - b, st.grid.x - ctx.block_idx.x)) : 1;
       if (st.shared_bytes != 0) std::memset(ctx.shared, 0, st.shared_bytes);
       if (st.block_fn != nullptr) {
         run_block_entry(st, ctx);

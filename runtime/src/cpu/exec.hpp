@@ -19,6 +19,7 @@ namespace cuforge::detail::cpu_exec {
 struct grid_launch {
   cpu::kernel_fn fn = nullptr;
   cpu::kernel_fn block_fn = nullptr;  ///< cpu_kernel_symbol::block_fn
+  bool block_runs = false;            ///< cpu_kernel_symbol::block_runs
   dim3 grid;
   dim3 block;
   std::size_t static_shared_bytes = 0;

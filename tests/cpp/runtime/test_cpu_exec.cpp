@@ -43,6 +43,7 @@ struct launch_options {
   bool uses_barrier = true;
   bool cooperative = false;
   cpu::kernel_fn block_fn = nullptr;
+  bool block_runs = false;
 };
 
 template <class... Args>
@@ -58,6 +59,7 @@ void launch(cpu::kernel_fn fn, const launch_options& o, Args... args) {
   l.uses_barrier = o.uses_barrier;
   l.cooperative = o.cooperative;
   l.block_fn = o.block_fn;
+  l.block_runs = o.block_runs;
   cpu_exec::run(l);
 }
 
@@ -806,7 +808,61 @@ void count_block(cpu::thread_context* ctx, void** params) {
 
 void never_per_thread(cpu::thread_context*, void**) { throw std::runtime_error("called per thread"); }
 
+// A block entry that takes rows of blocks (cpu_kernel_symbol::block_runs): counts each block of its
+// row once, records the longest row it was given, and names each block in ctx as it goes, as the
+// compiler's do; throws in block (37, 1).
+std::atomic<unsigned> longest_run{0};
+void count_row(cpu::thread_context* ctx, void** params) {
+  auto* visits = *static_cast<unsigned**>(params[0]);
+  const unsigned first = ctx->block_idx.x, run = ctx->block_run;
+  if (run == 0 || first + run > ctx->grid_dim.x) throw std::runtime_error("a row past the grid's");
+  unsigned seen = longest_run.load();
+  while (run > seen && !longest_run.compare_exchange_weak(seen, run)) {
+  }
+  for (unsigned bx = first; bx < first + run; ++bx) {
+    ctx->block_idx.x = bx;
+    ++visits[bx + ctx->grid_dim.x * (ctx->block_idx.y + ctx->grid_dim.y * ctx->block_idx.z)];
+    if (*static_cast<bool*>(params[1]) && bx == 37 && ctx->block_idx.y == 1) throw std::runtime_error("boom in a row");
+  }
+}
+
 }  // namespace
+
+TEST(CpuExec, BlockEntriesThatTakeRowsGetEachBlockOnceAndNoRowWithSharedMemory) {
+  launch_options o{{300, 3, 2}, {16, 16}};
+  o.uses_barrier = false;
+  o.block_fn = &count_row;
+  o.block_runs = true;
+  std::vector<unsigned> visits(300 * 3 * 2, 0);
+  longest_run = 0;
+  launch(&never_per_thread, o, visits.data(), false);
+  for (unsigned v : visits) ASSERT_EQ(v, 1u);
+  EXPECT_GT(longest_run.load(), 1u);  // claims of several blocks became rows
+  try {
+    launch(&never_per_thread, o, visits.data(), true);
+    ADD_FAILURE() << "run() should have thrown";
+  } catch (const cuforge::cuda_error& e) {
+    EXPECT_NE(e.message().find("boom in a row (block (37,1,"), std::string::npos) << e.message();
+  }
+  // With shared memory (static or dynamic) each block gets its own call, with zeroed memory.
+  for (int kind = 0; kind < 2; ++kind) {
+    launch_options s = o;
+    (kind == 0 ? s.static_shared : s.dynamic_shared) = 64;
+    std::fill(visits.begin(), visits.end(), 0u);
+    longest_run = 0;
+    launch(&never_per_thread, s, visits.data(), false);
+    for (unsigned v : visits) ASSERT_EQ(v, 1u);
+    EXPECT_EQ(longest_run.load(), 1u);
+  }
+  // An entry that does not say it takes rows gets one block a call.
+  launch_options one = o;
+  one.block_runs = false;
+  std::fill(visits.begin(), visits.end(), 0u);
+  longest_run = 0;
+  launch(&never_per_thread, one, visits.data(), false);
+  for (unsigned v : visits) ASSERT_EQ(v, 1u);
+  EXPECT_EQ(longest_run.load(), 1u);
+}
 
 TEST(CpuExec, BlockEntriesRunOncePerBlockAndNameTheBlockOfAnError) {
   launch_options o{{5, 4, 1}, {8, 2, 2}};

@@ -34,6 +34,17 @@ def wild_fiber(a, far):
 
 
 @cuda.jit
+def wild_later_block(a, far):
+    # Blocks of a launch without shared memory run a row at a time in one call: the fault is
+    # still named in its own block.
+    i = cuda.grid(1)
+    if i == 2 * 32 + 5:
+        a[far] = 1.0
+    elif i < a.size:
+        a[i] = i
+
+
+@cuda.jit
 def wild_read(out, a, far):
     out[0] = a[far]
 
@@ -77,6 +88,7 @@ attempt("fiber", lambda: wild_fiber[4, 64](np.zeros(256), FAR))
 attempt("read", lambda: wild_read[1, 1](np.zeros(1), np.zeros(4), -FAR))
 attempt("grid", lambda: wild_grid[2, 32](np.zeros(64), FAR))
 attempt("again", lambda: wild_fiber[4, 64](np.zeros(256), FAR))
+attempt("later", lambda: wild_later_block[64, 32](np.zeros(64 * 32), FAR))  # claims of 4 blocks
 attempt("unmapped", lambda: wild_loop[4, 32](np.zeros(128), 1 << 40))
 
 if __name__ == "__main__" and "--then-crash-outside" in __import__("sys").argv:

@@ -135,6 +135,83 @@ def test_the_range_check_leaves_the_vector_loop_unmasked():
 
 
 @cuda.jit
+def stencil(x, out):
+    j, i = cuda.grid(2)  # x, the fastest index, along a row
+    n, m = x.shape
+    if i < n and j < m:
+        if 0 < i < n - 1 and 0 < j < m - 1:
+            out[i, j] = 0.2 * (x[i, j] + x[i - 1, j] + x[i + 1, j] + x[i, j - 1] + x[i, j + 1])
+        else:
+            out[i, j] = x[i, j]
+
+
+def stencil_reference(x):
+    out = x.copy()
+    # The sum in float32, then times the float64 constant, as the kernel types it.
+    inner = 0.2 * (x[1:-1, 1:-1] + x[:-2, 1:-1] + x[2:, 1:-1] + x[1:-1, :-2] + x[1:-1, 2:]).astype(np.float64)
+    out[1:-1, 1:-1] = inner.astype(x.dtype)
+    return out
+
+
+@pytest.mark.parametrize("shape, block", [((37, 53), (16, 16)), ((5, 300), (128, 1)), ((64, 64), (8, 4)),
+                                          ((1, 9), (16, 16)), ((3, 3), (2, 2))])
+def test_a_stencil_with_lower_and_upper_bounds_on_both_coordinates(shape, block):
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    out = np.full_like(x, np.nan)
+    grid = ((shape[1] + block[0] - 1) // block[0], (shape[0] + block[1] - 1) // block[1])
+    stencil[grid, block](x, out)
+    np.testing.assert_array_equal(out, stencil_reference(x))
+
+
+def test_two_dimensional_range_checks_leave_the_vector_loop_unmasked():
+    # `if i < n and j < m` is two branches (not one on a select), so IRCE splits the x loop at
+    # `j < m`; the stencil's lower bounds (`0 < j`) are put in IRCE's form, so its main part
+    # loads the neighbours without masks too.
+    x = np.ones((40, 40), np.float32)
+    two_d[(3, 3), (16, 16)](np.empty((40, 40), np.int64), x.astype(np.int64))
+    stencil[(3, 3), (16, 16)](x, np.empty_like(x))
+    for kernel in (two_d, stencil):
+        block = thread_loop(compiled(kernel).llvm)
+        assert "load <" in block, block[:3000]
+        assert "llvm.masked.store" not in block and "llvm.masked.load" not in block, block[:3000]
+
+
+@cuda.jit
+def lower_bounds(out, shift):
+    # Lower bounds against an index that goes negative, and one near the top of int64 whose sum
+    # wraps (int64, as in Numba): every comparison keeps its meaning.
+    i = cuda.grid(1) - shift
+    k = cuda.grid(1)
+    r = 0
+    if 0 < i:
+        r += 1
+    if i >= 3:
+        r += 10
+    if 7 > i:
+        r += 100
+    if 2 <= i and not i > 20:
+        r += 1000
+    if k + 9223372036854775700 > 9223372036854775790:
+        r += 10000
+    while r < 0 or 5 < i < 8 and r % 2 == 0:
+        r += 1
+    out[k] = r
+
+
+def test_lower_bounds_keep_their_meaning_for_every_index():
+    n = 300
+    out = np.zeros(n, np.int64)
+    lower_bounds[3, 128](out, 17)
+    i = np.arange(n) - 17
+    k = np.arange(n)
+    want = ((0 < i) * 1 + (i >= 3) * 10 + (7 > i) * 100 + ((2 <= i) & ~(i > 20)) * 1000
+            + ((k + np.int64(9223372036854775700)) > 9223372036854775790) * 10000)  # wraps past 107
+    want = want + ((5 < i) & (i < 8) & (want % 2 == 0))
+    np.testing.assert_array_equal(out, want)
+    assert compiled(lower_bounds).block_entry
+
+
+@cuda.jit
 def atomics(counts, x):
     i = cuda.grid(1)
     if i < x.size:

@@ -39,6 +39,9 @@ struct thread_context {
   std::size_t static_shared_bytes = 0;
   std::size_t dynamic_shared_bytes = 0;
   void* scheduler = nullptr;  ///< internal: the fiber running this thread
+  /// For a block entry that runs runs of blocks (cpu_kernel_symbol::block_runs): the blocks it
+  /// runs in one call, block_idx.x and the next block_run - 1 along x. Otherwise 1.
+  unsigned block_run = 1;
 
   /// The dynamic shared memory (CUDA's `extern __shared__`).
   void* dynamic_shared() const noexcept {

@@ -32,6 +32,11 @@ struct cpu_kernel_symbol {
   /// block instead of `fn` once per thread, and needs no fibers for it. A
   /// thread of it must not throw (it would end the rest of its block).
   cpu::kernel_fn block_fn = nullptr;
+  /// True where block_fn runs `ctx->block_run` blocks along x in one call (block_idx.x first;
+  /// it sets ctx->block_idx.x to each as it goes): the scheduler then gives it a row of blocks
+  /// at a time when the launch has no shared memory, so a 16x16-block kernel walks each row of
+  /// its arrays contiguously. The compiler's block entries of barrier-free kernels do.
+  bool block_runs = false;
   std::size_t static_shared_bytes = 0;
   /// False lets the scheduler run the block's threads as a loop, without
   /// fibers: only for kernels that never call a barrier (with a block_fn,
