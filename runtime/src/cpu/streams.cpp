@@ -10,12 +10,45 @@
 
 namespace cuforge::detail::cpu {
 
+namespace {
+
+// How long a thread spins for the other side of a hand-off before it sleeps: a launch's op on
+// an idle stream, or the completion a synchronize waits for. Short enough that an idle stream
+// costs nothing measurable, long enough to cover a small kernel's run and the caller's next launch.
+constexpr auto spin_for = std::chrono::microseconds(40);
+
+void relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Spins until `ready()` or the spin's time is up; whether it became ready. Yields now and then,
+// so on a machine with more runnable threads than cores the thread it waits for gets to run.
+template <class Ready>
+bool spin_until(Ready ready) {
+  const auto end = std::chrono::steady_clock::now() + spin_for;
+  for (unsigned i = 1;; ++i) {
+    if (ready()) return true;
+    relax();
+    if (i % 64 == 0) {
+      if (std::chrono::steady_clock::now() >= end) return ready();
+      std::this_thread::yield();
+    }
+  }
+}
+
+}  // namespace
+
 stream_state::~stream_state() = default;
 
 std::uint64_t stream_state::push(std::function<void()> op) {
   std::unique_lock lock(m_);
   queue_.push_back(std::move(op));
   std::uint64_t ticket = ++issued_;
+  issued_seen_.store(ticket, std::memory_order_release);
   if (!started_) {
     started_ = true;
     // The worker holds the state alive until it has drained the queue after
@@ -50,6 +83,7 @@ void stream_state::record(int status, std::string message) {
     error_message_ = std::move(message);
   }
   ++completed_;
+  completed_seen_.store(completed_, std::memory_order_release);
   done_cv_.notify_all();
 }
 
@@ -59,6 +93,13 @@ void stream_state::run() {
   callback_scope scope;
   std::unique_lock lock(m_);
   for (;;) {
+    if (queue_.empty() && !retiring_) {
+      // Idle: spin a little for the next op (a loop of launches and synchronizes) before sleeping.
+      const std::uint64_t seen = issued_;
+      lock.unlock();
+      spin_until([&] { return issued_seen_.load(std::memory_order_acquire) != seen; });
+      lock.lock();
+    }
     work_cv_.wait(lock, [&] { return (!queue_.empty() || retiring_) && !inline_; });
     if (queue_.empty()) return;  // retiring, and nothing left to do
     auto op = std::move(queue_.front());
@@ -76,6 +117,7 @@ bool stream_state::try_run_inline(const std::function<void()>& op) {
   std::unique_lock lock(m_);
   if (completed_ != issued_ || inline_) return false;
   ++issued_;
+  issued_seen_.store(issued_, std::memory_order_release);
   inline_ = true;  // later pushes queue up behind this op
   lock.unlock();
   std::string message;
@@ -100,6 +142,7 @@ bool stream_state::done(std::uint64_t ticket) const {
 }
 
 void stream_state::wait_for(std::uint64_t ticket) const {
+  spin_until([&] { return completed_seen_.load(std::memory_order_acquire) >= ticket; });
   std::unique_lock lock(m_);
   done_cv_.wait(lock, [&] { return completed_ >= ticket; });
 }
@@ -117,6 +160,11 @@ void stream_state::report_error() {
 void stream_state::synchronize() {
   std::unique_lock lock(m_);
   std::uint64_t ticket = issued_;
+  if (completed_ < ticket) {
+    lock.unlock();
+    spin_until([&] { return completed_seen_.load(std::memory_order_acquire) >= ticket; });
+    lock.lock();
+  }
   done_cv_.wait(lock, [&] { return completed_ >= ticket; });
   report_error();
 }
