@@ -165,7 +165,7 @@ class host_target final : public target {
     // bounds (`0 < j`) are first put in IRCE's form; no simplifycfg before it, which would fold
     // `if i < n and j < m`'s two branches into one on a select, a check IRCE cannot split.
     static const std::string prelude =
-        "always-inline,function(sroa,early-cse,instcombine<no-verify-fixpoint>,loop-simplify,lcssa,indvars,"
+        "always-inline,function(sroa,early-cse,instcombine<no-verify-fixpoint>,adce,loop-simplify,lcssa,indvars,"
         "cuforge-lower-bound-checks,irce)";
     detail::optimize(m, machine(), cfg_.opt, has_block_entry_ ? prelude : std::string(), &add_host_vector_math);
   }
@@ -359,6 +359,7 @@ class host_target final : public target {
       // (blockIdx.x * blockDim.x + threadIdx.x) keeps the bounded range of a product of 32-bit
       // values, which the lower-bound checks' rewriting needs (an exact `j - 1` for `0 < j`).
       llvm::Value* coordinate = b.CreateAdd(start, iv[d], "t" + axis, /*HasNUW=*/d != 1, /*HasNSW=*/d != 1);
+      if (d == 1) coordinate = b.CreateFreeze(coordinate, "tbx.fr");
       if (d == 1) {
         b.CreateAlignedStore(coordinate, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), local, off_block_idx), llvm::Align(4));
         // Volatile: a fault in the body reads it, which the optimiser cannot see (it would sink

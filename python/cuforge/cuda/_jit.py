@@ -112,10 +112,25 @@ class _Renumber:
         return self.names.setdefault(m.group(0), f"$t{len(self.names)}")
 
 
+_LOCAL = re.compile(r"%[-a-zA-Z$._0-9]+|^[-a-zA-Z$._0-9]+(?=:)", re.M)
+
+
 def _normal_llvm(text):
-    """LLVM IR without what names the build (the module's name carries the fingerprint's hash)."""
+    """LLVM IR without what names the build (the module's name carries the fingerprint's hash),
+    and with each function's local values and blocks renumbered in order of first appearance:
+    their names are the optimiser's bookkeeping (SROA numbers the slices of what it has seen, dead
+    code included), not the code."""
     lines = [ln for ln in text.splitlines() if not ln.startswith(("; ModuleID", "source_filename"))]
-    return _MODULE_NAME.sub(r"cuforge_\1_H", "\n".join(lines))
+    out, names = [], {}
+    for ln in lines:
+        if ln.startswith("define "):
+            names = {}
+        if names is not None and not ln.startswith(("declare ", "attributes ", "!")):
+            ln = _LOCAL.sub(lambda m: names.setdefault(m.group(0).lstrip("%"), f"%v{len(names)}")
+                            if m.group(0).startswith("%") else names.setdefault(m.group(0), f"%v{len(names)}")[1:],
+                            ln)
+        out.append(ln)
+    return _MODULE_NAME.sub(r"cuforge_\1_H", "\n".join(out))
 
 
 def _compare_frontends(pyfunc, specs, config, device, ret_spec, cf):
