@@ -1,6 +1,8 @@
 // The registry of overloads libraries add (extending.hpp).
 #include <cuforge/frontend/extending.hpp>
 
+#include <cuforge/runtime/error.hpp>
+
 #include <map>
 #include <mutex>
 
@@ -19,6 +21,14 @@ std::map<std::string, std::vector<std::shared_ptr<overload_resolver>>>& registry
 }
 
 }  // namespace
+
+std::vector<bound_argument> overload_resolver::bind(std::size_t positional,
+                                                     const std::vector<std::string>& keywords) {
+  if (!keywords.empty()) throw logic_error("got an unexpected keyword argument '" + keywords.front() + "'");
+  std::vector<bound_argument> r(positional);
+  for (std::size_t i = 0; i < positional; ++i) r[i].index = static_cast<int>(i);
+  return r;
+}
 
 void register_overload(const std::string& key, std::shared_ptr<overload_resolver> r) {
   std::lock_guard lock(registry_lock());

@@ -116,13 +116,8 @@ value function_typer::call_dtype(const type* scalar, call_args& c) {
 
 value function_typer::call_method(const std::string& name, const value& self, call_args& c) {
   if (name.rfind("usermethod:", 0) == 0) {  // a struct type's method (cuda.extending.overload_method)
-    const std::string key = "method:" + name.substr(11);
     c.name = name.substr(11);
-    if (!c.kwargs.empty()) fail(c.loc, c.name + "(): keyword arguments to overloaded methods are not supported");
-    std::vector<value> args{self};
-    args.insert(args.end(), c.args.begin(), c.args.end());
-    if (auto r = user_overload(key, std::move(args), c.loc)) return *r;
-    no_impl(c, "no registered overload of the method takes these arguments");
+    return call_user_method("method:" + c.name, self, c);
   }
   if (name == "method.conjugate") {
     c.name = self.ty->str() + ".conjugate";
@@ -270,27 +265,71 @@ value function_typer::call_device(const function& callee, call_args& c) {
   return r;
 }
 
+std::shared_ptr<const function> function_typer::resolve_with(overload_resolver& r, const std::string& key,
+                                                             const std::vector<const type*>& types, location loc,
+                                                             const std::string& what) {
+  std::shared_ptr<const function> f;
+  try {
+    f = r.resolve(types);
+  } catch (const typing_error&) {
+    throw;
+  } catch (const std::exception& e) {
+    std::string args;
+    for (const type* t : types) args += (args.empty() ? "" : ", ") + t->str();
+    fail(loc, "the overload registered for " + (what.empty() ? key : what) + " failed for (" + args + "): " +
+                  e.what());
+  }
+  if (f) m_.keep_alive(f);
+  return f;
+}
+
 std::shared_ptr<const function> function_typer::resolve_overload(const std::string& key,
                                                                  const std::vector<const type*>& types,
                                                                  location loc, const std::string& what) {
+  for (const auto& r : overloads_of(key))
+    if (auto f = resolve_with(*r, key, types, loc, what)) return f;
+  return nullptr;
+}
+
+value function_typer::call_user_method(const std::string& key, const value& self, call_args& c) {
+  // The call's arguments as the overloads number them: the struct, the positional ones, the keywords.
+  std::vector<value> given{self};
+  given.insert(given.end(), c.args.begin(), c.args.end());
+  std::vector<std::string> names;
+  for (const auto& k : c.kwargs) {
+    names.push_back(k.name);
+    given.push_back(k.v);
+  }
+  std::string refused;  // the first overload's reason for not taking the call, in Python's words
   for (const auto& r : overloads_of(key)) {
-    std::shared_ptr<const function> f;
+    std::vector<bound_argument> how;
     try {
-      f = r->resolve(types);
-    } catch (const typing_error&) {
-      throw;
+      how = r->bind(1 + c.args.size(), names);
     } catch (const std::exception& e) {
-      std::string args;
-      for (const type* t : types) args += (args.empty() ? "" : ", ") + t->str();
-      fail(loc, "the overload registered for " + (what.empty() ? key : what) + " failed for (" + args + "): " +
-                    e.what());
+      if (refused.empty()) refused = e.what();
+      continue;
     }
-    if (f) {
-      m_.keep_alive(f);
-      return f;
+    std::vector<value> args;
+    std::vector<const type*> types;
+    for (const bound_argument& b : how) {
+      if (b.index >= static_cast<int>(given.size())) fail(c.loc, c.name + "(): an overload bound an argument the call does not have");
+      value v = b.index >= 0 ? given[static_cast<std::size_t>(b.index)]
+                             : constant(b.value, literal_type(tc_, b.value), c.loc,
+                                        b.value.weak && b.value.k != constant_value::kind::none);
+      if (!v.runtime()) fail(c.loc, "cannot pass " + v.ty->str() + " to the method " + c.name + "()");
+      types.push_back(v.ty);
+      args.push_back(std::move(v));
+    }
+    if (auto f = resolve_with(*r, key, types, c.loc, "")) {
+      call_args call;
+      call.name = key;
+      call.loc = c.loc;
+      call.args = std::move(args);
+      return call_device(*f, call);
     }
   }
-  return nullptr;
+  if (!refused.empty()) fail(c.loc, c.name + "(): " + refused);
+  no_impl(c, "no registered overload of the method takes these arguments");
 }
 
 std::optional<value> function_typer::user_overload(const std::string& key, std::vector<value> args, location loc) {

@@ -30,6 +30,7 @@
 // arguments were literals.
 
 #include <cuforge/frontend/diagnostics.hpp>
+#include <cuforge/frontend/extending.hpp>
 #include <cuforge/frontend/ir.hpp>
 #include <cuforge/frontend/typer.hpp>
 
@@ -347,6 +348,14 @@ class function_typer {
   /// module), or null when none does. @throws typing_error when an overload fails.
   std::shared_ptr<const function> resolve_overload(const std::string& key, const std::vector<const type*>& types,
                                                    location loc, const std::string& what = "");
+  /// One overload's implementation for `types` (resolve_overload's step).
+  std::shared_ptr<const function> resolve_with(overload_resolver& r, const std::string& key,
+                                               const std::vector<const type*>& types, location loc,
+                                               const std::string& what);
+  /// A call of a struct type's method registered by cuda.extending.overload_method (`key` is
+  /// "method:<Class>.<name>"): each overload binds the call (keywords, defaults) by its typing
+  /// function's signature; the first whose implementation takes the arguments is called.
+  value call_user_method(const std::string& key, const value& self, call_args& c);
   /// `key`'s implementation for `args` called (an operator, attribute or method of a struct type),
   /// or nullopt when no overload applies.
   std::optional<value> user_overload(const std::string& key, std::vector<value> args, location loc);

@@ -156,6 +156,29 @@ class py_overload_resolver final : public overload_resolver {
       throw cuforge::logic_error("an overload's resolver gave something other than a function's IR");
     }
   }
+  // fn.bind(positional, keywords): a list whose items are the call's argument indices, or
+  // ("default", value) for a default filled in; a TypeError says why the call does not fit.
+  std::vector<bound_argument> bind(std::size_t positional, const std::vector<std::string>& keywords) override {
+    py::gil_scoped_acquire gil;
+    if (!py::hasattr(fn_, "bind")) return overload_resolver::bind(positional, keywords);
+    std::vector<bound_argument> r;
+    try {
+      for (py::handle item : fn_.attr("bind")(positional, keywords)) {
+        bound_argument b;
+        if (py::isinstance<py::int_>(item)) {
+          b.index = item.cast<int>();
+        } else {
+          b.value = constant_of(item.cast<py::tuple>()[1], true);
+        }
+        r.push_back(b);
+      }
+    } catch (py::error_already_set& e) {
+      throw cuforge::logic_error(py::str(e.value()).cast<std::string>());
+    } catch (const py::cast_error&) {
+      throw cuforge::logic_error("an overload's binder gave something other than argument indices and defaults");
+    }
+    return r;
+  }
 
  private:
   py::object fn_;  // (the registry is never destroyed, so neither is this)

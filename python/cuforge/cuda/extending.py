@@ -109,30 +109,73 @@ def _struct_name(struct) -> str:
 # --- overloads ----------------------------------------------------------------------------------------------
 
 
-def _resolver(typing_func, what):
-    """The callback the typer calls with argument type specs: the implementation's IR, or None."""
-    from cuforge.cuda._compiler import build_ir
-    from cuforge.cuda._jit import Dispatcher
+def bind_call(signature, positional, keywords):
+    """A call with ``positional`` positional arguments and the keyword arguments named
+    ``keywords`` (in the call's order) bound by ``signature`` as Python binds it: for each
+    argument the implementation takes, in order, the call's argument index (positional ones
+    first, then the keywords), or ``("default", value)`` for a default filled in. A ``*args``
+    parameter's arguments come in its place one by one (the implementation's ``*args``
+    gathers them again). Raises TypeError in Python's words when the call does not fit, and
+    for what an implementation taking its arguments by position cannot be given: keyword-only
+    parameters, keywords gathered by ``**kwargs``, defaults other than numbers, bools and None."""
+    given = list(range(positional + len(keywords)))
+    bound = signature.bind(*given[:positional], **dict(zip(keywords, given[positional:])))
+    explicit = set(bound.arguments)
+    bound.apply_defaults()
+    out = []
+    for p in signature.parameters.values():
+        value = bound.arguments[p.name]
+        if p.kind == p.VAR_POSITIONAL:
+            out.extend(value)
+        elif p.kind == p.VAR_KEYWORD:
+            if value:
+                raise TypeError(f"keyword arguments gathered by **{p.name} are not supported ({', '.join(value)})")
+        elif p.kind == p.KEYWORD_ONLY:
+            raise TypeError(f"keyword-only parameters ({p.name!r}) are not supported")
+        elif p.name not in explicit:
+            if not (value is None or isinstance(value, (bool, int, float, complex))):
+                raise TypeError(f"the default value of {p.name!r} ({value!r}) is not a number, a bool or None")
+            out.append(("default", value))
+        else:
+            out.append(value)
+    return out
 
-    cache = {}
 
-    def resolve(specs):
+class _Resolver:
+    """What the typer asks an overload: how it binds a call (``bind``, by its typing function's
+    signature, as numba binds a call of an overloaded method), and the implementation's IR for
+    argument type specs, or None (``__call__``)."""
+
+    def __init__(self, typing_func, what):
+        self.typing_func, self.what = typing_func, what
+        self.cache = {}
+        self.signature = None
+
+    def bind(self, positional, keywords):
+        import inspect
+
+        if self.signature is None:
+            self.signature = inspect.signature(self.typing_func)
+        return bind_call(self.signature, positional, list(keywords))
+
+    def __call__(self, specs):
+        from cuforge.cuda._compiler import build_ir
+        from cuforge.cuda._jit import Dispatcher
+
         key = tuple(specs)
-        if key in cache:
-            return cache[key]
+        if key in self.cache:
+            return self.cache[key]
         args = [cftypes.from_spec(s) for s in specs]
-        impl = typing_func(*args)
+        impl = self.typing_func(*args)
         if impl is None:
-            cache[key] = None
+            self.cache[key] = None
             return None
         if isinstance(impl, Dispatcher):
             impl = impl.py_func
         if not isinstance(impl, pytypes.FunctionType):
-            raise TypeError(f"{what}: the overload returned {impl!r}, not an implementation function")
-        cache[key] = ir = build_ir(impl)
+            raise TypeError(f"{self.what}: the overload returned {impl!r}, not an implementation function")
+        self.cache[key] = ir = build_ir(impl)
         return ir
-
-    return resolve
 
 
 def overload(func, jit_options=None, strict=True, inline="never", prefer_literal=False, **kwargs):
@@ -161,7 +204,7 @@ def overload(func, jit_options=None, strict=True, inline="never", prefer_literal
         raise TypeError(f"overload: cannot overload {func!r}: give a Python function or an operator")
 
     def register(typing_func):
-        _core.register_overload(key, _resolver(typing_func, f"overload({getattr(func, '__name__', func)})"))
+        _core.register_overload(key, _Resolver(typing_func, f"overload({getattr(func, '__name__', func)})"))
         return typing_func
 
     return register
@@ -175,7 +218,7 @@ def overload_method(struct, name, **kwargs):
     key = f"method:{_struct_name(struct)}.{name}"
 
     def register(typing_func):
-        _core.register_overload(key, _resolver(typing_func, f"overload_method({struct.__name__}, {name!r})"))
+        _core.register_overload(key, _Resolver(typing_func, f"overload_method({struct.__name__}, {name!r})"))
         return typing_func
 
     return register
@@ -191,7 +234,7 @@ def overload_attribute(struct, name, **kwargs):
         raise ValueError(f"overload_attribute: {struct.__name__}.{name} is a field")
 
     def register(typing_func):
-        _core.register_overload(key, _resolver(typing_func, f"overload_attribute({struct.__name__}, {name!r})"))
+        _core.register_overload(key, _Resolver(typing_func, f"overload_attribute({struct.__name__}, {name!r})"))
         return typing_func
 
     return register

@@ -354,6 +354,105 @@ def test_a_call_python_would_refuse_is_a_typing_error_with_pythons_words(call, m
     assert re.search(message, str(e)), str(e)
 
 
+@extending.overload_method(Masked, "scaled")
+def masked_scaled(m, factor=2.0, offset=0):
+    """A method with defaults: bound by this typing function's signature, as numba binds a method call."""
+    if isinstance(factor, types.Number) and isinstance(offset, types.Number):
+        def impl(m, factor=2.0, offset=0):
+            return Masked(m.value * factor + offset, m.valid)
+        return impl
+    return None
+
+
+def test_overloaded_methods_take_keyword_arguments_and_defaults():
+    @cuda.jit
+    def k(out, valid, x):
+        m = Masked(x, True)
+        r = m.scaled()
+        out[0] = r.value
+        out[1] = m.scaled(3.0).value
+        out[2] = m.scaled(offset=1.0).value
+        out[3] = m.scaled(offset=1, factor=0.5).value
+        out[4] = m.scaled(10.0, offset=-1).value
+        valid[0] = Masked(x, False).scaled(offset=5.0).valid
+
+    out, valid = np.zeros(5), np.ones(1, np.bool_)
+    k[1, 1](out, valid, 4.0)
+    assert out.tolist() == [8.0, 12.0, 9.0, 3.0, 39.0]
+    assert not valid[0]
+
+
+@pytest.mark.parametrize("call, message", [
+    ("m.scaled(scale=1.0)", "Masked.scaled\\(\\): got an unexpected keyword argument 'scale'"),
+    ("m.scaled(1.0, factor=2.0)", "Masked.scaled\\(\\): multiple values for argument 'factor'"),
+    ("m.scaled(1.0, 2.0, 3.0)", "Masked.scaled\\(\\): too many positional arguments"),
+    ("m.value_or(1.0, fallback=1.0)", "Masked.value_or\\(\\): got an unexpected keyword argument 'fallback'"),
+    ("m.value_or()", "Masked.value_or\\(\\): missing a required argument: 'default'"),
+])
+def test_a_method_call_python_would_refuse_is_a_typing_error_with_pythons_words(call, message, tmp_path):
+    from compiler_support import typing_error_of
+
+    src = (f"from test_extending import Masked\n\ndef k(out):\n    m = Masked(out[0], True)\n"
+           f"    out[0] = {call}.value\n" if "scaled" in call else
+           f"from test_extending import Masked\n\ndef k(out):\n    m = Masked(out[0], True)\n    out[0] = {call}\n")
+    e = typing_error_of(src, tmp_path, "bad_method_call")
+    assert re.search(message, str(e)), str(e)
+
+
+def total(first, *rest):
+    """Overloaded, with *args: the extra arguments reach the implementation's *rest."""
+    return first + sum(rest)
+
+
+@extending.overload(total)
+def total_overload(first, *rest):
+    if isinstance(first, types.Number) and all(isinstance(r, types.Number) for r in rest):
+        def impl(first, *rest):
+            s = first
+            for r in rest:
+                s += r
+            return s
+        return impl
+    return None
+
+
+def gather(x, *, scale=1.0, **options):
+    """Keyword-only parameters and **kwargs: an implementation taking arguments by position can't have them."""
+    return x * scale
+
+
+@extending.overload(gather)
+def gather_overload(x, *, scale=1.0, **options):
+    return lambda x, scale=1.0: x * scale
+
+
+def test_overloaded_functions_with_star_args():
+    @cuda.jit
+    def k(out, a, b):
+        out[0] = total(a)
+        out[1] = total(a, b)
+        out[2] = total(a, b, 3.0, 4.0)
+        out[3] = total(first=b)
+
+    out = np.zeros(4)
+    k[1, 1](out, 1.5, 2.0)
+    assert out.tolist() == [total(1.5), total(1.5, 2.0), total(1.5, 2.0, 3.0, 4.0), total(first=2.0)]
+
+
+@pytest.mark.parametrize("call, message", [
+    ("total(a, b, first=a)", "total\\(\\): multiple values for argument 'first'"),
+    ("total()", "total\\(\\): missing a required argument: 'first'"),
+    ("gather(a)", "gather\\(\\): keyword-only parameters \\('scale'\\) are not supported"),
+    ("gather(a, scale=2.0)", "gather\\(\\): keyword-only parameters \\('scale'\\) are not supported"),
+])
+def test_star_args_calls_python_would_refuse_or_we_cannot_bind(call, message, tmp_path):
+    from compiler_support import typing_error_of
+
+    src = f"from test_extending import gather, total\n\ndef k(out):\n    a = out[0]\n    b = 2.0\n    out[0] = {call}\n"
+    e = typing_error_of(src, tmp_path, "bad_star_call")
+    assert re.search(message, str(e)), str(e)
+
+
 def test_register_argument_checks_what_to_struct_gives():
     class Other:
         pass

@@ -12,16 +12,32 @@
 #include <cuforge/frontend/types.hpp>
 #include <cuforge/runtime/export.hpp>
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace cuforge::frontend {
 
+/// One argument of a call as an overload takes it: the call's argument at
+/// `index` (its positional arguments first, then its keywords in the order
+/// given), or, where `index` is -1, the default value `value`.
+struct bound_argument {
+  int index = -1;
+  constant_value value;
+};
+
 /// One registered overload.
 class CUFORGE_API overload_resolver {
  public:
   virtual ~overload_resolver() = default;
+  /// The arguments, in the order its implementation takes them, of a call
+  /// with `positional` positional arguments and the keyword arguments
+  /// `keywords` (in the call's order), bound as Python binds a call of its
+  /// typing function (defaults filled in).
+  /// @throws logic_error with Python's words when the call does not fit.
+  /// The default: the positional arguments as given, keywords refused.
+  virtual std::vector<bound_argument> bind(std::size_t positional, const std::vector<std::string>& keywords);
   /// The implementation for arguments of types `args` (its untyped IR), or
   /// null when this overload has none for them. The same arguments must give
   /// the same IR object (the typer specialises it once).

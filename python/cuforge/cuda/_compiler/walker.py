@@ -1133,38 +1133,14 @@ class _Walker:
     def bind_overloaded(self, node, fn, args, keywords):
         """A call of a function with overloads, bound by its signature as Python binds a call
         (its errors word for word): the arguments in parameter order, defaults filled in."""
-        sig = inspect.signature(fn)
-        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values()):
-            if keywords:
-                self.error(node, f"{fn.__name__}(): keyword arguments to an overloaded function with *args or "
-                                 "**kwargs are not supported")
-            return args, keywords
+        from cuforge.cuda.extending import bind_call
+
         positional = len(args) - len(keywords)
-        given = [_Given(i) for i in range(len(args))]
         try:
-            bound = sig.bind(*given[:positional], **dict(zip(keywords, given[positional:])))
+            how = bind_call(inspect.signature(fn), positional, list(keywords))
         except TypeError as e:
             self.error(node, f"{fn.__name__}(): {e}")
-        bound.apply_defaults()
-        out = []
-        for name, value in bound.arguments.items():
-            if isinstance(value, _Given):
-                out.append(args[value.index])
-            elif value is None or isinstance(value, (bool, int, float, complex)):
-                out.append(self.constant(value, node))
-            else:
-                self.error(node, f"{fn.__name__}(): the default value of {name!r} ({value!r}) is not a number, a "
-                                 "bool or None")
-        return out, []
-
-
-class _Given:
-    """An argument of a call being bound (its index among the call's arguments)."""
-
-    __slots__ = ("index",)
-
-    def __init__(self, index):
-        self.index = index
+        return [self.constant(h[1], node) if isinstance(h, tuple) else args[h] for h in how], []
 
 
 def _default_constant(node):
