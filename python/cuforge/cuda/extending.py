@@ -72,8 +72,12 @@ def struct_type(name, fields):
         ty = f[1]
         if isinstance(ty, str):
             ty = cftypes.from_spec(ty)
-        if not isinstance(ty, (cftypes.Boolean, cftypes.Integer, cftypes.Float, cftypes.Complex)):
-            raise TypeError(f"struct_type({name!r}): field {f[0]!r} is {ty}; a struct's fields are scalars")
+        if isinstance(ty, type) and getattr(ty, "_cuforge_field_types", None) is not None:
+            ty = ty.kernel_type  # a struct field: the struct class stands for its type
+        if not (isinstance(ty, (cftypes.Boolean, cftypes.Integer, cftypes.Float, cftypes.Complex, cftypes.Array))
+                or _struct_of(ty) is not None):
+            raise TypeError(f"struct_type({name!r}): field {f[0]!r} is {ty}; a struct's fields are scalars, arrays "
+                            "(types.float32[:], ...) and struct types")
         names.append(f[0])
         kinds.append(ty)
     if len(set(names)) != len(names):
@@ -82,11 +86,11 @@ def struct_type(name, fields):
         if name in _structs:
             raise ValueError(f"struct_type: a struct named {name!r} exists already (names are the compiler's keys)")
         base = collections.namedtuple(name, names)
-        dtypes = tuple(np.dtype(t.typestr) for t in kinds)
+        convert = tuple(_field_converter(name, n, t) for n, t in zip(names, kinds))
 
         def __new__(cls, *args, **kwargs):
             values = base.__new__(cls, *args, **kwargs)
-            return base.__new__(cls, *(d.type(v) for d, v in zip(dtypes, values)))
+            return base.__new__(cls, *(c(v) for c, v in zip(convert, values)))
 
         cls = type(name, (base,), {"__new__": __new__, "__slots__": (), "__module__": __name__,
                                    "_cuforge_field_types": tuple(kinds)})
@@ -95,9 +99,42 @@ def struct_type(name, fields):
     return cls
 
 
+def _struct_of(ty):
+    """The struct class whose kernel type ``ty`` is, or None. Its array fields may have another
+    layout or read-only flag than declared (what was passed), so the class decides, by name (each
+    name is made once) and fields."""
+    if not isinstance(ty, cftypes._NamedTupleBase):
+        return None
+    cls = _structs.get(ty.cls.__name__)
+    return cls if cls is not None and tuple(cls._fields) == ty.fields else None
+
+
+def _field_converter(struct, field, ty):
+    """What a struct's constructor does to the value given for a field of type ``ty`` on the host:
+    a scalar becomes the declared NumPy scalar; an array is checked for its element type and
+    dimensions (and contiguity, where the type says C) and kept as it is; a struct field takes the
+    struct or a tuple of its fields."""
+    if isinstance(ty, cftypes.Array):
+        def array(value):
+            try:
+                got = cftypes.typeof(value)
+            except ValueError:
+                got = None
+            if not (isinstance(got, cftypes.Array) and got.dtype == ty.dtype and got.ndim == ty.ndim
+                    and (ty.layout == "A" or got.layout == ty.layout)):
+                raise TypeError(f"{struct}.{field} is {ty}; got {got if got is not None else type(value).__name__}")
+            return value
+        return array
+    nested = _struct_of(ty)
+    if nested is not None:
+        return lambda value: value if isinstance(value, nested) else nested(*value)
+    return np.dtype(ty.typestr).type
+
+
 def is_struct(ty, struct) -> bool:
     """Whether kernel type ``ty`` (what an overload is given) is struct class ``struct``'s."""
-    return ty == struct.kernel_type
+    _struct_name(struct)
+    return _struct_of(ty) is struct
 
 
 def _struct_name(struct) -> str:

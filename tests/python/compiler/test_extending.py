@@ -219,6 +219,78 @@ def test_a_registered_object_passes_as_its_struct():
     assert image[5, 9] == 118.0
 
 
+# --- structs with array and struct fields (an OptiX-style launch-parameter block) ------------------------------
+
+Vec3 = extending.struct_type("Vec3", [("x", types.float32), ("y", types.float32), ("z", types.float32)])
+Scene = extending.struct_type("Scene", [("image", types.float32[:, ::1]), ("origin", Vec3), ("scale", types.float32),
+                                        ("hits", types.int32[:])])
+
+
+@extending.overload_method(Scene, "put")
+def scene_put(scene, i, j, v):
+    if extending.is_struct(scene, Scene) and isinstance(v, types.Number):
+        def impl(scene, i, j, v):
+            scene.image[i, j] = v * scene.scale + scene.origin.z
+            cuda.atomic.add(scene.hits, 0, 1)
+        return impl
+    return None
+
+
+@cuda.jit
+def render(scene):
+    i, j = cuda.grid(2)
+    if i < scene.image.shape[0] and j < scene.image.shape[1]:
+        scene.image[i, j] = (scene.origin.x + i * scene.scale) + (scene.origin.y + j) * scene.origin.z
+        cuda.atomic.add(scene.hits, 0, 1)
+
+
+@cuda.jit
+def render_inside(image, hits, a):
+    scene = Scene(image, Vec3(a, a, a), 2.0, hits)
+    i, j = cuda.grid(2)
+    if i < image.shape[0] and j < image.shape[1]:
+        scene.put(i, j, i * 10 + j)
+
+
+def test_structs_with_array_and_struct_fields_pass_as_kernel_arguments():
+    image, hits = np.zeros((5, 7), np.float32), np.zeros(1, np.int32)
+    scene = Scene(image, Vec3(1, 2, 3), 0.5, hits)
+    assert isinstance(scene.origin, Vec3) and scene.scale.dtype == np.float32 and scene.image is image
+    render[(1, 1), (8, 8)](scene)
+    i, j = np.indices(image.shape, dtype=np.float32)
+    np.testing.assert_array_equal(image, (1 + i * np.float32(0.5)) + (2 + j) * np.float32(3))
+    assert hits[0] == image.size
+    # Device arrays, and a tuple for the struct field.
+    d_image, d_hits = cuda.to_device(np.zeros((2, 3), np.float32)), cuda.to_device(np.zeros(1, np.int32))
+    render[(1, 1), (4, 4)](Scene(d_image, (0, 0, 1), 1.0, d_hits))
+    np.testing.assert_array_equal(d_image.copy_to_host(), np.add.outer(np.arange(2), np.arange(3)))
+    assert d_hits.copy_to_host()[0] == 6
+
+
+def test_structs_with_array_fields_are_made_in_kernels_and_given_to_overloads():
+    from conftest import ptxas_check
+
+    image, hits = np.zeros((3, 4), np.float32), np.zeros(1, np.int32)
+    render_inside[(1, 1), (4, 4)](image, hits, 1.5)
+    np.testing.assert_array_equal(image, np.add.outer(np.arange(3) * 10, np.arange(4)).astype(np.float32) * 2 + 1.5)
+    assert hits[0] == 12
+    assert extending.is_struct(Scene.kernel_type, Scene) and not extending.is_struct(Vec3.kernel_type, Scene)
+    ptx, _ = cuda.compile_ptx(render_inside, (types.float32[:, ::1], types.int32[::1], types.float32))
+    assert "atom.global.add" in ptx or "red.global.add" in ptx
+    ptxas_check(ptx)
+
+
+def test_a_struct_field_refuses_an_array_of_another_kind_on_the_host():
+    with pytest.raises(TypeError, match=r"Scene.image is array\(float32, 2d, C\); got array\(float64, 2d, C\)"):
+        Scene(np.zeros((2, 2)), Vec3(0, 0, 0), 1.0, np.zeros(1, np.int32))
+    with pytest.raises(TypeError, match="Scene.image is array"):
+        Scene(np.zeros((4, 4), np.float32)[:, ::2], Vec3(0, 0, 0), 1.0, np.zeros(1, np.int32))  # not C-contiguous
+    with pytest.raises(TypeError, match="Scene.hits is array\\(int32, 1d, A\\); got list"):
+        Scene(np.zeros((2, 2), np.float32), Vec3(0, 0, 0), 1.0, [0])
+    # Any layout where the field says A.
+    Scene(np.zeros((2, 2), np.float32), Vec3(0, 0, 0), 1.0, np.zeros(4, np.int32)[::2])
+
+
 # --- register_jitable ---------------------------------------------------------------------------------------
 
 
@@ -245,8 +317,8 @@ def test_register_jitable_runs_in_python_and_in_kernels():
 def test_struct_type_errors():
     with pytest.raises(ValueError, match="exists already"):
         extending.struct_type("Masked", [("value", types.float64)])
-    with pytest.raises(TypeError, match="a struct's fields are scalars"):
-        extending.struct_type("Bad1", [("a", types.float64[:])])
+    with pytest.raises(TypeError, match="a struct's fields are scalars, arrays"):
+        extending.struct_type("Bad1", [("a", types.UniTuple(types.float64, 2))])
     with pytest.raises(ValueError, match="a field is named twice"):
         extending.struct_type("Bad2", [("a", types.float64), ("a", types.int32)])
     with pytest.raises(TypeError, match="expected a struct type"):
