@@ -390,6 +390,8 @@ value function_typer::call_external(const type& f, call_args& c) {
       operands.push_back(convert(v, p, c.loc, "for " + which));
     }
   }
+  // declare_device(use_cooperative=True): the kernel is launched cooperatively, as for grid sync.
+  cooperative_ = cooperative_ || f.cooperative;
   std::int64_t index = m_.add_external(&f);
   if (index < 0)
     fail(c.loc, "two declarations of the function " + fname + " in one kernel: " + m_.external_named(fname)->str() +

@@ -419,7 +419,7 @@ value function_typer::lower_global(std::int32_t gi, location loc) {
         v.ty = tc_.external_function(g.name, std::move(params), ret, abi, {g.message}, g.callee.get());
         return v;
       }
-      v.ty = tc_.external_function(g.name, std::move(params), ret, abi, g.link);
+      v.ty = tc_.external_function(g.name, std::move(params), ret, abi, g.link, nullptr, g.cooperative);
       return v;
     }
     case global_value::kind::exception:

@@ -110,7 +110,7 @@ std::string key_of(const type& t) {
                   (t.is_signed ? "s" : "u") + ":" + std::to_string(reinterpret_cast<std::uintptr_t>(t.dtype)) + ":" +
                   std::to_string(t.ndim) + ":" + static_cast<char>(t.layout) + ":" + (t.readonly ? "r" : "w") + ":" +
                   std::to_string(static_cast<int>(t.space)) + ":" + t.name + ":" +
-                  std::to_string(reinterpret_cast<std::uintptr_t>(t.callee)) + ":";
+                  std::to_string(reinterpret_cast<std::uintptr_t>(t.callee)) + ":" + (t.cooperative ? "g" : "") + ":";
   for (auto* e : t.elements) k += std::to_string(reinterpret_cast<std::uintptr_t>(e)) + ",";
   for (const auto& n : t.names) k += "|" + n;
   if (t.kind == type_kind::record) {
@@ -329,9 +329,10 @@ const type* type_context::device_function(const frontend::function* callee) {
 
 const type* type_context::external_function(const std::string& symbol, std::vector<const type*> params,
                                             const type* ret, int abi, std::vector<std::string> link,
-                                            const frontend::function* host) {
+                                            const frontend::function* host, bool cooperative) {
   type t;
   t.callee = host;
+  t.cooperative = cooperative;
   t.kind = type_kind::external_function;
   t.name = symbol;
   t.elements = std::move(params);

@@ -122,6 +122,7 @@ global_value global_of(py::dict d) {
     for (auto a : get("args")) g.fields.push_back(py::str(a));
     g.dtype = py::str(get("ret"));
     g.cls = py::str(get("abi"));
+    if (d.contains("cooperative")) g.cooperative = get("cooperative").cast<bool>();
     if (!get("link").is_none())
       for (auto f : get("link")) g.link.push_back(py::str(f));
     // An intrinsic (cuda.extending): its body, and its host implementation's IR.

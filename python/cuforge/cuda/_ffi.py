@@ -166,12 +166,13 @@ class ExternFunction:
     """A function defined in CUDA C/C++ (or PTX...), declared with
     ``cuda.declare_device``: callable from kernels and device functions."""
 
-    def __init__(self, name, args, restype, link, abi):
+    def __init__(self, name, args, restype, link, abi, use_cooperative=False):
         self.name = name
         self.args = tuple(args)
         self.restype = restype
         self.link = link
         self.abi = abi
+        self.use_cooperative = use_cooperative
 
     @property
     def signature(self):
@@ -188,9 +189,10 @@ class ExternFunction:
         """The global the compiler's IR builder takes, and its fingerprint text (the files' contents in
         it, so that changing one recompiles what calls it)."""
         entry = {"kind": "external_function", "name": self.name, "args": [a.spec for a in self.args],
-                 "ret": self.restype.spec, "abi": self.abi, "link": list(self.link)}
+                 "ret": self.restype.spec, "abi": self.abi, "link": list(self.link),
+                 "cooperative": self.use_cooperative}
         text = (f"external_function {self.name} {self.restype.spec}({', '.join(a.spec for a in self.args)}) "
-                f"{self.abi} [{_content_digest(self.link)}]")
+                f"{self.abi}{' cooperative' if self.use_cooperative else ''} [{_content_digest(self.link)}]")
         return entry, text
 
 
@@ -201,14 +203,16 @@ def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
     or ``CPointer(T)``/``voidptr``, to which a kernel passes an array's data
     pointer), ``link`` the files defining it (linked into every kernel that
     calls it), ``abi`` ``"numba"`` (``int name(T* ret, args...)``) or ``"c"``
-    (``T name(args...)``). Returns the function, to call from kernels."""
+    (``T name(args...)``), ``use_cooperative`` whether its code needs a
+    cooperative launch (it synchronises the grid: a kernel calling it is
+    launched as one, as with ``cuda.cg.this_grid()``). Returns the function,
+    to call from kernels."""
     if abi not in ("numba", "c"):
         raise NotImplementedError(f"Unsupported ABI: {abi}")
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"declare_device: the function's name must be a C identifier, not {name!r}")
-    if use_cooperative:
-        raise NotImplementedError("declare_device(use_cooperative=True) is not supported: a cooperative launch "
-                                  "follows from cuda.cg.this_grid() in the kernel")
+    if not isinstance(use_cooperative, bool):
+        raise TypeError(f"declare_device({name!r}): use_cooperative is True or False, not {use_cooperative!r}")
     args, restype = cftypes.normalize_signature(sig)
     if restype is None:
         raise TypeError("Return type must be provided for device declarations")
@@ -220,4 +224,5 @@ def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
                                                             cftypes.Complex)):
         raise TypeError(f"declare_device({name!r}): returns {restype}; a declared function returns a scalar "
                         "or void")
-    return ExternFunction(name, args, restype, link_paths(link, f"declare_device({name!r})"), abi)
+    return ExternFunction(name, args, restype, link_paths(link, f"declare_device({name!r})"), abi,
+                          bool(use_cooperative))

@@ -276,6 +276,48 @@ def test_the_seeds_curand_shim_compiles_and_links_for_the_gpu(tmp_path):
 # --- bad input: clear errors naming the file or function -----------------------------------------------------
 
 
+GRID_SYNC_CU = os.path.join(DATA, "grid_sync.cu")
+rotate = cuda.declare_device("rotate_after_grid_sync", types.none(types.CPointer(types.int64), types.int64),
+                             link=GRID_SYNC_CU, use_cooperative=True)
+clamp_cooperative = cuda.declare_device("clamp_c", "int32(int32, int32, int32)", link=PORTABLE_C, abi="c",
+                                        use_cooperative=True)
+
+
+@cuda.jit
+def rotate_caller(a):
+    rotate(a, a.size)
+
+
+@cuda.jit
+def clamp_cooperative_caller(out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = clamp_cooperative(i, 2, 5)
+
+
+@needs_nvrtc
+def test_use_cooperative_makes_the_kernel_a_cooperative_one_on_the_gpu(tmp_path):
+    # The function synchronises the grid (cooperative groups, through NVRTC): the kernel calling it is
+    # launched cooperatively, as one using cuda.cg.this_grid() is; the same kernel without the flag is not.
+    cf = _gpu_compiled(rotate_caller, ["array(int64, 1d, C)"])
+    assert cf.cooperative
+    assert {cf.symbol, "rotate_after_grid_sync"} <= _function_symbols(cf.linked_cubin(), tmp_path)
+    assert not _gpu_compiled(multiply_vectors, [F32] * 3).cooperative
+
+
+@needs_host_compiler
+def test_use_cooperative_reaches_the_launch_on_every_backend():
+    out = np.zeros(8, np.int32)
+    clamp_cooperative_caller[2, 4](out)
+    np.testing.assert_array_equal(out, np.clip(np.arange(8), 2, 5))
+    ((_, compiled),) = clamp_cooperative_caller.overloads.items()
+    assert compiled.cooperative
+    assert compiled.max_cooperative_grid_blocks(4) >= 2
+    clamped = np.zeros(8, np.int32)
+    c_abi_caller[1, 8](np.zeros(8), np.zeros(8), np.zeros(8, np.bool_), clamped)
+    assert not next(iter(c_abi_caller.overloads.values())).cooperative
+
+
 def test_declaration_errors():
     with pytest.raises(TypeError, match="Return type must be provided"):
         cuda.declare_device("f", "(float32,)")
@@ -289,6 +331,8 @@ def test_declaration_errors():
         cuda.declare_device("f", "float32(float32)", link="no_such.cu")
     with pytest.raises(TypeError, match="call it from a kernel or device function"):
         mul(1.0, 2.0)
+    with pytest.raises(TypeError, match="use_cooperative is True or False, not 'yes'"):
+        cuda.declare_device("f", "float32(float32)", use_cooperative="yes")
 
 
 _DECLARED = (

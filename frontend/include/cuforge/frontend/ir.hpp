@@ -182,7 +182,7 @@ struct CUFORGE_API global_value {
                      ///< `name` its key in frontend/extending.hpp's registry, `message` its name for messages
     external_function,  ///< cuda.declare_device's function: its symbol `name`, parameter type specs
                         ///< `fields`, return type spec `dtype`, ABI `cls` ("numba" or "c"), and the
-                        ///< files defining it, `link`
+                        ///< files defining it, `link`; `cooperative` when it needs a cooperative launch
   } k = kind::unsupported;
   std::string name;
   constant_value value;
@@ -199,6 +199,7 @@ struct CUFORGE_API global_value {
   std::vector<std::int64_t> strides; ///< device_array
   std::string message;               ///< exception, string
   std::vector<std::string> link;     ///< external_function: files to link (paths)
+  bool cooperative = false;          ///< external_function: its code needs a cooperative launch
 };
 
 /// One Python function's IR.

@@ -100,6 +100,7 @@ class CUFORGE_API type {
   std::string name;         ///< module, function; a named tuple's class
   std::vector<std::string> names;  ///< a named tuple's (or tuple class's) field names
   const function* callee = nullptr;   ///< device_function
+  bool cooperative = false;  ///< external_function: its code needs a cooperative launch (grid sync)
 
   bool is_scalar() const noexcept {
     return kind == type_kind::boolean || kind == type_kind::integer || kind == type_kind::floating ||
@@ -200,9 +201,12 @@ class CUFORGE_API type_context {
   const type* datetime(int unit);
   const type* timedelta(int unit);
   const type* device_function(const frontend::function* callee);
-  /// An external function (type_kind::external_function): `abi` 0 Numba's, 1 C's.
+  /// An external function (type_kind::external_function): `abi` 0 Numba's, 1 C's (2 and 3: an
+  /// intrinsic's PTX or LLVM IR, `host` its host implementation); `cooperative` when its code needs a
+  /// cooperative launch (a kernel calling it is launched as one).
   const type* external_function(const std::string& symbol, std::vector<const type*> params, const type* ret, int abi,
-                                std::vector<std::string> link, const frontend::function* host = nullptr);
+                                std::vector<std::string> link, const frontend::function* host = nullptr,
+                                bool cooperative = false);
   const type* pointer(const type* pointee);
 
   /// The scalar type of a row of the scalar-type table.
