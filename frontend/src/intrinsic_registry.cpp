@@ -45,7 +45,7 @@ const tables& all_tables() {
   static const tables t = [] {
     tables r;
     for (auto area : {cuda_intrinsics(), fp16_intrinsics(), bf16_intrinsics(), vector_intrinsics(), atomic_intrinsics(), math_intrinsics(), libdevice_intrinsics(),
-                      builtin_intrinsics()})
+                      builtin_intrinsics(), host_array_intrinsics()})
       for (const intrinsic& e : area) {
         if (!r.by_name.emplace(e.info.name, &e).second)
           throw logic_error("intrinsic registry: '" + std::string(e.info.name) + "' is listed twice");

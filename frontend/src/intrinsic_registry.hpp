@@ -119,6 +119,10 @@ std::span<const intrinsic> atomic_intrinsics();
 std::span<const intrinsic> math_intrinsics();
 std::span<const intrinsic> libdevice_intrinsics();
 std::span<const intrinsic> builtin_intrinsics();
+std::span<const intrinsic> host_array_intrinsics();
+/// Whether `e` is one of numpy's array-making rows (numpy.empty...: their array arguments are
+/// prototypes, not a ufunc's inputs).
+bool makes_array(const intrinsic& e) noexcept;
 
 /// The whole registry, in index order.
 std::span<const intrinsic* const> registry();

@@ -8,6 +8,7 @@
 #include "llvm_support.hpp"
 
 #include <cuforge/frontend/diagnostics.hpp>
+#include <cuforge/frontend/host_arrays.hpp>
 #include <cuforge/runtime/cpu_kernel.hpp>
 #include <cuforge/runtime/error.hpp>
 
@@ -555,6 +556,7 @@ std::vector<host_symbol> host_symbols() {
       {"cuforge_host_seed", reinterpret_cast<void*>(&cuforge_host_seed)},
       {"cuforge_host_nanosleep", reinterpret_cast<void*>(&cuforge_host_nanosleep)},
       {"cuforge_host_print", reinterpret_cast<void*>(&cuforge_host_print)},
+      {"cuforge_host_alloc", reinterpret_cast<void*>(&cuforge_host_alloc)},  // host_arrays.cpp
       {"memcpy", reinterpret_cast<void*>(&std::memcpy)},
       {"memmove", reinterpret_cast<void*>(&std::memmove)},
       {"memset", reinterpret_cast<void*>(&std::memset)},

@@ -14,7 +14,7 @@ value function_typer::call_function(const std::string& name, call_args& c) {
   const intrinsic* e = find_entry(name);
   if (e == nullptr || e->info.kind != intrinsic_kind::function || e->call == nullptr)
     fail(c.loc, "Unsupported function: " + name);
-  if (name.starts_with("numpy.")) {
+  if (name.starts_with("numpy.") && !makes_array(*e)) {
     bool arrays = false;
     for (const auto& a : c.args) arrays = arrays || (a.runtime() && a.ty->is_array());
     for (const auto& k : c.kwargs) arrays = arrays || k.name == "out";

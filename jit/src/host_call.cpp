@@ -11,7 +11,9 @@ namespace cuforge::jit {
 
 using namespace cuforge::frontend;
 
-void call_on_host(compiled_kernel& k, std::span<const std::uint64_t> slots) {
+namespace {
+
+void run_on_host(compiled_kernel& k, std::span<const std::uint64_t> slots) {
   const host_kernel& code = k.host_code();
   if (code.uses_barrier)
     throw logic_error("'" + k.facts().symbol + "' waits at a barrier (cuda.syncthreads): it runs only as a kernel");
@@ -51,6 +53,19 @@ void call_on_host(compiled_kernel& k, std::span<const std::uint64_t> slots) {
       throw logic_error("'" + k.facts().symbol + "' raised from an unknown site");
     throw kernel_exception(record, sites[static_cast<std::size_t>(record.site)], /*thread_prefix=*/false);
   }
+}
+
+}  // namespace
+
+void call_on_host(compiled_kernel& k, std::span<const std::uint64_t> slots) {
+  host_allocation_scope arrays;  // what the code allocated is freed on the way out
+  run_on_host(k, slots);
+}
+
+host_allocations call_on_host_keeping(compiled_kernel& k, std::span<const std::uint64_t> slots) {
+  host_allocation_scope arrays;
+  run_on_host(k, slots);
+  return arrays.take();
 }
 
 }  // namespace cuforge::jit

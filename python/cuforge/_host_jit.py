@@ -113,16 +113,86 @@ def __entry_{name}({params}):
 """
 
 
+def _array_address(a):
+    """The host jit entry's stand-in for the registry's cuforge.array_address(a): the address of a
+    returned array's data, written for Python to read (host code only)."""
+    raise TypeError("cuforge.array_address is the host jit's, for compiled code only")
+
+
+_array_address.__cuforge_row__ = "cuforge.array_address"
+
+
 class _Entry:
     """One compiled signature: the host code and how to read its result."""
 
-    def __init__(self, key, compiled, ret_types, ret_kind):
+    def __init__(self, key, compiled, rets, ret_kind):
         self.key = key
         self.types = [cftypes.from_spec(k) for k in key]
         self.packers = [_packer(t) for t in self.types]
         self.compiled = compiled
-        self.ret_types = ret_types  # dtypes of the result arrays
-        self.ret_kind = ret_kind  # "none", "scalar", "tuple"
+        self.rets = rets  # the returned values' types: a Scalar (read from a one-element array) or an Array
+        # the result slots' arrays: one element of the scalar's dtype, or an array's address, shape and strides
+        self.ret_types = [np.dtype(cftypes.as_dtype(t)) if isinstance(t, cftypes.Scalar) else None for t in rets]
+        self.has_arrays = any(isinstance(t, cftypes.Array) for t in rets)
+        self.ret_kind = ret_kind  # "none", "scalar" (one value), "tuple"
+
+
+def _returnable(t):
+    return isinstance(t, cftypes.Scalar) or (isinstance(t, cftypes.Array) and isinstance(t.dtype, cftypes.Scalar))
+
+
+class _Returned:
+    """What a returned array's NumPy array is made from: its interface, and the owner of its memory
+    (the call's allocations, or the argument it is a view of) kept alive as the array's base."""
+
+    def __init__(self, interface, owner):
+        self.__array_interface__ = interface
+        self.owner = owner
+
+
+def _returned_array(t, desc, allocations, args):
+    """The NumPy array for a returned array of type ``t`` whose address, shape and strides the
+    entry wrote into ``desc``: a view of the memory the call allocated or of the argument it
+    lies in; anything else (memory neither owns, such as a constant array) is copied."""
+    nd = t.ndim
+    dtype = np.dtype(cftypes.as_dtype(t.dtype))
+    address = int(desc[0]) & _MASK
+    shape = tuple(int(x) for x in desc[1:1 + nd])
+    strides = tuple(int(x) for x in desc[1 + nd:1 + 2 * nd])
+    lo, hi = _span(address, shape, strides, dtype.itemsize)
+    interface = {"version": 3, "typestr": dtype.str, "shape": shape, "strides": strides,
+                 "data": (address, bool(t.readonly))}
+    if dtype.fields is not None:
+        interface["descr"] = dtype.descr
+    if allocations is not None and allocations.holds(lo, hi - lo):
+        return np.asarray(_Returned(interface, allocations))
+    for a in _arrays_in(args):
+        a_lo, a_hi = _span(a.__array_interface__["data"][0], a.shape, a.strides, a.itemsize)
+        if a_lo <= lo and hi <= a_hi and a_lo < a_hi:
+            interface["data"] = (address, bool(t.readonly) or not a.flags.writeable)
+            return np.asarray(_Returned(interface, a))
+    return np.array(_Returned(interface, None), copy=True)
+
+
+def _span(address, shape, strides, itemsize):
+    """The bytes [lo, hi) an array's elements occupy (empty for an array of no elements)."""
+    if not all(shape):
+        return address, address
+    lo = hi = address
+    for n, s in zip(shape, strides):
+        if s < 0:
+            lo += (n - 1) * s
+        else:
+            hi += (n - 1) * s
+    return lo, hi + itemsize
+
+
+def _arrays_in(args):
+    for a in args:
+        if isinstance(a, np.ndarray):
+            yield a
+        elif isinstance(a, tuple):
+            yield from _arrays_in(a)
 
 
 class HostDispatcher(_core.HostFunction):
@@ -198,24 +268,31 @@ class HostDispatcher(_core.HostFunction):
             params = [f"a{i}" for i in range(n)]
             call = f"__core__({', '.join(params)})"
             if ret == cftypes.none:
-                body, rets, kind = f"    {call}", [], "none"
-            elif isinstance(ret, cftypes.Scalar):
-                body, rets, kind = f"    __r0__[0] = {call}", [ret], "scalar"
-            elif isinstance(ret, (cftypes.Tuple, cftypes.UniTuple)) and all(
-                    isinstance(t, cftypes.Scalar) for t in ret):
-                lines = [f"    __r__ = {call}"] + [f"    __r{i}__[0] = __r__[{i}]" for i in range(len(ret))]
-                body, rets, kind = "\n".join(lines), list(ret), "tuple"
+                rets, kind, values = [], "none", []
+            elif isinstance(ret, (cftypes.Tuple, cftypes.UniTuple)) and all(_returnable(t) for t in ret):
+                rets, kind, values = list(ret), "tuple", [f"__r__[{i}]" for i in range(len(ret))]
+            elif _returnable(ret):
+                rets, kind, values = [ret], "scalar", ["__r__"]
             else:
                 raise _typing_error(self.py_func, f"cuforge.jit: {self.py_func.__name__} returns {ret}; host-jitted "
-                                    "functions return None, a number or a tuple of numbers (arrays stay in the "
-                                    "arguments)")
+                                    "functions return None, a number, an array of numbers or a tuple of those")
+            lines = [f"    __r__ = {call}" if rets else f"    {call}"]
+            for i, (t, v) in enumerate(zip(rets, values)):
+                if isinstance(t, cftypes.Array):  # its address, extents and byte strides
+                    lines.append(f"    __r{i}__[0] = __address__({v})")
+                    lines += [f"    __r{i}__[{1 + d}] = {v}.shape[{d}]" for d in range(t.ndim)]
+                    lines += [f"    __r{i}__[{1 + t.ndim + d}] = {v}.strides[{d}]" for d in range(t.ndim)]
+                else:
+                    lines.append(f"    __r{i}__[0] = {v}")
+            body = "\n".join(lines)
             all_params = params + [f"__r{i}__" for i in range(len(rets))]
             name = self.py_func.__name__
             src = _ENTRY.format(name=name, params=", ".join(all_params), body=body)
-            entry_fn = generated(src, f"__entry_{name}", {"__core__": core})
-            specs = list(key) + [cftypes.Array(t, 1, "C").spec for t in rets]
+            entry_fn = generated(src, f"__entry_{name}", {"__core__": core, "__address__": _array_address})
+            specs = list(key) + [cftypes.Array(t if isinstance(t, cftypes.Scalar) else cftypes.int64, 1, "C").spec
+                                 for t in rets]
             compiled = compile_host(entry_fn, specs, self.py_func if self.cache else None, config, owner=self.py_func)
-            entry = _Entry(key, compiled, [np.dtype(cftypes.as_dtype(t)) for t in rets], kind)
+            entry = _Entry(key, compiled, rets, kind)
             self._entries[key] = entry
             return entry
 
@@ -256,7 +333,7 @@ class HostDispatcher(_core.HostFunction):
         entry = self._entry_for(args, types)
         result = self._run(entry, args)
         info = None
-        if exact and entry.key == tuple(t.spec for t in types):
+        if exact and entry.key == tuple(t.spec for t in types) and not entry.has_arrays:
             kind = {"none": 0, "scalar": 1, "tuple": 2}[entry.ret_kind]
             info = (entry.compiled, [dt.num for dt in entry.ret_types], kind)
         return result, info
@@ -273,15 +350,21 @@ class HostDispatcher(_core.HostFunction):
         slots = []
         for pack, a in zip(entry.packers, args):  # scalars converted to the signature's types
             pack(a, slots)
-        results = [np.empty(1, dtype=dt) for dt in entry.ret_types]
+        results = [np.empty(1, dtype=dt) if dt is not None else np.empty(1 + 2 * t.ndim, np.int64)
+                   for t, dt in zip(entry.rets, entry.ret_types)]
         for r in results:
-            slots += (r.__array_interface__["data"][0], 1, r.itemsize)
-        _core.call_on_host(entry.compiled, slots)
-        if entry.ret_kind == "none":
-            return None
-        if entry.ret_kind == "scalar":
-            return results[0][0].item()
-        return tuple(r[0].item() for r in results)
+            slots += (r.__array_interface__["data"][0], r.size, r.itemsize)
+        if not entry.has_arrays:
+            _core.call_on_host(entry.compiled, slots)
+            if entry.ret_kind == "none":
+                return None
+            if entry.ret_kind == "scalar":
+                return results[0][0].item()
+            return tuple(r[0].item() for r in results)
+        allocations = _core.call_on_host_keeping(entry.compiled, slots)
+        values = [_returned_array(t, r, allocations, args) if isinstance(t, cftypes.Array) else r[0].item()
+                  for t, r in zip(entry.rets, results)]
+        return values[0] if entry.ret_kind == "scalar" else tuple(values)
 
     def _entry_for(self, args, types):
         key = tuple(t.spec for t in types)

@@ -19,8 +19,8 @@ a variable defined before the loop and only updated in it by ``+= -= *=
 |= &= ^=`` or ``x = min(x, e)`` / ``max``. Variables only assigned inside
 the loop are private to each iteration. A function that does not fit
 (a return or ``break`` inside the loop, a reduction it cannot recognise, the
-loop variable or a private read after the loop, arrays made before the
-loop) runs serially, with the loop as a ``range``, as numba's
+loop variable or a private read after the loop, a value made before the
+loop that a host-jitted function cannot return) runs serially, with the loop as a ``range``, as numba's
 ``parallel=True`` falls back when it cannot parallelise.
 """
 
@@ -215,12 +215,12 @@ class Plan:
         pre = fns[0] if fns else self._dispatcher(self.pre_src, "pre")
         try:
             entry = pre._entry_for(list(args), list(types))
-        except TypeError as e:  # an array made before the loop: the prefix cannot hand it over
+        except TypeError as e:  # a value the prefix cannot hand over (a record, a tuple of arrays of tuples)
             if "host-jitted functions return" in str(e):
-                raise NotParallel("an array made before the prange loop") from None
+                raise NotParallel(f"a value made before the prange loop cannot be handed over: {e}") from None
             raise
         outs = pre._run(entry, list(args))
-        outs = [dt.type(v) for dt, v in zip(entry.ret_types, outs)]
+        outs = [v if dt is None else dt.type(v) for dt, v in zip(entry.ret_types, outs)]  # (arrays: as they are)
         *live_vals, start, stop, step = outs
         live = dict(zip(self.live, live_vals))
         by_name = dict(zip(self.params, args))

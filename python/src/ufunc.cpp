@@ -513,6 +513,25 @@ void bind_ufunc(py::module_& m) {
   }, py::arg("compiled"), py::arg("slots"),
      "Runs a host-target specialisation once on this thread, its argument slots given (arrays as host "
      "addresses, extents and byte strides; scalars as their bits).");
+  py::class_<frontend::host_allocations>(m, "HostAllocations",
+                                         "Arrays host code allocated, kept alive for the arrays a host-jitted "
+                                         "function returned (freed when this object is).")
+      .def("holds", &frontend::host_allocations::holds, py::arg("address"), py::arg("nbytes"),
+           "Whether [address, address + nbytes) lies inside one of the blocks.")
+      .def_property_readonly("count", &frontend::host_allocations::count)
+      .def_property_readonly("nbytes", &frontend::host_allocations::total_bytes);
+  m.def("host_bytes_outstanding", &frontend::host_bytes_outstanding,
+        "Bytes host code allocated and not yet freed (calls under way, returned arrays alive).");
+  m.def("call_on_host_keeping", [](compiled_kernel& k, std::vector<std::uint64_t> slots) -> py::object {
+    frontend::host_allocations kept;
+    {
+      py::gil_scoped_release nogil;
+      kept = jit::call_on_host_keeping(k, slots);
+    }
+    if (kept.count() == 0) return py::none();
+    return py::cast(std::move(kept));
+  }, py::arg("compiled"), py::arg("slots"),
+     "call_on_host, keeping the arrays the code allocated: a HostAllocations, or None when it made none.");
   m.def("call_on_host_parallel", [](compiled_kernel& k, std::vector<std::vector<std::uint64_t>> calls) {
     py::gil_scoped_release nogil;
     jit::host_parallel_for(calls.size(), [&](std::size_t i) { jit::call_on_host(k, calls[i]); });

@@ -60,6 +60,42 @@ def collatz(n):
     return steps
 
 
+# Arrays made in the function (numpy.empty... in host code) and returned.
+
+def scaled_copy(a, k):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        out[i] = a[i] * k
+    return out
+
+
+def zeros_grid(n, m):
+    z = np.zeros((n, m), np.int32)
+    for i in range(n):
+        z[i, i % m] = i + 1
+    return z
+
+
+def filled(n):
+    return np.full(n, 7), np.full((2, n), 2.5), np.ones(n, np.float32), np.zeros(()), n
+
+
+def like_forms(m):
+    return np.zeros_like(m), np.ones_like(m, dtype=np.int16), np.full_like(m, 3), np.empty_like(m).shape[0]
+
+
+def tail_view(a):
+    return a[2:]
+
+
+def scratch_sum(n):
+    s = 0.0
+    for i in range(n):
+        t = np.full(4, i)
+        s += t[0] + t[3]
+    return s
+
+
 def _arrays():
     rng = np.random.default_rng(11)
     return {"x": rng.standard_normal(10001), "y": rng.standard_normal(10001),
@@ -80,6 +116,12 @@ CASES = [
     ("wraps", wraps, [3037000500]),
     ("scale_in_place", scale_in_place, ["m", 2.5]),
     ("collatz", collatz, [27]),
+    ("scaled_copy", scaled_copy, ["x", 2.5]),
+    ("zeros_grid", zeros_grid, [5, 3]),
+    ("filled", filled, [3]),
+    ("like_forms", like_forms, ["m"]),
+    ("tail_view", tail_view, ["f32"]),
+    ("scratch_sum", scratch_sum, [100]),
 ]
 
 

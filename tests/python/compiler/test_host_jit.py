@@ -39,6 +39,8 @@ def test_njit_matches_numba(case, numba_table):
     assert [type(x).__name__ for x in results] == want["types"], name
     for got, w in zip(results, want["results"]):
         assert np.asarray(got).tobytes() == decode(w).tobytes(), (name, got, decode(w))
+        if isinstance(got, np.ndarray):  # a returned array: its dtype and shape too
+            assert (got.dtype.str, list(got.shape)) == (w["dtype"], w["shape"]), name
     arrays = [a for a in args if isinstance(a, np.ndarray)]
     for got, w in zip(arrays, want["args"]):  # what it wrote into its arguments
         assert got.tobytes() == decode(w).tobytes(), name
@@ -443,13 +445,124 @@ def test_vectorize_and_kernels_keep_numpys_model():
     assert out[0] == np.inf
 
 
-def test_returning_an_array_is_a_clear_error():
+# --- arrays made in host code and returned -----------------------------------------------------------------
+
+
+def test_returned_arrays_own_their_memory_or_view_their_argument():
+    from cuforge import _core
+
+    @njit
+    def fresh(n):
+        scratch = np.ones(n)  # a temporary: kept with the result until the result dies
+        out = np.empty(n)
+        for i in range(n):
+            out[i] = scratch[i] * i
+        return out
+
     @njit
     def view(a):
-        return a
+        return a[::2]
 
-    with pytest.raises(cuda.TypingError, match="return None, a number or a tuple of numbers"):
-        view(np.zeros(3))
+    @njit
+    def both(a):
+        return a, np.zeros(2)
+
+    base = _core.host_bytes_outstanding()
+    r = fresh(1000)
+    assert r.tolist() == [float(i) for i in range(1000)] and r.flags.writeable and r.flags.c_contiguous
+    assert _core.host_bytes_outstanding() == base + 2 * 1000 * 8
+    r[0] = 5.0  # the memory is the array's own
+    del r
+    import gc
+
+    gc.collect()
+    assert _core.host_bytes_outstanding() == base
+    x = np.arange(10.0)
+    v = view(x)
+    assert np.shares_memory(v, x) and v.strides == (16,) and v.tolist() == x[::2].tolist()
+    v[1] = -1.0
+    assert x[2] == -1.0
+    ro = np.arange(4.0)
+    ro.setflags(write=False)
+    got_ro, zeros = both(ro)
+    assert np.shares_memory(got_ro, ro) and not got_ro.flags.writeable and zeros.tolist() == [0.0, 0.0]
+    del got_ro, zeros, v
+    gc.collect()
+    assert _core.host_bytes_outstanding() == base
+
+
+def test_temporaries_are_freed_when_the_call_returns():
+    from cuforge import _core
+
+    @njit
+    def churn(n, k):
+        s = 0.0
+        for i in range(k):
+            t = np.zeros(n)
+            t[i % n] = i
+            s += t.sum() if False else t[i % n]
+        return s
+
+    base = _core.host_bytes_outstanding()
+    for _ in range(5):
+        assert churn(1000, 50) == sum(range(50))
+        assert _core.host_bytes_outstanding() == base
+    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+        churn(-1, 1)
+    assert _core.host_bytes_outstanding() == base
+
+
+@pytest.mark.parametrize("body, error, match", [
+    ("return np.empty(n)", ValueError, "negative dimensions are not allowed"),
+    ("return np.zeros((n, 1 << 40, 1 << 30))", ValueError, "array is too big"),
+    ("return np.ones(1 << 50)", MemoryError, "cannot allocate array memory"),
+])
+def test_allocation_errors_are_numpys(body, error, match, tmp_path):
+    from compiler_support import load_module
+
+    mod = load_module(f"import numpy as np\n\ndef f(n):\n    {body}\n", tmp_path, "alloc_errors")
+    with pytest.raises(error, match=match):
+        njit(mod.f)(-3 if "empty" in body else 4)
+
+
+def test_allocating_in_gpu_code_is_refused_with_the_way_out(tmp_path):
+    from compiler_support import typing_error_of
+
+    src = "import numpy as np\n\ndef k(out):\n    t = np.zeros(4)\n    out[0] = t[0]\n"
+    e = typing_error_of(src, tmp_path, "alloc_in_kernel")
+    assert "numpy.zeros makes a new array, and kernels cannot allocate arrays: use cuda.local.array" in str(e)
+
+    @njit
+    def helper(x):
+        return np.full(3, x)[1]
+
+    assert helper(2.0) == 2.0
+
+    @cuda.jit
+    def kernel(out):
+        out[0] = helper(1.0)
+
+    with pytest.raises(cuda.TypingError, match="numpy.full makes a new array, and kernels cannot allocate arrays"):
+        kernel[1, 1](np.zeros(1))
+
+
+def test_prange_fills_an_array_made_before_the_loop():
+    import warnings
+
+    @njit(parallel=True)
+    def twice(a):
+        out = np.empty_like(a)
+        total = 0.0
+        for i in prange(a.shape[0]):
+            out[i] = 2 * a[i]
+            total += a[i]
+        return out, total
+
+    x = np.arange(10007.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no NumbaPerformanceWarning: it runs in parallel
+        out, total = twice(x)
+    assert out.tolist() == (2 * x).tolist() and total == x.sum()
 
 
 CACHED_MODULE = '''

@@ -319,6 +319,10 @@ def resolve(name: str, value, device_ir: Callable) -> Resolution:
         return Resolution({"kind": "overloaded", "name": key, "display": getattr(value, "__name__", name)},
                           f"overloaded {key}")
 
+    row = getattr(value, "__cuforge_row__", None)
+    if isinstance(row, str):  # a Python stand-in for a registry function (the host jit's cuforge.array_address)
+        return _done({"kind": "function", "name": row})
+
     if _is_cffi_from_buffer(value):  # ffi.from_buffer(array), for declared functions' pointer parameters
         return _done({"kind": "function", "name": "cffi.from_buffer"})
 

@@ -1,0 +1,253 @@
+// The registry's array-making rows: numpy.empty, zeros, ones, full and their
+// _like forms, in host code only (cuforge.jit / njit functions, vectorize's
+// CPU loops: CompileConfig::host_only). Kernels cannot allocate (numba-cuda
+// refuses them too); the rows say so there. Host code allocates through
+// cuforge_host_alloc (host_arrays.cpp), whose blocks the host call frees when
+// it returns unless the function returns an array living in them
+// (jit::call_on_host_keeping). Also cuforge.array_address, the host jit's
+// entry's way to hand a returned array's data pointer to Python.
+#include "codegen_lower.hpp"
+#include "intrinsic_registry.hpp"
+
+#include <cuforge/frontend/abi.hpp>
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cuforge::frontend::detail {
+
+namespace {
+
+// The rows' `arg`: what fills the array, plus like_base for the _like forms.
+enum fill_kind : int { fill_none = 0, fill_zero = 1, fill_one = 2, fill_value = 3 };
+constexpr int like_base = 4;
+
+// attrs after the registry index: the raise sites of a negative extent, of a size past int64 and of
+// memory that cannot be had.
+enum alloc_attr : std::size_t { at_negative = 1, at_too_big = 2, at_no_memory = 3, alloc_attrs = 4 };
+
+// (shape | prototype, [fill_value], dtype=...) bound by name as NumPy's signatures name them.
+std::vector<const value*> bind_arguments(function_typer& ft, call_args& c, const std::vector<std::string>& names,
+                               std::size_t required) {
+  std::vector<const value*> got(names.size(), nullptr);
+  if (c.args.size() > names.size())
+    ft.no_impl(c, "it takes at most " + std::to_string(names.size()) + " arguments (" + [&] {
+      std::string s;
+      for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+      return s;
+    }() + ")");
+  for (std::size_t i = 0; i < c.args.size(); ++i) got[i] = &c.args[i];
+  for (const auto& k : c.kwargs) {
+    std::size_t j = 0;
+    while (j < names.size() && names[j] != k.name) ++j;
+    if (j == names.size()) ft.no_impl(c, "unexpected keyword argument '" + k.name + "'");
+    if (got[j] != nullptr) ft.no_impl(c, "'" + k.name + "' given twice");
+    got[j] = &k.v;
+  }
+  for (std::size_t i = 0; i < required; ++i)
+    if (got[i] == nullptr) ft.no_impl(c, "missing argument '" + names[i] + "'");
+  return got;
+}
+
+std::int64_t site(function_typer& ft, const char* exception, const char* message, location loc) {
+  if (!ft.final_) return -1;
+  return ft.m_.add_site({kernel_error::raised, exception, message, ft.src_.display_name(), ft.src_.filename, loc.line});
+}
+
+value type_np_alloc(function_typer& ft, const intrinsic& self, call_args& c) {
+  const location loc = c.loc;
+  const std::string name(self.info.name);
+  if (!ft.m_.opts.host_only)
+    ft.fail(loc, name + " makes a new array, and kernels cannot allocate arrays: use cuda.local.array(shape, dtype) "
+                        "(per thread) or cuda.shared.array(shape, dtype) (per block) with a constant shape, or pass "
+                        "the array in as an argument");
+  const bool like = self.arg >= like_base;
+  const int fill = self.arg % like_base;
+  std::vector<std::string> names{like ? (self.arg == like_base ? "prototype" : "a") : "shape"};
+  if (fill == fill_value) names.push_back("fill_value");
+  names.push_back("dtype");
+  const std::vector<const value*> got = bind_arguments(ft, c, names, names.size() - 1);
+  std::vector<value> operands;
+  const type* dtype = nullptr;
+  int ndim = 0;
+  array_layout layout = array_layout::c;
+  if (like) {
+    const value& a = *got[0];
+    if (!a.runtime() || !a.ty->is_array()) ft.no_impl(c, "the first argument is an array, not " + a.ty->str());
+    if (a.ty->dtype->is_record()) ft.no_impl(c, "arrays of records are not made in host code");
+    dtype = a.ty->dtype;
+    ndim = a.ty->ndim;
+    if (a.ty->layout == array_layout::f) layout = array_layout::f;
+    operands.push_back(a);
+  } else {
+    const value& shape = *got[0];
+    std::vector<value> extents;
+    if (shape.runtime() && (shape.ty->is_int() || shape.ty->kind == type_kind::boolean)) {
+      extents.push_back(shape);
+    } else if (shape.runtime() && shape.ty->is_tuple()) {
+      extents = ft.tuple_elements(shape, loc);
+    } else {
+      ft.no_impl(c, "the shape is an integer or a tuple of integers, not " + shape.ty->str());
+    }
+    for (const value& e : extents) {
+      if (!e.runtime() || !e.ty->is_int())
+        ft.no_impl(c, "the shape is an integer or a tuple of integers, not " + shape.ty->str());
+      operands.push_back(ft.cast(e, ft.tc_.int64(), loc));
+    }
+    ndim = static_cast<int>(extents.size());
+  }
+  const value* fill_arg = fill == fill_value ? got[1] : nullptr;
+  if (fill_arg != nullptr && (!fill_arg->runtime() || !(fill_arg->ty->is_scalar())))
+    ft.no_impl(c, "the fill value is a number or a bool, not " + fill_arg->ty->str());
+  if (const value* d = got.back(); d != nullptr && d->ty->kind != type_kind::none) {
+    if (d->ty->kind != type_kind::dtype || d->ty->dtype == nullptr || !d->ty->dtype->is_scalar())
+      ft.no_impl(c, "the dtype is a scalar type such as numpy.float32, not " + d->ty->str());
+    dtype = d->ty->dtype;
+  } else if (dtype == nullptr) {
+    // NumPy's defaults: float64; full's dtype is its fill value's (numba: the value's type).
+    dtype = fill_arg != nullptr ? (fill_arg->weak && fill_arg->ty->is_int() ? ft.tc_.int64() : fill_arg->ty)
+                                : ft.tc_.float64();
+  }
+  if (fill_arg != nullptr) operands.push_back(ft.cast(*fill_arg, dtype, loc));
+  const type* t = ft.tc_.array(dtype, ndim, layout, false, address_space::global);
+  std::vector<std::int64_t> attrs(alloc_attrs - 1);
+  attrs[at_negative - 1] = site(ft, "ValueError", "negative dimensions are not allowed", loc);
+  attrs[at_too_big - 1] = site(ft, "ValueError", "array is too big; `arr.size * arr.dtype.itemsize` is larger than "
+                                                 "the maximum possible size.", loc);
+  attrs[at_no_memory - 1] = site(ft, "MemoryError", "cannot allocate array memory", loc);
+  value r = ft.intrinsic_op(self, t, std::move(operands), loc, std::move(attrs), true);
+  return r;
+}
+
+llvm::Value* lower_np_alloc_nvptx(function_lowering& fl, const intrinsic& self, const expr& e) {
+  fl.fail_at(std::string(self.info.name) + " allocates in host code only (cuforge.jit / njit)", e.loc);
+}
+
+llvm::Value* lower_np_alloc_host(function_lowering& fl, const intrinsic& self, const expr& e) {
+  auto& b = fl.b;
+  const type* t = e.ty;
+  if (!t->is_array() || e.attrs.size() != alloc_attrs) fl.fail_at("malformed array allocation", e.loc);
+  const bool like = self.arg >= like_base;
+  const int fill = self.arg % like_base;
+  const auto nd = static_cast<std::size_t>(t->ndim);
+  llvm::Type* i64 = b.getInt64Ty();
+  std::vector<llvm::Value*> extents;
+  if (like) {
+    function_lowering::array_parts proto = fl.unpack(fl.expr(e.operands[0]), fl.type_of(e.operands[0]));
+    extents = proto.shape;
+  } else {
+    for (std::size_t d = 0; d < nd; ++d) extents.push_back(fl.expr(e.operands[d]));
+  }
+  auto raise_if = [&](llvm::Value* bad, std::size_t attr, const char* name) {
+    auto* raise_bb = llvm::BasicBlock::Create(b.getContext(), std::string("alloc.") + name, fl.fn);
+    auto* ok = llvm::BasicBlock::Create(b.getContext(), "alloc.ok", fl.fn);
+    b.CreateCondBr(bad, raise_bb, ok);
+    b.SetInsertPoint(raise_bb);
+    fl.raise_site_at(static_cast<std::int32_t>(e.attrs[attr]), e.loc);
+    b.SetInsertPoint(ok);
+  };
+  // The element count and the bytes, refused past int64 as NumPy refuses them.
+  llvm::Value* negative = b.getFalse();
+  llvm::Value* overflow = b.getFalse();
+  llvm::Value* count = b.getInt64(1);
+  for (llvm::Value* x : extents) {
+    negative = b.CreateOr(negative, b.CreateICmpSLT(x, b.getInt64(0)));
+    llvm::Value* m = b.CreateBinaryIntrinsic(llvm::Intrinsic::smul_with_overflow, count, x);
+    count = b.CreateExtractValue(m, 0);
+    overflow = b.CreateOr(overflow, b.CreateExtractValue(m, 1));
+  }
+  raise_if(negative, at_negative, "negative");
+  llvm::Type* mt = fl.ms.memory_type(t->dtype);
+  const auto itemsize = static_cast<std::int64_t>(fl.ms.layout().getTypeAllocSize(mt));
+  llvm::Value* m = b.CreateBinaryIntrinsic(llvm::Intrinsic::smul_with_overflow, count, b.getInt64(itemsize));
+  llvm::Value* bytes = b.CreateExtractValue(m, 0);
+  raise_if(b.CreateOr(overflow, b.CreateExtractValue(m, 1)), at_too_big, "too_big");
+  llvm::FunctionCallee alloc =
+      fl.ms.mod.getOrInsertFunction("cuforge_host_alloc", b.getPtrTy(), i64, b.getInt32Ty());
+  llvm::Value* data = b.CreateCall(alloc, {bytes, b.getInt32(fill == fill_zero ? 1 : 0)});
+  raise_if(b.CreateIsNull(data), at_no_memory, "no_memory");
+  if (fill == fill_one || fill == fill_value) {
+    llvm::Value* v = nullptr;
+    if (fill == fill_value) {
+      v = fl.expr(e.operands[like ? 1 : nd]);
+    } else {
+      constant_value one;
+      one.k = constant_value::kind::integer;
+      one.i = 1;
+      v = fl.constant(t->dtype, one);
+    }
+    llvm::Value* stored = fl.to_memory(v, t->dtype);
+    // for (i = 0; i < count; ++i) data[i] = v
+    llvm::BasicBlock* before = b.GetInsertBlock();
+    auto* loop = llvm::BasicBlock::Create(b.getContext(), "fill", fl.fn);
+    auto* done = llvm::BasicBlock::Create(b.getContext(), "fill.done", fl.fn);
+    b.CreateCondBr(b.CreateICmpSGT(count, b.getInt64(0)), loop, done);
+    b.SetInsertPoint(loop);
+    llvm::PHINode* i = b.CreatePHI(i64, 2, "fill.i");
+    i->addIncoming(b.getInt64(0), before);
+    b.CreateStore(stored, b.CreateInBoundsGEP(mt, data, i));
+    llvm::Value* next = b.CreateNUWAdd(i, b.getInt64(1));
+    i->addIncoming(next, b.GetInsertBlock());
+    b.CreateCondBr(b.CreateICmpULT(next, count), loop, done);
+    b.SetInsertPoint(done);
+  }
+  function_lowering::array_parts p;
+  p.data = data;
+  p.shape = extents;
+  p.strides = extents;
+  p.strides = fl.effective_strides(t, p);
+  return fl.pack(t, p);
+}
+
+// cuforge.array_address(a): its data pointer as a uint64 (the host jit's entry hands it to Python).
+value type_array_address(function_typer& ft, const intrinsic& self, call_args& c) {
+  if (!ft.m_.opts.host_only) ft.no_impl(c, "it is the host jit's, in host code only");
+  expect_args(ft, c, 1, 1);
+  if (!c.args[0].runtime() || !c.args[0].ty->is_array()) ft.no_impl(c, "it takes an array");
+  return ft.intrinsic_op(self, ft.tc_.uint64(), {c.args[0]}, c.loc);
+}
+
+llvm::Value* lower_array_address(function_lowering& fl, const intrinsic&, const expr& e) {
+  function_lowering::array_parts p = fl.unpack(fl.expr(e.operands[0]), fl.type_of(e.operands[0]));
+  return fl.b.CreatePtrToInt(p.data, fl.b.getInt64Ty());
+}
+
+constexpr intrinsic allocating(std::string_view name, std::string_view params, std::string_view doc, int arg) {
+  return lowered_by(taking_compile_time_args(function_entry(name, params, doc, type_np_alloc, op_id::none, arg)),
+                    lower_np_alloc_nvptx, lower_np_alloc_host);
+}
+
+const intrinsic table[] = {
+    allocating("numpy.empty", "(shape, dtype=float)", "A new array, its contents undefined. Host code only.",
+               fill_none),
+    allocating("numpy.zeros", "(shape, dtype=float)", "A new array of zeros. Host code only.", fill_zero),
+    allocating("numpy.ones", "(shape, dtype=float)", "A new array of ones. Host code only.", fill_one),
+    allocating("numpy.full", "(shape, fill_value, dtype=None)",
+               "A new array of fill_value (of its type without a dtype). Host code only.", fill_value),
+    allocating("numpy.empty_like", "(prototype, dtype=None)",
+               "A new array of the prototype's shape (and dtype), its contents undefined. Host code only.",
+               like_base + fill_none),
+    allocating("numpy.zeros_like", "(a, dtype=None)", "A new array of zeros shaped as a. Host code only.",
+               like_base + fill_zero),
+    allocating("numpy.ones_like", "(a, dtype=None)", "A new array of ones shaped as a. Host code only.",
+               like_base + fill_one),
+    allocating("numpy.full_like", "(a, fill_value, dtype=None)", "A new array of fill_value shaped as a. Host code "
+               "only.", like_base + fill_value),
+    module_entry("cuforge", "cuforge's own names for host code."),
+    lowered_by(function_entry("cuforge.array_address", "(a)",
+                              "The address of a's data (uint64): how the host jit hands a returned array to Python. "
+                              "Host code only.",
+                              type_array_address),
+               lower_array_address),
+};
+
+}  // namespace
+
+std::span<const intrinsic> host_array_intrinsics() { return table; }
+
+bool makes_array(const intrinsic& e) noexcept { return e.call == type_np_alloc; }
+
+}  // namespace cuforge::frontend::detail
