@@ -233,12 +233,20 @@ enum numpy_loop_row : int {
 };
 
 // numpy.<ufunc>(x1[, x2]) on scalars, typed by the first of its loops every argument casts to
-// safely (NumPy's can_cast: promote_types gives the loop's type).
+// safely (NumPy's can_cast: promote_types gives the loop's type), with numba's exception: when the
+// arguments mix integers with floats or complex numbers, any integer casts to any float or complex
+// loop (np.true_divide(float32, int64) computes in float32, numba's ufunc_can_cast).
 value type_numpy_loop(function_typer& ft, const intrinsic& self, call_args& c) {
   const std::size_t n = self.op == op_id::invert || self.op == op_id::not_ ? 1 : 2;
   expect_args(ft, c, n, n);
   std::vector<value> xs;
   for (std::size_t i = 0; i < n; ++i) xs.push_back(scalar_arg(ft, c, i));
+  bool any_int = false, any_float = false;
+  for (const value& x : xs) {
+    any_int = any_int || x.ty->is_int();
+    any_float = any_float || x.ty->is_float() || x.ty->is_complex();
+  }
+  const bool mixed = any_int && any_float;
   std::vector<const type*> loop;
   std::string_view loops = k_loops[self.arg % 8];
   while (loop.empty() && !loops.empty()) {
@@ -252,7 +260,9 @@ value type_numpy_loop(function_typer& ft, const intrinsic& self, call_args& c) {
       at = comma + 1;
     }
     bool safe = cand.size() == n;
-    for (std::size_t i = 0; safe && i < n; ++i) safe = promote(ft.tc_, xs[i].ty, cand[i]) == cand[i];
+    for (std::size_t i = 0; safe && i < n; ++i)
+      safe = promote(ft.tc_, xs[i].ty, cand[i]) == cand[i] ||
+             (mixed && xs[i].ty->is_int() && (cand[i]->is_float() || cand[i]->is_complex()));
     if (safe) loop = std::move(cand);
   }
   if (loop.empty()) ft.no_impl(c, "no loop of the ufunc takes these types safely (NumPy's casting rule)");

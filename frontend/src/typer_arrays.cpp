@@ -365,30 +365,61 @@ value function_typer::ufunc_call(const intrinsic& e, call_args& c) {
     ins.pop_back();
     have_out = true;
   }
-  if (!have_out)
+  // Host code (the host jit) may allocate: without out, the result is a new array of the inputs'
+  // broadcast shape and the element's type, as NumPy (and numba's nopython mode) give.
+  const bool allocate = !have_out && m_.opts.host_only;
+  if (!have_out && !allocate)
     fail(loc, name + " of an array needs an array to write into, as in " + name + "(x, out): kernels cannot "
                      "allocate arrays");
-  if (ins.size() != nin) no_impl(c, "it takes " + std::to_string(nin) + " input(s) and out");
-  if (!out.runtime() || !out.ty->is_array() || out.ty->dtype->is_record())
-    fail(loc, name + ": out must be an array of numbers, not " + out.ty->str());
-  if (out.ty->readonly || out.ty->space == address_space::constant)
-    fail(loc, name + ": out is a read-only array (" + out.ty->str() + ")");
-  out = pure(out, loc);
+  if (ins.size() != nin) no_impl(c, "it takes " + std::to_string(nin) + " input(s)" + (allocate ? "" : " and out"));
+  if (have_out) {
+    if (!out.runtime() || !out.ty->is_array() || out.ty->dtype->is_record())
+      fail(loc, name + ": out must be an array of numbers, not " + out.ty->str());
+    if (out.ty->readonly || out.ty->space == address_space::constant)
+      fail(loc, name + ": out is a read-only array (" + out.ty->str() + ")");
+    out = pure(out, loc);
+  }
   std::vector<value> arrays, elements;
+  int ndim = 0;
   for (std::size_t i = 0; i < ins.size(); ++i) {
     const value& x = ins[i];
     if (x.runtime() && x.ty->is_array()) {
-      if (x.ty->ndim > out.ty->ndim)
+      if (have_out && x.ty->ndim > out.ty->ndim)
         fail(loc, name + ": input " + std::to_string(i + 1) + " (" + x.ty->str() + ") has more dimensions than out (" +
                       out.ty->str() + ")");
       if (x.ty->dtype->is_record()) fail(loc, name + ": input " + std::to_string(i + 1) + " is an array of records");
       arrays.push_back(pure(x, loc));
+      ndim = std::max(ndim, x.ty->ndim);
       elements.push_back(op(op_id::ufunc_element, x.ty->dtype, {}, loc, {static_cast<std::int64_t>(arrays.size() - 1)}));
     } else if (x.runtime() && x.ty->is_scalar()) {
       elements.push_back(pure(x, loc));
     } else {
       no_impl(c, "input " + std::to_string(i + 1) + " is " + x.ty->str() + ", not an array or a number");
     }
+  }
+  call_args ec{c.name, elements, {}, loc};
+  value r = e.call(*this, e, ec);
+  if (!r.runtime() || !r.ty->is_scalar())
+    fail(loc, name + " on arrays gives " + r.ty->str() + " per element: only ufuncs with one output take out");
+  if (allocate) {
+    // Each extent of the result: the inputs' that is not 1 (the broadcast checks below refuse the rest).
+    const type* i64 = tc_.int64();
+    std::vector<value> extents;
+    for (int d = 0; d < ndim; ++d) {
+      value ext = int_constant(1, i64, loc);
+      for (const value& a : arrays) {
+        const int k = d - (ndim - a.ty->ndim);
+        if (k < 0) continue;
+        value s = pure(op(op_id::array_shape, i64, {a}, loc, {k}), loc);
+        ext = pure(conditional(compare(cmpop::ne, s, int_constant(1, i64, loc), loc), s, ext, i64, loc), loc);
+      }
+      extents.push_back(ext);
+    }
+    value dtype;
+    dtype.ty = tc_.dtype_value(r.ty);
+    call_args alloc{"numpy.empty", {make_tuple(std::move(extents), loc), dtype}, {}, loc};
+    const intrinsic& empty = entry("numpy.empty");
+    out = pure(empty.call(*this, empty, alloc), loc);
   }
   // NumPy's broadcasting: each input's extents, aligned to out's last ones, equal out's or are 1;
   // else ValueError, as NumPy raises.
@@ -405,11 +436,9 @@ value function_typer::ufunc_call(const intrinsic& e, call_args& c) {
       checks = true;
     }
   }
-  if (checks) raise_unless(ok, "ValueError", "operands could not be broadcast together with the shape of out", loc);
-  call_args ec{c.name, elements, {}, loc};
-  value r = e.call(*this, e, ec);
-  if (!r.runtime() || !r.ty->is_scalar())
-    fail(loc, name + " on arrays gives " + r.ty->str() + " per element: only ufuncs with one output take out");
+  if (checks)
+    raise_unless(ok, "ValueError", allocate ? "operands could not be broadcast together"
+                                            : "operands could not be broadcast together with the shape of out", loc);
   // NumPy's same_kind casting into out: no float into integers, no complex into reals.
   auto rank = [](const type* t) { return t->kind == type_kind::boolean ? 0 : t->is_int() ? 1 : t->is_complex() ? 3 : 2; };
   if (rank(r.ty) > rank(out.ty->dtype))
@@ -421,6 +450,7 @@ value function_typer::ufunc_call(const intrinsic& e, call_args& c) {
   mark_written(out);
   value res = op(op_id::ufunc_loop, out.ty, std::move(operands), loc, {}, true);
   res.roots = out.roots;
+  if (allocate && ndim == 0) return index_array(pure(res, loc), {}, loc);  // 0-d inputs: a number, as numba gives
   return res;
 }
 

@@ -96,10 +96,24 @@ def scratch_sum(n):
     return s
 
 
+def ufunc_calls(a):
+    # numpy's ufuncs on arrays without out=: a new array of the element type numba's typing gives
+    return np.sqrt(np.abs(a)), np.minimum(a, 0.5), np.less(a, 0), np.true_divide(a, 4)
+
+
+def ufunc_ints(a):
+    return np.sqrt(np.abs(a)), np.true_divide(a, 3), np.power(a, 2), np.bitwise_and(a, 6), np.greater_equal(a, 7)
+
+
+def broadcast(m):
+    return np.maximum(m, m[0]), np.minimum(m[2:4], 0.25)
+
+
 def _arrays():
     rng = np.random.default_rng(11)
     return {"x": rng.standard_normal(10001), "y": rng.standard_normal(10001),
-            "f32": rng.standard_normal(1001).astype(np.float32), "m": rng.standard_normal((7, 9))}
+            "f32": rng.standard_normal(1001).astype(np.float32), "m": rng.standard_normal((7, 9)),
+            "i32": rng.integers(-50, 50, 257).astype(np.int32)}
 
 
 # (name, function, arguments: scalars, or names of _arrays())
@@ -122,6 +136,9 @@ CASES = [
     ("like_forms", like_forms, ["m"]),
     ("tail_view", tail_view, ["f32"]),
     ("scratch_sum", scratch_sum, [100]),
+    ("ufunc_calls", ufunc_calls, ["f32"]),
+    ("ufunc_ints", ufunc_ints, ["i32"]),
+    ("broadcast", broadcast, ["m"]),
 ]
 
 
