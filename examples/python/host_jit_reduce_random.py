@@ -1,4 +1,5 @@
 """The course's CPU cells (cuforge.jit for the host), the seed talk's
+nan_compact (an array made, filled and returned by a jitted function), the seed talk's
 reduction generator (cuda.reduce) and its random-number sample (compute_pi
 with xoroshiro128p), as written there with only the imports changed; and a
 device-wide scan with a user-defined operation.
@@ -42,6 +43,17 @@ def monte_carlo_pi(nsamples):
     return 4.0 * acc / nsamples
 
 
+@jit
+def nan_compact(x):
+    out = np.empty_like(x)
+    out_index = 0
+    for element in x:
+        if not np.isnan(element):
+            out[out_index] = element
+            out_index += 1
+    return out[:out_index]
+
+
 @jit(nopython=True)
 def cannot_compile(x):
     return x['key']
@@ -78,6 +90,9 @@ def main():
     pi = monte_carlo_pi(nsamples)
     print(f"monte_carlo_pi({nsamples}) = {pi} in {(time.perf_counter() - start) * 1e3:.1f} ms (compiled for the host)")
     hypot.inspect_types()
+    x = np.array([1.0, np.nan, 2.5, np.nan, np.nan, -3.0])
+    np.testing.assert_array_equal(nan_compact(x), x[~np.isnan(x)])
+    print("nan_compact:", nan_compact(x), "(made in the jitted function, returned to Python)")
     try:
         cannot_compile(dict(key='value'))
     except cuda.TypingError as e:

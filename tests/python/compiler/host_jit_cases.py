@@ -109,11 +109,22 @@ def broadcast(m):
     return np.maximum(m, m[0]), np.minimum(m[2:4], 0.25)
 
 
+def nan_compact(x):  # the seed talk's (000), as written there
+    out = np.empty_like(x)
+    out_index = 0
+    for element in x:
+        if not np.isnan(element):
+            out[out_index] = element
+            out_index += 1
+    return out[:out_index]
+
+
 def _arrays():
     rng = np.random.default_rng(11)
     return {"x": rng.standard_normal(10001), "y": rng.standard_normal(10001),
             "f32": rng.standard_normal(1001).astype(np.float32), "m": rng.standard_normal((7, 9)),
-            "i32": rng.integers(-50, 50, 257).astype(np.int32)}
+            "i32": rng.integers(-50, 50, 257).astype(np.int32),
+            "nans": np.where(rng.random(513) < 0.3, np.nan, rng.standard_normal(513))}
 
 
 # (name, function, arguments: scalars, or names of _arrays())
@@ -139,6 +150,7 @@ CASES = [
     ("ufunc_calls", ufunc_calls, ["f32"]),
     ("ufunc_ints", ufunc_ints, ["i32"]),
     ("broadcast", broadcast, ["m"]),
+    ("nan_compact", nan_compact, ["nans"]),
 ]
 
 
