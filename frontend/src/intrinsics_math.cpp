@@ -223,13 +223,18 @@ constexpr std::string_view k_loops[] = {
     "i1,i1 u1,u1 i2,i2 u2,u2 i4,i4 u4,u4 i8,i8 u8,u8",        // 3: left_shift / right_shift
     "b1 i1 u1 i2 u2 i4 u4 i8 u8",                              // 4: invert
     "b1 i1 u1 i2 u2 i4 u4 i8 u8 f4 f8 c8 c16",                 // 5: logical_not
+    "b1,b1 i1,i1 u1,u1 i2,i2 u2,u2 i4,i4 u4,u4 i8,i8 u8,u8 f4,f4 f8,f8 c8,c8 c16,c16",  // 6: add, multiply
+    "i1,i1 u1,u1 i2,i2 u2,u2 i4,i4 u4,u4 i8,i8 u8,u8 f4,f4 f8,f8 c8,c8 c16,c16",  // 7: subtract
+    "i1,i1 u1,u1 i2,i2 u2,u2 i4,i4 u4,u4 i8,i8 u8,u8 f4,f4 f8,f8",  // 8: floor_divide, remainder
+    "i1 u1 i2 u2 i4 u4 i8 u8 f4 f8 c8 c16",  // 9: negative
 };
+constexpr int k_loop_sets = 32;  // a row's arg: an index of k_loops plus a numpy_loop_row (a multiple of this)
 
 // A row's `arg`: its loops (an index of k_loops) plus what it computes.
 enum numpy_loop_row : int {
   in_loop_type = 0,  ///< the op in the loop's type, the result of that type
-  comparison = 8,    ///< bool: the op (eq ... ge) compares in the loop's type
-  logical = 16,      ///< bool: the op (bit_and/or/xor, not_) on the arguments' truth
+  comparison = k_loop_sets,   ///< bool: the op (eq ... ge) compares in the loop's type
+  logical = 2 * k_loop_sets,  ///< bool: the op (bit_and/or/xor, not_) on the arguments' truth
 };
 
 // numpy.<ufunc>(x1[, x2]) on scalars, typed by the first of its loops every argument casts to
@@ -237,7 +242,7 @@ enum numpy_loop_row : int {
 // arguments mix integers with floats or complex numbers, any integer casts to any float or complex
 // loop (np.true_divide(float32, int64) computes in float32, numba's ufunc_can_cast).
 value type_numpy_loop(function_typer& ft, const intrinsic& self, call_args& c) {
-  const std::size_t n = self.op == op_id::invert || self.op == op_id::not_ ? 1 : 2;
+  const std::size_t n = self.op == op_id::invert || self.op == op_id::not_ || self.op == op_id::neg ? 1 : 2;
   expect_args(ft, c, n, n);
   std::vector<value> xs;
   for (std::size_t i = 0; i < n; ++i) xs.push_back(scalar_arg(ft, c, i));
@@ -248,7 +253,7 @@ value type_numpy_loop(function_typer& ft, const intrinsic& self, call_args& c) {
   }
   const bool mixed = any_int && any_float;
   std::vector<const type*> loop;
-  std::string_view loops = k_loops[self.arg % 8];
+  std::string_view loops = k_loops[self.arg % k_loop_sets];
   while (loop.empty() && !loops.empty()) {
     const std::size_t end = std::min(loops.find(' '), loops.size());
     std::string_view one = loops.substr(0, end);
@@ -267,7 +272,7 @@ value type_numpy_loop(function_typer& ft, const intrinsic& self, call_args& c) {
   }
   if (loop.empty()) ft.no_impl(c, "no loop of the ufunc takes these types safely (NumPy's casting rule)");
   const location loc = c.loc;
-  const int kind = self.arg - self.arg % 8;
+  const int kind = self.arg - self.arg % k_loop_sets;
   if (kind == logical) {  // the truth of each argument (a safe cast keeps it)
     value a = ft.truth(xs[0], loc);
     if (n == 1) return ft.unary(unop::not_, a, loc);
@@ -304,6 +309,8 @@ value type_numpy_loop(function_typer& ft, const intrinsic& self, call_args& c) {
   std::vector<value> ops;
   for (std::size_t i = 0; i < n; ++i) ops.push_back(ft.cast(xs[i], loop[i], loc));
   if (self.op == op_id::invert && loop[0]->kind == type_kind::boolean) return ft.unary(unop::not_, ops[0], loc);
+  if (loop[0]->kind == type_kind::boolean && (self.op == op_id::add || self.op == op_id::mul))  // NumPy's ??->?
+    return ft.op(self.op == op_id::add ? op_id::bit_or : op_id::bit_and, loop[0], std::move(ops), loc);
   return ft.op(self.op, loop[0], std::move(ops), loc);
 }
 
@@ -548,6 +555,18 @@ const intrinsic table[] = {
                    type_numpy_loop, op_id::div, 0),
     function_entry("numpy.divide", "(x1, x2)", "x1 / x2 in the first float or complex loop that holds both.",
                    type_numpy_loop, op_id::div, 0),
+    function_entry("numpy.add", "(x1, x2)", "x1 + x2 in their loop's type (or for bools).", type_numpy_loop, op_id::add,
+                   6),
+    function_entry("numpy.multiply", "(x1, x2)", "x1 * x2 in their loop's type (and for bools).", type_numpy_loop,
+                   op_id::mul, 6),
+    function_entry("numpy.subtract", "(x1, x2)", "x1 - x2 in their loop's type.", type_numpy_loop, op_id::sub, 7),
+    function_entry("numpy.floor_divide", "(x1, x2)", "x1 // x2 in their loop's type (x // 0 is 0 for integers).",
+                   type_numpy_loop, op_id::floordiv, 8),
+    function_entry("numpy.remainder", "(x1, x2)", "x1 % x2 in their loop's type (the divisor's sign).",
+                   type_numpy_loop, op_id::mod, 8),
+    function_entry("numpy.mod", "(x1, x2)", "x1 % x2 in their loop's type (the divisor's sign).", type_numpy_loop,
+                   op_id::mod, 8),
+    function_entry("numpy.negative", "(x)", "-x in its loop's type.", type_numpy_loop, op_id::neg, 9),
     function_entry("numpy.equal", "(x1, x2)", "x1 == x2, compared in their loop's type.", type_numpy_loop, op_id::eq, 1 + comparison),
     function_entry("numpy.not_equal", "(x1, x2)", "x1 != x2.", type_numpy_loop, op_id::ne, 1 + comparison),
     function_entry("numpy.less", "(x1, x2)", "x1 < x2.", type_numpy_loop, op_id::lt, 1 + comparison),

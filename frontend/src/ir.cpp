@@ -138,9 +138,10 @@ expr_id builder::unary(unop op, expr_id a, location loc) {
   return add(*f_, std::move(e));
 }
 
-expr_id builder::binary(binop op, expr_id a, expr_id b, location loc) {
+expr_id builder::binary(binop op, expr_id a, expr_id b, location loc, bool inplace) {
   auto e = make(expr_kind::binary, loc, {a, b});
   e.binary_op = op;
+  if (inplace) e.attrs = {1};
   return add(*f_, std::move(e));
 }
 

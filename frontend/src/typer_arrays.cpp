@@ -454,6 +454,16 @@ value function_typer::ufunc_call(const intrinsic& e, call_args& c) {
   return res;
 }
 
+value function_typer::array_operator(const char* ufunc, std::vector<value> operands, bool inplace, location loc) {
+  const intrinsic& e = entry(ufunc);
+  call_args c;
+  c.name = ufunc;
+  c.loc = loc;
+  if (inplace && operands[0].runtime() && operands[0].ty->is_array()) c.kwargs.push_back({"out", operands[0]});
+  c.args = std::move(operands);
+  return ufunc_call(e, c);
+}
+
 std::vector<value> function_typer::element_indices(const value& a, const value& idx, location loc,
                                                    bool& may_be_negative, const std::string& what) {
   std::vector<value> parts;

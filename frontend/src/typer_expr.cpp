@@ -198,17 +198,42 @@ value function_typer::lower(expr_id id) {
       return logical(x.is_and, a, b, loc);
     }
     case expr_kind::global: return lower_global(x.global, loc);
-    case expr_kind::unary: need(1); return unary(x.unary_op, lower(x.operands[0]), loc);
+    case expr_kind::unary: {
+      need(1);
+      value a = lower(x.operands[0]);
+      if (m_.opts.host_only && a.runtime() && a.ty->is_array()) {
+        if (x.unary_op == unop::neg) return array_operator("numpy.negative", {a}, false, loc);
+        if (x.unary_op == unop::invert) return array_operator("numpy.invert", {a}, false, loc);
+      }
+      return unary(x.unary_op, a, loc);
+    }
     case expr_kind::binary: {
       need(2);
       value a = unwrap(lower(x.operands[0]), loc);
       value b = unwrap(lower(x.operands[1]), loc);
+      if (m_.opts.host_only && ((a.runtime() && a.ty->is_array()) || (b.runtime() && b.ty->is_array()))) {
+        static const std::pair<binop, const char*> ufuncs[] = {
+            {binop::add, "numpy.add"}, {binop::sub, "numpy.subtract"}, {binop::mul, "numpy.multiply"},
+            {binop::truediv, "numpy.true_divide"}, {binop::floordiv, "numpy.floor_divide"},
+            {binop::mod, "numpy.remainder"}, {binop::pow, "numpy.power"}, {binop::lshift, "numpy.left_shift"},
+            {binop::rshift, "numpy.right_shift"}, {binop::bitand_, "numpy.bitwise_and"},
+            {binop::bitor_, "numpy.bitwise_or"}, {binop::bitxor, "numpy.bitwise_xor"}};
+        for (const auto& [o, name] : ufuncs)
+          if (o == x.binary_op) return array_operator(name, {a, b}, !x.attrs.empty() && x.attrs[0] == 1, loc);
+      }
       return binary(x.binary_op, a, b, loc);
     }
     case expr_kind::compare: {
       need(2);
       value a = lower(x.operands[0]);
       value b = lower(x.operands[1]);
+      if (m_.opts.host_only && ((a.runtime() && a.ty->is_array()) || (b.runtime() && b.ty->is_array()))) {
+        static const std::pair<cmpop, const char*> ufuncs[] = {
+            {cmpop::eq, "numpy.equal"}, {cmpop::ne, "numpy.not_equal"}, {cmpop::lt, "numpy.less"},
+            {cmpop::le, "numpy.less_equal"}, {cmpop::gt, "numpy.greater"}, {cmpop::ge, "numpy.greater_equal"}};
+        for (const auto& [o, name] : ufuncs)
+          if (o == x.compare_op) return array_operator(name, {unwrap(a, loc), unwrap(b, loc)}, false, loc);
+      }
       return compare(x.compare_op, a, b, loc);
     }
     case expr_kind::call: {

@@ -338,6 +338,9 @@ class function_typer {
   /// A numpy.* row called on arrays with an out array (`np.sin(x, out)`, `np.arctan2(x, y, out=r)`): the
   /// row's scalar typing applied to every element, as one ufunc_loop (typer_arrays.cpp).
   value ufunc_call(const intrinsic& e, call_args& c);
+  /// An operator on arrays in host code: the ufunc row `ufunc` (numpy.add...) on `operands`, its result
+  /// a new array, or the first operand itself updated when `inplace` (numba's `a += b`).
+  value array_operator(const char* ufunc, std::vector<value> operands, bool inplace, location loc);
   value call_dtype(const type* scalar, call_args& c);
   value call_device(const function& callee, call_args& c);
   /// A call of a function declared with cuda.declare_device (type_kind::external_function).

@@ -275,9 +275,9 @@ void bind_compiler(py::module_& m) {
       .def("name", [](builder& b, var_id v, py::handle l, py::handle c) { return b.name(v, loc_of(l, c)); })
       .def("global_ref", [](builder& b, std::int32_t g, py::handle l, py::handle c) { return b.global_ref(g, loc_of(l, c)); })
       .def("unary", [](builder& b, unop op, expr_id a, py::handle l, py::handle c) { return b.unary(op, a, loc_of(l, c)); })
-      .def("binary", [](builder& b, binop op, expr_id a, expr_id x, py::handle l, py::handle c) {
-        return b.binary(op, a, x, loc_of(l, c));
-      })
+      .def("binary", [](builder& b, binop op, expr_id a, expr_id x, py::handle l, py::handle c, bool inplace) {
+        return b.binary(op, a, x, loc_of(l, c), inplace);
+      }, py::arg("op"), py::arg("a"), py::arg("b"), py::arg("line"), py::arg("col"), py::arg("inplace") = false)
       .def("compare", [](builder& b, cmpop op, expr_id a, expr_id x, py::handle l, py::handle c) {
         return b.compare(op, a, x, loc_of(l, c));
       })

@@ -109,6 +109,25 @@ def broadcast(m):
     return np.maximum(m, m[0]), np.minimum(m[2:4], 0.25)
 
 
+def array_ops(a, i):
+    # operators on arrays: numba's array expressions, typed as its ufuncs (a float32 array times a float
+    # is float64, an int32 array plus an int int64, negation keeps int32)
+    return a * 2.0, a + a, np.sqrt(a * a + 1.0) - a / 2, i + 1, i // 3, i % 3, -i, i ** 2, i < 1, 1 < i, \
+        (i > 0) + (i < 2), a[:5] * i[:5]
+
+
+def in_place(a, b):
+    a += 1  # numba updates the array itself
+    a *= b
+    c = a
+    c = c - 1  # a new array: a keeps its values
+    return c
+
+
+def _arrays_broadcast(m):
+    return m + m[0], m * m[:, :1], m[1:3] - 0.5
+
+
 def nan_compact(x):  # the seed talk's (000), as written there
     out = np.empty_like(x)
     out_index = 0
@@ -151,6 +170,9 @@ CASES = [
     ("ufunc_ints", ufunc_ints, ["i32"]),
     ("broadcast", broadcast, ["m"]),
     ("nan_compact", nan_compact, ["nans"]),
+    ("array_ops", array_ops, ["f32", "i32"]),
+    ("in_place", in_place, ["x", "y"]),
+    ("broadcast_ops", _arrays_broadcast, ["m"]),
 ]
 
 

@@ -251,7 +251,8 @@ class CUFORGE_API builder {
   expr_id name(var_id v, location loc);
   expr_id global_ref(std::int32_t g, location loc);
   expr_id unary(unop op, expr_id a, location loc);
-  expr_id binary(binop op, expr_id a, expr_id b, location loc);
+  /// `inplace`: an augmented assignment's (`a += b`; attrs {1}), which updates an array in place.
+  expr_id binary(binop op, expr_id a, expr_id b, location loc, bool inplace = false);
   expr_id compare(cmpop op, expr_id a, expr_id b, location loc);
   expr_id logical(bool is_and, expr_id a, expr_id b, location loc);
   expr_id conditional(expr_id cond, expr_id then, expr_id otherwise, location loc);

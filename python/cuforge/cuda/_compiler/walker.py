@@ -692,7 +692,8 @@ class _Walker:
         if isinstance(t, ast.Name):
             v = self.variable(t.id, t)
             value = self.visit(node.value)
-            result = self.b.binary(op, self.name_of(v, t), value, *self.at(node))
+            # In place: an array is updated (numba's a += b), a number rebound.
+            result = self.b.binary(op, self.name_of(v, t), value, *self.at(node), True)  # (inplace)
             self.emit(self.b.assign(self.name_of(v, t), result, *self.at(node)))
         elif isinstance(t, ast.Attribute) or (isinstance(t, ast.Subscript) and _field_key(t) is not None):
             # A record's field: r.f += v, r['f'] += v.
