@@ -120,8 +120,8 @@ std::span<const intrinsic> math_intrinsics();
 std::span<const intrinsic> libdevice_intrinsics();
 std::span<const intrinsic> builtin_intrinsics();
 std::span<const intrinsic> host_array_intrinsics();
-/// Whether `e` is one of numpy's array-making rows (numpy.empty...: their array arguments are
-/// prototypes, not a ufunc's inputs).
+/// Whether `e` is one of numpy's rows that take arrays as themselves (numpy.empty_like's prototype,
+/// numpy.sum's array), not as a ufunc's inputs.
 bool makes_array(const intrinsic& e) noexcept;
 
 /// The whole registry, in index order.

@@ -1,4 +1,4 @@
-// The registry's array-making rows: numpy.empty, zeros, ones, full and their
+// The registry's array-making and array-reducing rows: numpy.empty, zeros, ones, full and their
 // _like forms, in host code only (cuforge.jit / njit functions, vectorize's
 // CPU loops: CompileConfig::host_only). Kernels cannot allocate (numba-cuda
 // refuses them too); the rows say so there. Host code allocates through
@@ -202,6 +202,174 @@ llvm::Value* lower_np_alloc_host(function_lowering& fl, const intrinsic& self, c
   return fl.pack(t, p);
 }
 
+// --- reductions: numpy.sum, prod, min/amin, max/amax, mean and the array methods ---------------------------
+//
+// numba's: one pass over the elements in C order of their indices (no reassociation: the same float sums);
+// sum and prod accumulate integers in int64 (uint64 for unsigned ones, int64 for bools), floats and complex
+// numbers in their own type; mean divides that sum (float64 for integers and bools) by the size (an empty
+// array's mean is nan); min and max keep the first nan they meet and refuse an empty array with NumPy's
+// ValueError.
+enum reduce_kind : int { r_sum = 0, r_prod = 1, r_min = 2, r_max = 3, r_mean = 4 };
+
+value type_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
+  const location loc = c.loc;
+  const std::string name(self.info.name);
+  if (!ft.m_.opts.host_only)
+    ft.fail(loc, name + " runs in host code only (cuforge.jit / njit); kernels reduce with loops, atomics or "
+                        "cuda.reduce");
+  std::vector<const value*> got = bind_arguments(ft, c, {"a"}, 1);
+  const value& a = *got[0];
+  if (!a.runtime() || !a.ty->is_array() || !a.ty->dtype->is_scalar())
+    ft.no_impl(c, "it reduces an array of numbers, not " + a.ty->str() + " (axis= is not supported)");
+  const type* d = a.ty->dtype;
+  const int kind = self.arg;
+  const type* r = d;
+  if (kind == r_sum || kind == r_prod) {
+    if (d->kind == type_kind::boolean || (d->is_int() && d->is_signed)) r = ft.tc_.int64();
+    else if (d->is_int()) r = ft.tc_.uint64();
+  } else if (kind == r_mean) {
+    if (d->kind == type_kind::boolean || d->is_int()) r = ft.tc_.float64();
+  } else if (d->is_complex()) {
+    ft.no_impl(c, "min and max of complex arrays are not supported yet");
+  }
+  if (d->is_float() && d->bits == 16) ft.no_impl(c, "float16 arrays are not reduced yet");
+  std::vector<std::int64_t> attrs;
+  if (kind == r_min || kind == r_max)
+    attrs.push_back(site(ft, "ValueError", kind == r_min ? "zero-size array to reduction operation minimum which "
+                                                           "has no identity"
+                                                         : "zero-size array to reduction operation maximum which "
+                                                           "has no identity", loc));
+  return ft.intrinsic_op(self, r, {a}, loc, std::move(attrs), false);
+}
+
+// Calls body(element pointer) for each element of `a` (of array type t), its indices in C order.
+template <class Body>
+void each_element(function_lowering& fl, const type* t, llvm::Value* a, const function_lowering::array_parts& p,
+                  std::vector<llvm::Value*>& idx, std::size_t d, Body&& body) {
+  auto& b = fl.b;
+  if (d == idx.size()) {
+    body(fl.element_pointer(t, a, idx, false));
+    return;
+  }
+  llvm::BasicBlock* before = b.GetInsertBlock();
+  auto* loop = llvm::BasicBlock::Create(b.getContext(), "each", fl.fn);
+  auto* after = llvm::BasicBlock::Create(b.getContext(), "each.done", fl.fn);
+  b.CreateCondBr(b.CreateICmpSGT(p.shape[d], b.getInt64(0)), loop, after);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, "each.i");
+  i->addIncoming(b.getInt64(0), before);
+  idx[d] = i;
+  each_element(fl, t, a, p, idx, d + 1, body);
+  llvm::Value* next = b.CreateNUWAdd(i, b.getInt64(1));
+  i->addIncoming(next, b.GetInsertBlock());
+  b.CreateCondBr(b.CreateICmpSLT(next, p.shape[d]), loop, after);
+  b.SetInsertPoint(after);
+}
+
+llvm::Value* lower_reduce_nvptx(function_lowering& fl, const intrinsic& self, const expr& e) {
+  fl.fail_at(std::string(self.info.name) + " runs in host code only (cuforge.jit / njit)", e.loc);
+}
+
+llvm::Value* lower_reduce_host(function_lowering& fl, const intrinsic& self, const expr& e) {
+  auto& b = fl.b;
+  const int kind = self.arg;
+  const type* at = fl.type_of(e.operands[0]);
+  const type* d = at->dtype;
+  const type* acc_t = e.ty;  // (mean: the sum's type, float64 for integers and bools)
+  llvm::Value* a = fl.expr(e.operands[0]);
+  function_lowering::array_parts p = fl.unpack(a, at);
+  llvm::Type* vt = fl.ms.value_type(acc_t);
+  llvm::AllocaInst* acc = fl.entry_alloca(vt, "reduce.acc");
+  // the starting value: 0, 1, or the type's largest/smallest (+-inf for floats; true/false for bools)
+  constant_value start;
+  start.k = constant_value::kind::integer;
+  start.i = kind == r_prod ? 1 : 0;
+  llvm::Value* init = fl.constant(acc_t, start);
+  if (kind == r_min || kind == r_max) {
+    const bool lo = kind == r_min;
+    if (d->is_float()) {
+      init = llvm::ConstantFP::getInfinity(vt, !lo);
+    } else if (d->kind == type_kind::boolean) {
+      init = b.getInt1(lo);
+    } else {
+      const unsigned bits = static_cast<unsigned>(d->bits);
+      init = b.getInt(d->is_signed ? (lo ? llvm::APInt::getSignedMaxValue(bits) : llvm::APInt::getSignedMinValue(bits))
+                                   : (lo ? llvm::APInt::getMaxValue(bits) : llvm::APInt::getMinValue(bits)));
+    }
+  }
+  b.CreateStore(init, acc);
+  llvm::Type* mt = fl.ms.memory_type(d);
+  std::vector<llvm::Value*> idx(static_cast<std::size_t>(at->ndim));
+  each_element(fl, at, a, p, idx, 0, [&](llvm::Value* ptr) {
+    llvm::Value* v = fl.from_memory(b.CreateLoad(mt, ptr), d);
+    llvm::Value* cur = b.CreateLoad(vt, acc);
+    llvm::Value* next = nullptr;
+    if (kind == r_min || kind == r_max) {
+      llvm::Value* better = nullptr;
+      if (d->is_float()) {
+        // a nan met stays; a nan element is taken; else the smaller (larger)
+        llvm::Value* cur_nan = b.CreateFCmpUNO(cur, cur);
+        llvm::Value* v_nan = b.CreateFCmpUNO(v, v);
+        llvm::Value* cmp = kind == r_min ? b.CreateFCmpOLT(v, cur) : b.CreateFCmpOGT(v, cur);
+        better = b.CreateAnd(b.CreateNot(cur_nan), b.CreateOr(v_nan, cmp));
+      } else if (d->kind == type_kind::boolean) {
+        better = kind == r_min ? b.CreateICmpULT(v, cur) : b.CreateICmpUGT(v, cur);
+      } else {
+        better = kind == r_min ? (d->is_signed ? b.CreateICmpSLT(v, cur) : b.CreateICmpULT(v, cur))
+                               : (d->is_signed ? b.CreateICmpSGT(v, cur) : b.CreateICmpUGT(v, cur));
+      }
+      next = b.CreateSelect(better, v, cur);
+    } else {
+      llvm::Value* x = fl.scalar_cast(v, scalar_of(d), scalar_of(acc_t));
+      if (acc_t->is_complex()) {
+        llvm::Value* ar = b.CreateExtractValue(cur, 0);
+        llvm::Value* ai = b.CreateExtractValue(cur, 1);
+        llvm::Value* xr = b.CreateExtractValue(x, 0);
+        llvm::Value* xi = b.CreateExtractValue(x, 1);
+        llvm::Value* re = nullptr;
+        llvm::Value* im = nullptr;
+        if (kind == r_prod) {  // numba's: (a*c - b*d) + (a*d + b*c)i
+          re = b.CreateFSub(b.CreateFMul(ar, xr), b.CreateFMul(ai, xi));
+          im = b.CreateFAdd(b.CreateFMul(ar, xi), b.CreateFMul(ai, xr));
+        } else {
+          re = b.CreateFAdd(ar, xr);
+          im = b.CreateFAdd(ai, xi);
+        }
+        next = b.CreateInsertValue(b.CreateInsertValue(cur, re, 0), im, 1);
+      } else if (acc_t->is_float()) {
+        next = kind == r_prod ? b.CreateFMul(cur, x) : b.CreateFAdd(cur, x);
+      } else {
+        next = kind == r_prod ? b.CreateMul(cur, x) : b.CreateAdd(cur, x);
+      }
+    }
+    b.CreateStore(next, acc);
+  });
+  if (kind == r_min || kind == r_max) {
+    llvm::Value* size = b.getInt64(1);
+    for (llvm::Value* s : p.shape) size = b.CreateMul(size, s);
+    auto* empty = llvm::BasicBlock::Create(b.getContext(), "reduce.empty", fl.fn);
+    auto* ok = llvm::BasicBlock::Create(b.getContext(), "reduce.ok", fl.fn);
+    b.CreateCondBr(b.CreateICmpEQ(size, b.getInt64(0)), empty, ok);
+    b.SetInsertPoint(empty);
+    fl.raise_site_at(static_cast<std::int32_t>(e.attrs.at(1)), e.loc);
+    b.SetInsertPoint(ok);
+  }
+  llvm::Value* r = b.CreateLoad(vt, acc);
+  if (kind == r_mean) {
+    llvm::Value* size = b.getInt64(1);
+    for (llvm::Value* s : p.shape) size = b.CreateMul(size, s);
+    if (acc_t->is_complex()) {
+      llvm::Type* part = b.CreateExtractValue(r, 0)->getType();
+      llvm::Value* n = b.CreateSIToFP(size, part);
+      r = b.CreateInsertValue(b.CreateInsertValue(r, b.CreateFDiv(b.CreateExtractValue(r, 0), n), 0),
+                              b.CreateFDiv(b.CreateExtractValue(r, 1), n), 1);
+    } else {
+      r = b.CreateFDiv(r, b.CreateSIToFP(size, vt));
+    }
+  }
+  return r;
+}
+
 // cuforge.array_address(a): its data pointer as a uint64 (the host jit's entry hands it to Python).
 value type_array_address(function_typer& ft, const intrinsic& self, call_args& c) {
   if (!ft.m_.opts.host_only) ft.no_impl(c, "it is the host jit's, in host code only");
@@ -236,6 +404,27 @@ const intrinsic table[] = {
                like_base + fill_one),
     allocating("numpy.full_like", "(a, fill_value, dtype=None)", "A new array of fill_value shaped as a. Host code "
                "only.", like_base + fill_value),
+    lowered_by(function_entry("numpy.sum", "(a)", "The sum of a's elements (int64 for integers and bools, uint64 for "
+                              "unsigned ones). Host code only.", type_reduce, op_id::none, r_sum),
+               lower_reduce_nvptx, lower_reduce_host),
+    lowered_by(function_entry("numpy.prod", "(a)", "The product of a's elements (typed as sum). Host code only.",
+                              type_reduce, op_id::none, r_prod),
+               lower_reduce_nvptx, lower_reduce_host),
+    lowered_by(function_entry("numpy.min", "(a)", "a's smallest element (nan if it holds one). Host code only.",
+                              type_reduce, op_id::none, r_min),
+               lower_reduce_nvptx, lower_reduce_host),
+    lowered_by(function_entry("numpy.amin", "(a)", "a's smallest element (nan if it holds one). Host code only.",
+                              type_reduce, op_id::none, r_min),
+               lower_reduce_nvptx, lower_reduce_host),
+    lowered_by(function_entry("numpy.max", "(a)", "a's largest element (nan if it holds one). Host code only.",
+                              type_reduce, op_id::none, r_max),
+               lower_reduce_nvptx, lower_reduce_host),
+    lowered_by(function_entry("numpy.amax", "(a)", "a's largest element (nan if it holds one). Host code only.",
+                              type_reduce, op_id::none, r_max),
+               lower_reduce_nvptx, lower_reduce_host),
+    lowered_by(function_entry("numpy.mean", "(a)", "The mean of a's elements (float64 for integers and bools). Host "
+                              "code only.", type_reduce, op_id::none, r_mean),
+               lower_reduce_nvptx, lower_reduce_host),
     module_entry("cuforge", "cuforge's own names for host code."),
     lowered_by(function_entry("cuforge.array_address", "(a)",
                               "The address of a's data (uint64): how the host jit hands a returned array to Python. "
@@ -248,6 +437,6 @@ const intrinsic table[] = {
 
 std::span<const intrinsic> host_array_intrinsics() { return table; }
 
-bool makes_array(const intrinsic& e) noexcept { return e.call == type_np_alloc; }
+bool makes_array(const intrinsic& e) noexcept { return e.call == type_np_alloc || e.call == type_reduce; }
 
 }  // namespace cuforge::frontend::detail

@@ -275,9 +275,10 @@ value function_typer::array_attribute(const value& a0, const std::string& name, 
     }
     return make_tuple(std::move(es), loc);
   }
-  if (name == "reshape") {
+  const bool reduction = name == "sum" || name == "prod" || name == "min" || name == "max" || name == "mean";
+  if (name == "reshape" || (reduction && m_.opts.host_only)) {  // (a.sum(): host code's numpy.sum)
     value m;
-    m.ty = tc_.function("method.reshape");
+    m.ty = tc_.function("method." + name);
     m.self = std::make_shared<value>(a0);
     return m;
   }

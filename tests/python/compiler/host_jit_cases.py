@@ -128,6 +128,16 @@ def _arrays_broadcast(m):
     return m + m[0], m * m[:, :1], m[1:3] - 0.5
 
 
+def reductions(a):
+    # numba's: one pass in index order (the same float sums), integers summed in int64, mean in float64
+    return a.sum(), np.sum(a), a.prod(), a.min(), np.max(a), np.amin(a), a.mean(), np.mean(a * a)
+
+
+def reductions_2d(m):
+    t = m[1:6:2, ::3]
+    return t.sum(), t.min(), t.max(), t.mean(), (m > 0).sum(), (m > 0).mean(), np.prod(m[0, :4])
+
+
 def nan_compact(x):  # the seed talk's (000), as written there
     out = np.empty_like(x)
     out_index = 0
@@ -173,6 +183,11 @@ CASES = [
     ("array_ops", array_ops, ["f32", "i32"]),
     ("in_place", in_place, ["x", "y"]),
     ("broadcast_ops", _arrays_broadcast, ["m"]),
+    ("reductions_f64", reductions, ["x"]),
+    ("reductions_f32", reductions, ["f32"]),
+    ("reductions_i32", reductions, ["i32"]),
+    ("reductions_nan", reductions, ["nans"]),
+    ("reductions_2d", reductions_2d, ["m"]),
 ]
 
 

@@ -546,6 +546,24 @@ def test_allocating_in_gpu_code_is_refused_with_the_way_out(tmp_path):
         kernel[1, 1](np.zeros(1))
 
 
+def test_reductions_refuse_what_numba_refuses_and_what_is_not_there_yet(tmp_path):
+    from compiler_support import typing_error_of
+
+    @njit
+    def smallest(a):
+        return a.min()
+
+    with pytest.raises(ValueError, match="zero-size array to reduction operation minimum which has no identity"):
+        smallest(np.zeros(0))
+    assert np.isnan(njit(lambda a: a.mean())(np.zeros(0)))  # nan, as numba gives (no error)
+    with pytest.raises(cuda.TypingError, match="min and max of complex arrays are not supported yet"):
+        smallest(np.zeros(2, np.complex128))
+    with pytest.raises(cuda.TypingError, match=r"axis= is not supported|unexpected keyword argument 'axis'"):
+        njit(lambda a: np.sum(a, axis=0))(np.zeros((2, 2)))
+    e = typing_error_of("import numpy as np\n\ndef k(out):\n    out[0] = np.sum(out)\n", tmp_path, "sum_in_kernel")
+    assert "numpy.sum runs in host code only" in str(e)
+
+
 def test_prange_fills_an_array_made_before_the_loop():
     import warnings
 
