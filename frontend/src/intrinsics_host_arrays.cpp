@@ -239,7 +239,8 @@ value type_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
                                                            "has no identity"
                                                          : "zero-size array to reduction operation maximum which "
                                                            "has no identity", loc));
-  return ft.intrinsic_op(self, r, {a}, loc, std::move(attrs), false);
+  // Evaluated once where it stands (an operand of an array expression would otherwise be recomputed per element).
+  return ft.intrinsic_op(self, r, {a}, loc, std::move(attrs), true);
 }
 
 // Calls body(element pointer) for each element of `a` (of array type t), its indices in C order.
