@@ -345,9 +345,9 @@ llvm::Value* lower_reduce_host(function_lowering& fl, const intrinsic& self, con
     }
     b.CreateStore(next, acc);
   });
+  llvm::Value* size = b.getInt64(1);
+  for (llvm::Value* s : p.shape) size = b.CreateMul(size, s);
   if (kind == r_min || kind == r_max) {
-    llvm::Value* size = b.getInt64(1);
-    for (llvm::Value* s : p.shape) size = b.CreateMul(size, s);
     auto* empty = llvm::BasicBlock::Create(b.getContext(), "reduce.empty", fl.fn);
     auto* ok = llvm::BasicBlock::Create(b.getContext(), "reduce.ok", fl.fn);
     b.CreateCondBr(b.CreateICmpEQ(size, b.getInt64(0)), empty, ok);
@@ -357,8 +357,6 @@ llvm::Value* lower_reduce_host(function_lowering& fl, const intrinsic& self, con
   }
   llvm::Value* r = b.CreateLoad(vt, acc);
   if (kind == r_mean) {
-    llvm::Value* size = b.getInt64(1);
-    for (llvm::Value* s : p.shape) size = b.CreateMul(size, s);
     if (acc_t->is_complex()) {
       llvm::Type* part = b.CreateExtractValue(r, 0)->getType();
       llvm::Value* n = b.CreateSIToFP(size, part);
@@ -389,6 +387,11 @@ constexpr intrinsic allocating(std::string_view name, std::string_view params, s
                     lower_np_alloc_nvptx, lower_np_alloc_host);
 }
 
+constexpr intrinsic reducing(std::string_view name, std::string_view doc, int kind) {
+  return lowered_by(function_entry(name, "(a)", doc, type_reduce, op_id::none, kind), lower_reduce_nvptx,
+                    lower_reduce_host);
+}
+
 const intrinsic table[] = {
     allocating("numpy.empty", "(shape, dtype=float)", "A new array, its contents undefined. Host code only.",
                fill_none),
@@ -405,27 +408,14 @@ const intrinsic table[] = {
                like_base + fill_one),
     allocating("numpy.full_like", "(a, fill_value, dtype=None)", "A new array of fill_value shaped as a. Host code "
                "only.", like_base + fill_value),
-    lowered_by(function_entry("numpy.sum", "(a)", "The sum of a's elements (int64 for integers and bools, uint64 for "
-                              "unsigned ones). Host code only.", type_reduce, op_id::none, r_sum),
-               lower_reduce_nvptx, lower_reduce_host),
-    lowered_by(function_entry("numpy.prod", "(a)", "The product of a's elements (typed as sum). Host code only.",
-                              type_reduce, op_id::none, r_prod),
-               lower_reduce_nvptx, lower_reduce_host),
-    lowered_by(function_entry("numpy.min", "(a)", "a's smallest element (nan if it holds one). Host code only.",
-                              type_reduce, op_id::none, r_min),
-               lower_reduce_nvptx, lower_reduce_host),
-    lowered_by(function_entry("numpy.amin", "(a)", "a's smallest element (nan if it holds one). Host code only.",
-                              type_reduce, op_id::none, r_min),
-               lower_reduce_nvptx, lower_reduce_host),
-    lowered_by(function_entry("numpy.max", "(a)", "a's largest element (nan if it holds one). Host code only.",
-                              type_reduce, op_id::none, r_max),
-               lower_reduce_nvptx, lower_reduce_host),
-    lowered_by(function_entry("numpy.amax", "(a)", "a's largest element (nan if it holds one). Host code only.",
-                              type_reduce, op_id::none, r_max),
-               lower_reduce_nvptx, lower_reduce_host),
-    lowered_by(function_entry("numpy.mean", "(a)", "The mean of a's elements (float64 for integers and bools). Host "
-                              "code only.", type_reduce, op_id::none, r_mean),
-               lower_reduce_nvptx, lower_reduce_host),
+    reducing("numpy.sum", "The sum of a's elements (int64 for integers and bools, uint64 for unsigned ones). Host "
+             "code only.", r_sum),
+    reducing("numpy.prod", "The product of a's elements (typed as sum). Host code only.", r_prod),
+    reducing("numpy.min", "a's smallest element (nan if it holds one). Host code only.", r_min),
+    reducing("numpy.amin", "a's smallest element (nan if it holds one). Host code only.", r_min),
+    reducing("numpy.max", "a's largest element (nan if it holds one). Host code only.", r_max),
+    reducing("numpy.amax", "a's largest element (nan if it holds one). Host code only.", r_max),
+    reducing("numpy.mean", "The mean of a's elements (float64 for integers and bools). Host code only.", r_mean),
     module_entry("cuforge", "cuforge's own names for host code."),
     lowered_by(function_entry("cuforge.array_address", "(a)",
                               "The address of a's data (uint64): how the host jit hands a returned array to Python. "
