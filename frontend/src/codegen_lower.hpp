@@ -265,7 +265,11 @@ class function_lowering {
   region_state* regions_ = nullptr;
   std::vector<llvm::Value*> thread_vars_;  // per variable: the current thread's element, or null
   llvm::Value* current_thread_ = nullptr;  // the thread a segment's loop runs (i64)
-  void for_each_thread(bool set_coordinates, const std::function<void(llvm::Value*)>& body);
+  /// `x_limit` (i32, or null): only threads whose threadIdx.x is below it run `body`.
+  void for_each_thread(bool set_coordinates, const std::function<void(llvm::Value*)>& body,
+                       llvm::Value* x_limit = nullptr);
+  llvm::Value* segment_x_limit(const std::vector<stmt_id>& seg);
+  bool is_thread_x(expr_id e, int depth = 0) const;
   void select_thread(llvm::Value* t);
   llvm::Value* uniform_truth(expr_id cond);
   std::vector<llvm::Value*> uniform_values(const std::vector<expr_id>& exprs,

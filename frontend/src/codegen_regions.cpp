@@ -563,7 +563,8 @@ void function_lowering::emit_block_regions(const std::vector<bool>& zeroed, cons
   regions_ = nullptr;
 }
 
-void function_lowering::for_each_thread(bool set_coordinates, const std::function<void(llvm::Value*)>& body) {
+void function_lowering::for_each_thread(bool set_coordinates, const std::function<void(llvm::Value*)>& body,
+                                        llvm::Value* x_limit) {
   region_state& rs = *regions_;
   llvm::Type* i32 = b.getInt32Ty();
   llvm::Type* i64 = b.getInt64Ty();
@@ -605,10 +606,17 @@ void function_lowering::for_each_thread(bool set_coordinates, const std::functio
     b.CreateAlignedStore(block, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), rs.real_ctx, rs.block_idx_offset), llvm::Align(4),
                          /*isVolatile=*/true);
   }
-  b.CreateBr(xh);
+  llvm::Value* x_end = rs.bx;
+  if (x_limit != nullptr) {
+    x_end = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, x_limit, rs.bx, nullptr, "tx.end");
+    b.CreateCondBr(b.CreateICmpNE(x_end, b.getInt32(0)), xh, rl);
+  } else {
+    b.CreateBr(xh);
+  }
+  llvm::BasicBlock* x_entry = b.GetInsertBlock();
   b.SetInsertPoint(xh);
   auto* x = b.CreatePHI(i32, 2, "tx");
-  x->addIncoming(b.getInt32(0), rh);
+  x->addIncoming(b.getInt32(0), x_entry);
   llvm::Value* t = b.CreateAdd(row, b.CreateZExt(x, i64), "t", true, true);
   if (rs.track_alive) {
     llvm::Value* live = b.CreateICmpNE(b.CreateLoad(b.getInt8Ty(), b.CreateInBoundsGEP(b.getInt8Ty(), rs.alive, t)),
@@ -649,7 +657,7 @@ void function_lowering::for_each_thread(bool set_coordinates, const std::functio
   b.SetInsertPoint(xl);
   llvm::Value* nx = b.CreateAdd(x, b.getInt32(1), "tx.next", true, true);
   x->addIncoming(nx, xl);
-  auto* latch = b.CreateCondBr(b.CreateICmpULT(nx, rs.bx), xh, rl);
+  auto* latch = b.CreateCondBr(b.CreateICmpULT(nx, x_end), xh, rl);
   {
     llvm::TempMDTuple self = llvm::MDNode::getTemporary(c_(), {});
     llvm::MDNode* parallel = llvm::MDNode::get(c_(), {llvm::MDString::get(c_(), "llvm.loop.parallel_accesses"), group});
@@ -765,13 +773,14 @@ void function_lowering::region_block(const std::vector<stmt_id>& ids) {
     if (pending.empty()) return;
     std::vector<stmt_id> seg;
     seg.swap(pending);
+    llvm::Value* x_limit = segment_x_limit(seg);
     for_each_thread(true, [&](llvm::Value* t) {
       select_thread(t);
       for (stmt_id id : seg) {
         statement(id);
         if (terminated()) break;
       }
-    });
+    }, x_limit);
   };
   for (stmt_id id : ids) {
     if (terminated()) continue_in_dead_block();
@@ -877,39 +886,118 @@ void function_lowering::region_block(const std::vector<stmt_id>& ids) {
   flush();
 }
 
-// A grid-stride loop, interchanged: each thread's trip count first (the fewest and the most over
-// the live threads), then the iterations every thread has, each a loop over the block's threads
-// without a check (it vectorises like a one-element-per-thread kernel), then the rest, where a
-// thread whose own count is reached skips its turn. A thread's value of the variable at iteration
-// k is start + k * step, as its own loop would have it.
+// Whether `e` is the thread's threadIdx.x: the register itself, an integer cast of it wide enough
+// for every index (at least 16 bits), or a variable computed again at each thread's turn from it
+// (`tid = cuda.threadIdx.x`).
+bool function_lowering::is_thread_x(expr_id e, int depth) const {
+  if (e < 0 || static_cast<std::size_t>(e) >= f.exprs.size() || depth > 8) return false;
+  const frontend::expr& x = f.at(e);
+  if (x.ty == nullptr || !x.ty->is_int() || x.ty->bits < 16) return false;
+  switch (x.kind) {
+    case expr_kind::cast: return !x.operands.empty() && is_thread_x(x.operands[0], depth + 1);
+    case expr_kind::op: return x.op == op_id::intrinsic && !x.attrs.empty() && entry_of(x).info.name == "cuda.threadIdx.x";
+    case expr_kind::variable:
+      for (const auto& [v, value] : regions_->recomputed)
+        if (v == x.var) return is_thread_x(value, depth + 1);
+      return false;
+    default: return false;
+  }
+}
+
+// A segment that is one `if threadIdx.x < n:` with n the block's (the tree of a reduction:
+// `if tid < stride: s[tid] += s[tid + stride]`) runs only the threads below n: the loop over the
+// block's threads stops there instead of visiting every thread to skip it. The limit (i32,
+// clamped to [0, 2^31)), or null for any other segment.
+llvm::Value* function_lowering::segment_x_limit(const std::vector<stmt_id>& seg) {
+  if (seg.size() != 1) return nullptr;
+  const stmt& s = stmt_at(f, seg[0]);
+  if (s.kind != stmt_kind::if_ || !s.orelse.empty() || s.value < 0) return nullptr;
+  const frontend::expr& c = f.at(s.value);
+  if (c.kind != expr_kind::op || c.operands.size() != 2) return nullptr;
+  bool below = false, inclusive = false;  // x < n, x <= n (either way round)
+  expr_id bound = no_id;
+  const bool x_left = is_thread_x(c.operands[0]), x_right = is_thread_x(c.operands[1]);
+  if (x_left == x_right) return nullptr;
+  bound = x_left ? c.operands[1] : c.operands[0];
+  switch (c.op) {
+    case op_id::lt: below = x_left; inclusive = false; break;
+    case op_id::le: below = x_left; inclusive = true; break;
+    case op_id::gt: below = x_right; inclusive = false; break;
+    case op_id::ge: below = x_right; inclusive = true; break;
+    default: return nullptr;
+  }
+  const type* bt = type_of(bound);
+  if (!below || bt == nullptr || !bt->is_int() || !regions_->uni.uniform_expr(bound)) return nullptr;
+  // The bound, clamped to [-1, blockDim.x] in 64 bits, then one more where it is inclusive.
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Value* n = expr(bound);
+  n = bt->is_signed ? b.CreateSExtOrTrunc(n, i64) : b.CreateZExtOrTrunc(n, i64);
+  llvm::Value* bx = b.CreateZExt(regions_->bx, i64);
+  n = bt->is_signed ? b.CreateBinaryIntrinsic(llvm::Intrinsic::smax,
+                                              b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, n, bx), b.getInt64(-1))
+                    : b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, n, bx);
+  if (inclusive) n = b.CreateAdd(n, b.getInt64(1));
+  n = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, n, b.getInt64(0));
+  return b.CreateTrunc(n, b.getInt32Ty(), "tx.limit");
+}
+
+// A grid-stride loop, interchanged: the fewest and the most iterations over the live threads
+// first, then the iterations every thread has, each a loop over the block's threads without a
+// check (it vectorises like a one-element-per-thread kernel), then the rest, where a thread whose
+// own count is reached skips its turn. A thread's value of the variable at iteration k is
+// start + k * step, as its own loop would have it. Stop and step are the same for every thread
+// (grid_stride_loops), and a range's trip count only falls (or only rises) as its start grows,
+// so the fewest and the most are the counts of the lowest and the highest start: a pass over
+// the threads finds those (no division per thread: that pass cost a one-element-per-thread
+// histogram half its time).
 void function_lowering::grid_stride_loop(const stmt& s) {
   set_location(s.loc);
   const type* vt = f.vars[static_cast<std::size_t>(s.var)].ty;
   if (!vt->is_int()) fail_at("for_range over a variable of type " + vt->str(), s.loc);
+  const bool sgn = vt->is_signed;
   struct range {
-    llvm::Value *start, *step, *count;
+    llvm::Value *start, *stop, *step;
   };
   auto read = [&] {
     llvm::Value* start = cast(expr(s.start), type_of(s.start), vt);
     llvm::Value* stop = cast(expr(s.stop), type_of(s.stop), vt);
     llvm::Value* step = cast(expr(s.step), type_of(s.step), vt);
-    return range{start, step, trip_count(start, stop, step, vt->is_signed)};
+    return range{start, stop, step};
   };
   llvm::Type* it = ms.value_type(vt);
-  llvm::AllocaInst* fewest = entry_alloca(it, "stride.fewest");
-  llvm::AllocaInst* most = entry_alloca(it, "stride.most");
-  b.CreateStore(llvm::ConstantInt::getAllOnesValue(it), fewest);
-  b.CreateStore(llvm::ConstantInt::get(it, 0), most);
+  const unsigned bits = it->getIntegerBitWidth();
+  llvm::AllocaInst* lowest = entry_alloca(it, "stride.lowest");
+  llvm::AllocaInst* highest = entry_alloca(it, "stride.highest");
+  llvm::AllocaInst* stop_at = entry_alloca(it, "stride.stop");
+  llvm::AllocaInst* step_at = entry_alloca(it, "stride.step");
+  llvm::AllocaInst* any = entry_alloca(b.getInt1Ty(), "stride.any");
+  b.CreateStore(b.getInt(sgn ? llvm::APInt::getSignedMaxValue(bits) : llvm::APInt::getMaxValue(bits)), lowest);
+  b.CreateStore(b.getInt(sgn ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt::getMinValue(bits)), highest);
+  b.CreateStore(llvm::ConstantInt::get(it, 0), stop_at);
+  b.CreateStore(llvm::ConstantInt::get(it, 1), step_at);
+  b.CreateStore(b.getFalse(), any);
+  const auto lower = sgn ? llvm::Intrinsic::smin : llvm::Intrinsic::umin;
+  const auto higher = sgn ? llvm::Intrinsic::smax : llvm::Intrinsic::umax;
   for_each_thread(true, [&](llvm::Value* t) {
     select_thread(t);
-    llvm::Value* n = read().count;
-    b.CreateStore(b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b.CreateLoad(it, fewest), n), fewest);
-    b.CreateStore(b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, b.CreateLoad(it, most), n), most);
+    range r = read();
+    b.CreateStore(b.CreateBinaryIntrinsic(lower, b.CreateLoad(it, lowest), r.start), lowest);
+    b.CreateStore(b.CreateBinaryIntrinsic(higher, b.CreateLoad(it, highest), r.start), highest);
+    b.CreateStore(r.stop, stop_at);
+    b.CreateStore(r.step, step_at);
+    b.CreateStore(b.getTrue(), any);
   });
-  llvm::Value* all = b.CreateLoad(it, fewest, "stride.all");
-  llvm::Value* last = b.CreateLoad(it, most, "stride.last");
-  // No live thread: fewest stays all ones, most zero.
-  all = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, all, last);
+  llvm::Value* stop = b.CreateLoad(it, stop_at);
+  llvm::Value* step = b.CreateLoad(it, step_at);
+  llvm::Value* from_lowest = trip_count(b.CreateLoad(it, lowest), stop, step, sgn);
+  llvm::Value* from_highest = trip_count(b.CreateLoad(it, highest), stop, step, sgn);
+  llvm::Value* live = b.CreateLoad(b.getInt1Ty(), any);
+  llvm::Value* zero = llvm::ConstantInt::get(it, 0);
+  // No live thread: no iteration.
+  llvm::Value* all =
+      b.CreateSelect(live, b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, from_lowest, from_highest), zero, "stride.all");
+  llvm::Value* last =
+      b.CreateSelect(live, b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, from_lowest, from_highest), zero, "stride.last");
   llvm::AllocaInst* k = entry_alloca(it, "stride.k");
   b.CreateStore(llvm::ConstantInt::get(it, 0), k);
   auto iterations = [&](llvm::Value* end, bool checked) {
@@ -926,7 +1014,7 @@ void function_lowering::grid_stride_loop(const stmt& s) {
       range r = read();
       if (checked) {
         auto* run = llvm::BasicBlock::Create(c_(), "stride.turn", fn);
-        b.CreateCondBr(b.CreateICmpULT(kv, r.count), run, regions_->next_thread);
+        b.CreateCondBr(b.CreateICmpULT(kv, trip_count(r.start, r.stop, r.step, sgn)), run, regions_->next_thread);
         b.SetInsertPoint(run);
       }
       b.CreateStore(b.CreateAdd(r.start, b.CreateMul(kv, r.step)), var_address(s.var));

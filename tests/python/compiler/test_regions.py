@@ -291,3 +291,46 @@ def test_values_keep_what_they_were_given_when_a_stretch_is_split_or_a_uniform_v
     np.testing.assert_array_equal(out, (t + 1) + (63 - t + 1) + 5)
     assert in_regions(split_by_a_uniform_statement, [F64, F64])
     assert in_regions(recomputed_from_a_value_that_changes, [I64])
+
+
+# A stretch that is one `if threadIdx.x < n:` with n the block's runs only the threads below n (the
+# tree of a reduction visits 2 * blockDim threads in all instead of log2(blockDim) times blockDim).
+# Every form of the comparison, bounds below zero and past the block, a 2-d block (x alone is
+# limited) and a bound that differs between threads (no limit) must give each thread its own turn.
+
+
+@cuda.jit
+def guarded_by_the_thread(out, n):
+    t = cuda.threadIdx.x
+    u = cuda.threadIdx.y
+    row = u * cuda.blockDim.x
+    cuda.syncthreads()
+    if t < n:
+        out[0, row + t] += 1
+    cuda.syncthreads()
+    if t <= n:
+        out[1, row + t] += 1
+    cuda.syncthreads()
+    if n > cuda.threadIdx.x:
+        out[2, row + t] += 1
+    cuda.syncthreads()
+    if n >= t:
+        out[3, row + t] += 1
+    cuda.syncthreads()
+    if t < n - u:  # differs between the rows of the block: each thread decides
+        out[4, row + t] += 1
+
+
+@pytest.mark.parametrize("n", [-3, 0, 1, 5, 8, 9, 100])
+@pytest.mark.parametrize("block", [(8, 1), (8, 3)])
+def test_a_stretch_guarded_by_the_thread_index_runs_only_the_threads_it_takes(n, block):
+    bx, by = block
+    out = np.zeros((5, bx * by), np.int64)
+    guarded_by_the_thread[1, block](out, n)
+    t = np.tile(np.arange(bx), by)
+    u = np.repeat(np.arange(by), bx)
+    want = np.stack([t < n, t <= n, t < n, t <= n, t < n - u]).astype(np.int64)
+    np.testing.assert_array_equal(out, want)
+    cf = _jit._compile(guarded_by_the_thread.py_func, ["array(int64, 2d, C)", "int64"],
+                       _jit.CompileOptions().config("host"), False)
+    assert cf.block_entry and "tx.limit" in cf.llvm, "the guarded stretches' thread loops stop at the bound"
