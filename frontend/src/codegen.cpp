@@ -174,6 +174,7 @@ host_kernel compile_host(const typed_module& m, const compile_config& cfg) {
     k.static_shared_bytes = r.static_shared_bytes;
     k.uses_barrier = m.functions[0].uses_barrier;
     k.param_sizes.assign(layout_of(m.functions[0].arg_types, m.may_raise()).total_slots(), 8);
+    k.arrays = array_params_of(m);
     k.session = std::move(jit.session);
     return k;
   });
@@ -192,6 +193,7 @@ host_object compile_host_object(const typed_module& m, const compile_config& cfg
     obj.block_name = detail::block_entry_of(*r.mod, r.entry);
     obj.uses_barrier = m.functions[0].uses_barrier;
     obj.slots = layout_of(m.functions[0].arg_types, m.may_raise()).total_slots();
+    obj.arrays = array_params_of(m);
     if (!m.link.empty()) obj.libraries.push_back(host_library(m.link, declarations_of(m.externals)));
     return obj;
   });

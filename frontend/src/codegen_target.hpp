@@ -98,6 +98,10 @@ class target {
   /// The sync scope of an atomic on memory of space `s` (on the host a block's shared memory is only
   /// ever touched by one OS thread).
   virtual llvm::SyncScope::ID atomic_scope(llvm::LLVMContext& ctx, frontend::address_space s) const = 0;
+  /// For an atomic adding into `array` (a registry row with adds_into): an i1 that is true where
+  /// the array is the running worker's private copy (the cpu backend's private sums), so a plain
+  /// add does; null where it never is (the GPU, arrays other than the kernel's parameters).
+  virtual llvm::Value* private_copy(function_lowering&, const expr& array) { (void)array; return nullptr; }
   /// A static shared array: one global per op site on the GPU, `offset` into the block's buffer on the
   /// host (laid out by codegen for both; the GPU ignores it). Returns its data pointer.
   virtual llvm::Value* static_shared(function_lowering& fl, const std::string& name, llvm::Type* elem,

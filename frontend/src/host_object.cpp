@@ -256,6 +256,7 @@ host_kernel load_host_object(const host_object& obj) {
   k.static_shared_bytes = obj.static_shared_bytes;
   k.uses_barrier = obj.uses_barrier;
   k.param_sizes.assign(obj.slots, 8);
+  k.arrays = obj.arrays;
   k.session = std::move(session);
   return k;
 }

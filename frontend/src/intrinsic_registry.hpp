@@ -69,6 +69,10 @@ struct intrinsic {
   bool compile_time_args = false;
   /// A C prototype a family of rows types and lowers from (cuda.libdevice's: "f:f,*i").
   std::string_view proto;
+  /// An atomic that adds its value into the element of its array operand (operand 0): a kernel
+  /// whose only use of an array parameter is such calls, their results unused, may have the cpu
+  /// backend's workers add into private copies of it (private_sums.cpp, docs/cpu_execution.md).
+  bool adds_into = false;
 };
 
 // Row makers for the tables: a module, a function typed by `call`, a value read by `read`.

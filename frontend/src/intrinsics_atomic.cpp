@@ -177,6 +177,32 @@ llvm::Value* lower_atomic(function_lowering& fl, const intrinsic& self, const ex
   if (is_float && s.mt->isHalfTy() && which != rmw::exch && !is_cas(which))
     fl.fail_at(std::string(self.info.name) + " on float16", e.loc);
   llvm::Value* old = nullptr;
+  // Adding into a worker's private copy (the cpu backend's private sums): a plain add.
+  llvm::BasicBlock* plain_end = nullptr;
+  llvm::Value* plain_old = nullptr;
+  llvm::BasicBlock* join = nullptr;
+  if (self.adds_into && (s.mt->getPrimitiveSizeInBits() == 32 || s.mt->getPrimitiveSizeInBits() == 64))
+    if (llvm::Value* mine = fl.ms.tgt.private_copy(fl, fl.f.at(e.operands[0]))) {
+      auto* plain = llvm::BasicBlock::Create(fl.c_(), "sum.private", fl.fn);
+      auto* shared = llvm::BasicBlock::Create(fl.c_(), "sum.shared", fl.fn);
+      join = llvm::BasicBlock::Create(fl.c_(), "sum.done", fl.fn);
+      b.CreateCondBr(mine, plain, shared);
+      b.SetInsertPoint(plain);
+      // The block's thread loop declares its iterations independent (llvm.loop.parallel_accesses),
+      // which holds for the atomic but not for a plain add: two threads adding into one element
+      // would be vectorised into one gather and one scatter, losing an add. An empty asm statement
+      // that may touch memory keeps the vectoriser off the loop and costs no instruction.
+      auto* fence_ty = llvm::FunctionType::get(b.getVoidTy(), false);
+      b.CreateCall(fence_ty, llvm::InlineAsm::get(fence_ty, "", "~{memory}", /*hasSideEffects=*/true));
+      plain_old = b.CreateAlignedLoad(s.mt, s.ptr, s.align);
+      llvm::Value* v = s.values[0];
+      llvm::Value* sum = is_float ? (which == rmw::add ? b.CreateFAdd(plain_old, v) : b.CreateFSub(plain_old, v))
+                                  : (which == rmw::add ? b.CreateAdd(plain_old, v) : b.CreateSub(plain_old, v));
+      b.CreateAlignedStore(sum, s.ptr, s.align);
+      plain_end = b.GetInsertBlock();
+      b.CreateBr(join);
+      b.SetInsertPoint(shared);
+    }
   switch (which) {
     case rmw::add: old = op(is_float ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add, s.values[0]); break;
     case rmw::sub:
@@ -215,6 +241,15 @@ llvm::Value* lower_atomic(function_lowering& fl, const intrinsic& self, const ex
       break;
     }
   }
+  if (join != nullptr) {
+    llvm::BasicBlock* shared_end = b.GetInsertBlock();
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+    auto* phi = b.CreatePHI(s.mt, 2);
+    phi->addIncoming(plain_old, plain_end);
+    phi->addIncoming(old, shared_end);
+    old = phi;
+  }
   return fl.cast(fl.from_memory(old, s.dt), s.dt, e.ty);
 }
 
@@ -236,6 +271,11 @@ llvm::Value* lower_inc_dec_nvptx(function_lowering& fl, const intrinsic& self, c
   return fl.cast(fl.from_memory(old, s.dt), s.dt, e.ty);
 }
 
+constexpr intrinsic adding_into(intrinsic e) {
+  e.adds_into = true;
+  return e;
+}
+
 constexpr intrinsic atomic(std::string_view name, std::string_view params, std::string_view doc, rmw w) {
   return lowered_by(function_entry(name, params, doc, type_atomic, op_id::none, static_cast<int>(w)), lower_atomic);
 }
@@ -243,8 +283,8 @@ constexpr intrinsic atomic(std::string_view name, std::string_view params, std::
 const intrinsic table[] = {
     module_entry("cuda.atomic", "Atomic read-modify-write of an array element (global or shared memory); each "
                                 "returns the element's old value."),
-    atomic("cuda.atomic.add", "(ary, idx, val)", "ary[idx] += val.", rmw::add),
-    atomic("cuda.atomic.sub", "(ary, idx, val)", "ary[idx] -= val.", rmw::sub),
+    adding_into(atomic("cuda.atomic.add", "(ary, idx, val)", "ary[idx] += val.", rmw::add)),
+    adding_into(atomic("cuda.atomic.sub", "(ary, idx, val)", "ary[idx] -= val.", rmw::sub)),
     atomic("cuda.atomic.and_", "(ary, idx, val)", "ary[idx] &= val (integers).", rmw::and_),
     atomic("cuda.atomic.or_", "(ary, idx, val)", "ary[idx] |= val (integers).", rmw::or_),
     atomic("cuda.atomic.xor", "(ary, idx, val)", "ary[idx] ^= val (integers).", rmw::xor_),

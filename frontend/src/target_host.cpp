@@ -38,6 +38,7 @@ constexpr unsigned off_shared = offsetof(thread_context, shared);
 constexpr unsigned off_static_shared = offsetof(thread_context, static_shared_bytes);
 constexpr unsigned off_dynamic_shared = offsetof(thread_context, dynamic_shared_bytes);
 constexpr unsigned off_block_run = offsetof(thread_context, block_run);
+constexpr unsigned off_private_sums = offsetof(thread_context, private_sums);
 static_assert(off_thread_idx == 0 && off_block_idx == 12 && off_block_dim == 24 && off_grid_dim == 36);
 static_assert(off_shared == 48 && off_static_shared == 56 && off_dynamic_shared == 64);
 static_assert(sizeof(cpu::uint3) == 12 && sizeof(unsigned) == 4 && sizeof(std::size_t) == 8 && sizeof(void*) == 8);
@@ -195,6 +196,18 @@ class host_target final : public target {
 
   llvm::SyncScope::ID atomic_scope(llvm::LLVMContext&, frontend::address_space s) const override {
     return s == frontend::address_space::shared ? llvm::SyncScope::SingleThread : llvm::SyncScope::System;
+  }
+
+  llvm::Value* private_copy(function_lowering& fl, const expr& array) override {
+    // Only the kernel's own parameters are ever private copies (array_params_of): bit i of the
+    // context's mask says whether argument i is.
+    if (fl.index != 0 || !fl.tf.is_kernel || array.kind != expr_kind::variable) return nullptr;
+    const auto at = std::find(fl.f.params.begin(), fl.f.params.end(), array.var);
+    const auto arg = static_cast<std::uint64_t>(at - fl.f.params.begin());
+    if (at == fl.f.params.end() || arg >= 64) return nullptr;
+    auto& b = fl.b;
+    llvm::Value* mask = field(fl, b.getInt64Ty(), off_private_sums);
+    return b.CreateICmpNE(b.CreateAnd(mask, b.getInt64(std::uint64_t{1} << arg)), b.getInt64(0));
   }
 
   llvm::Value* static_shared(function_lowering& fl, const std::string&, llvm::Type*, std::uint64_t,

@@ -78,6 +78,7 @@ std::shared_ptr<compiled_kernel> compiled_kernel::from_cache(cache_entry entry, 
       o.static_shared_bytes = entry.static_shared_bytes;
       o.slots = entry.slots;
       o.uses_barrier = k->facts_.uses_barrier;
+      o.arrays = std::move(entry.arrays);
       o.object = std::move(entry.code);
       if (o.object.empty() || o.slots != k->layout().total_slots() || o.name.empty())
         throw logic_error("a host object that does not match its argument types");
@@ -194,6 +195,7 @@ loaded_kernel& compiled_kernel::load(int dev) {
     sym.static_shared_bytes = host_->static_shared_bytes;
     sym.uses_barrier = host_->uses_barrier;
     sym.param_sizes = host_->param_sizes;
+    sym.arrays = host_->arrays;
     return module_image::from_host({sym});
   }();
   module_options mo;
@@ -256,6 +258,7 @@ cache_entry compiled_kernel::to_cache_entry() {
   e.k = cache_entry::kind::host_object;
   e.host_name = host_obj_->name;
   e.host_block_name = host_obj_->block_name;
+  e.arrays = host_obj_->arrays;
   e.static_shared_bytes = host_obj_->static_shared_bytes;
   e.slots = host_obj_->slots;
   e.code = host_obj_->object;

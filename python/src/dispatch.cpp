@@ -104,6 +104,10 @@ py::tuple cache_payload(compiled_kernel& k) {
   facts["host_block_name"] = e.host_block_name;
   facts["static_shared_bytes"] = e.static_shared_bytes;
   facts["slots"] = e.slots;
+  py::list arrays;
+  for (const auto& a : e.arrays)
+    arrays.append(py::make_tuple(a.slot, a.ndim, static_cast<int>(a.how), a.itemsize, a.arg));
+  facts["arrays"] = arrays;
   return py::make_tuple("host-object", facts, py::bytes(e.code));
 }
 
@@ -147,6 +151,24 @@ std::shared_ptr<compiled_kernel> load_compiled(const std::string& kind, py::dict
       e.host_block_name = facts["host_block_name"].cast<std::string>();
       e.static_shared_bytes = facts["static_shared_bytes"].cast<std::size_t>();
       e.slots = facts["slots"].cast<std::size_t>();
+      for (auto item : facts["arrays"].cast<py::list>()) {
+        auto t = item.cast<py::tuple>();
+        const bool sized = t.size() == 5;
+        const int how = sized ? t[2].cast<int>() : -1;
+        const auto ndim = sized ? t[1].cast<unsigned>() : 0u;
+        const auto itemsize = sized ? t[3].cast<std::uint32_t>() : 0u;
+        if (how < 0 || how > static_cast<int>(cpu::array_param::use::float_sum) || ndim > 32 || itemsize == 0)
+          throw py::value_error("a cache entry with a malformed array parameter");
+        cpu::array_param a;
+        a.slot = t[0].cast<std::uint32_t>();
+        a.ndim = static_cast<std::uint8_t>(ndim);
+        a.how = static_cast<cpu::array_param::use>(how);
+        a.itemsize = itemsize;
+        a.arg = t[4].cast<std::uint32_t>();
+        if (a.slot + 1 + 2 * std::size_t{a.ndim} > e.slots)
+          throw py::value_error("a cache entry whose array parameters do not fit its slots");
+        e.arrays.push_back(a);
+      }
     } else {
       throw py::value_error("unknown cache entry kind '" + kind + "'");
     }
@@ -787,6 +809,22 @@ void bind_dispatch(py::module_& m) {
             return k.host_code().block_fn != nullptr;
           },
           "Whether the host code runs a whole block in one call (a vectorisable thread loop).")
+      .def_property_readonly(
+          "private_sums",
+          [](compiled_kernel& k) {
+            py::list args;
+            if (k.config().target != frontend::target_kind::host || k.is_device()) return args;
+            std::vector<cpu::array_param> arrays;
+            {
+              py::gil_scoped_release unlocked;
+              arrays = k.host_code().arrays;
+            }
+            for (const auto& a : arrays)
+              if (a.how != cpu::array_param::use::other) args.append(a.arg);
+            return args;
+          },
+          "The arguments the cpu backend's workers may add into private copies of (arrays the kernel only "
+          "adds into with atomics whose results it ignores: docs/cpu_execution.md, \"Private sums\").")
       .def_property_readonly("cooperative", [](const compiled_kernel& k) { return k.facts().cooperative; },
                              "Whether it syncs the whole grid (cuda.cg): its launches are cooperative.")
       .def_property_readonly("may_raise", [](const compiled_kernel& k) { return k.facts().may_raise(); },

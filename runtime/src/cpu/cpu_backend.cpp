@@ -397,6 +397,10 @@ class cpu_backend final : public backend {
     bool copied = sym->param_sizes.has_value();
     if (copied) {
       job->capture(*sym->param_sizes, params);
+      if (!sym->arrays.empty()) {
+        job->launch.arrays = &sym->arrays;
+        job->launch.param_count = sym->param_sizes->size();
+      }
     } else {
       job->launch.params = params;
     }

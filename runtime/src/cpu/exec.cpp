@@ -1,6 +1,7 @@
 #include "cpu/exec.hpp"
 
 #include "cpu/fiber.hpp"
+#include "cpu/private_sums.hpp"
 #include "status.hpp"
 
 #include <cuforge/runtime/error.hpp>
@@ -153,6 +154,8 @@ struct launch_state {
   bool uses_barrier;
   bool block_runs;  ///< block_fn takes rows of blocks (ctx.block_run)
   bool fibers;
+  std::size_t param_count = 0;
+  std::vector<private_sum> sums;  ///< the arrays each worker adds into a copy of (private_sums.hpp)
 
   unsigned long long chunk = 1;  ///< blocks per claim
   std::atomic<unsigned long long> next_block{0};
@@ -400,10 +403,21 @@ class scheduler {
   /// Claims and runs blocks of `st` until none are left.
   void run_claims(launch_state& st) {
     ++launch_serial_;
+    params_ = st.params;
+    bool private_copies = false;
     for (;;) {
       unsigned long long first = st.next_block.fetch_add(st.chunk, std::memory_order_relaxed);
-      if (first >= st.total_blocks) return;
+      if (first >= st.total_blocks) break;
       unsigned long long last = std::min(first + st.chunk, st.total_blocks);
+      if (!st.sums.empty() && !private_copies) {
+        try {
+          params_ = copies_.make(st.sums, st.params, st.param_count);
+          private_mask_ = copies_.mask();
+          private_copies = true;
+        } catch (const std::bad_alloc&) {
+          // No memory for the copies: this worker adds into the arrays themselves.
+        }
+      }
       try {
         guarded(st, [&] {
           if (st.fibers) {
@@ -418,6 +432,9 @@ class scheduler {
         st.record(e.what(), block_coords(first, st.grid), {});
       }
     }
+    if (private_copies) copies_.add_into_arrays(st.sums);
+    params_ = nullptr;
+    private_mask_ = 0;
   }
 
   /// Runs the whole grid of `st` as fibers of this thread, with a grid barrier.
@@ -428,6 +445,7 @@ class scheduler {
     grid_ = barrier_state{0, st.total_blocks * st.threads_per_block, 0};
     cooperative_ = true;
     ++launch_serial_;
+    params_ = st.params;
     guarded(st, [&] { run_batch(st, cooperative_pool_, 0, st.total_blocks, stride); });
     cooperative_ = false;
     barriers_.resize(1);
@@ -539,6 +557,7 @@ class scheduler {
     ctx.grid_dim = st.grid;
     ctx.static_shared_bytes = st.static_shared_bytes;
     ctx.dynamic_shared_bytes = st.dynamic_shared_bytes;
+    ctx.private_sums = private_mask_;
     ctx.shared = shared_.reserve(st.shared_bytes + shared_guard_bytes + shared_slack_bytes);
     char* guard = static_cast<char*>(ctx.shared) + st.shared_bytes;
     arm_shared_guard(guard);
@@ -554,9 +573,9 @@ class scheduler {
       ctx.block_run = st.block_runs ? static_cast<unsigned>(std::min<unsigned long long>(last - b, st.grid.x - ctx.block_idx.x)) : 1;
       if (st.shared_bytes != 0) std::memset(ctx.shared, 0, st.shared_bytes);
       if (st.block_fn != nullptr) {
-        run_block_entry(st, ctx);
+        run_block_entry(st, ctx, params_);
       } else {
-        run_threads(st, ctx);
+        run_threads(st, ctx, params_);
       }
       if (!shared_guard_intact(guard)) [[unlikely]] {
         st.record(shared_overrun_message(st.static_shared_bytes, st.dynamic_shared_bytes).c_str(), ctx.block_idx, {});
@@ -570,14 +589,14 @@ class scheduler {
   }
 
   /// The threads of ctx's block, one call each, x fastest.
-  static void run_threads(launch_state& st, cpu::thread_context& ctx) {
+  static void run_threads(launch_state& st, cpu::thread_context& ctx, void** params) {
     const cpu::uint3 bd = st.block;
     for (unsigned z = 0; z < bd.z; ++z) {
       for (unsigned y = 0; y < bd.y; ++y) {
         for (unsigned x = 0; x < bd.x; ++x) {
           ctx.thread_idx = {x, y, z};
           try {
-            st.fn(&ctx, st.params);
+            st.fn(&ctx, params);
           } catch (const cpu::thread_exit&) {
             // The thread ended early, having reported why: the launch goes on.
           } catch (const std::exception& e) {
@@ -593,10 +612,10 @@ class scheduler {
   /// The threads of ctx's block in one call of the kernel's block entry. A
   /// fault or an exception there is not known to come from one thread
   /// (unless the block has one: ctx.thread_idx is what a fault reports).
-  static void run_block_entry(launch_state& st, cpu::thread_context& ctx) {
+  static void run_block_entry(launch_state& st, cpu::thread_context& ctx, void** params) {
     ctx.thread_idx = st.threads_per_block == 1 ? cpu::uint3{} : unknown_thread;
     try {
-      st.block_fn(&ctx, st.params);
+      st.block_fn(&ctx, params);
     } catch (const std::exception& e) {
       st.record(e.what(), ctx.block_idx, ctx.thread_idx);
     } catch (...) {
@@ -684,6 +703,7 @@ class scheduler {
       ctx.grid_dim = st.grid;
       ctx.static_shared_bytes = st.static_shared_bytes;
       ctx.dynamic_shared_bytes = st.dynamic_shared_bytes;
+      ctx.private_sums = private_mask_;
       ctx.scheduler = static_cast<exec_tag*>(&self);
       self.launch_serial = launch_serial_;
     }
@@ -723,7 +743,7 @@ class scheduler {
     launch_state& st = *launch_;
     // Nothing may unwind past here: above this frame is the fiber's start.
     try {
-      st.fn(&self.ctx, st.params);
+      st.fn(&self.ctx, params_);
     } catch (const cpu::thread_exit&) {
       // The thread ended early, having reported why: the launch goes on.
     } catch (const std::exception& e) {
@@ -896,6 +916,9 @@ class scheduler {
   }
 
   cpu::thread_context** current_ = &tls_current;  ///< the owning OS thread's tls_current
+  void** params_ = nullptr;  ///< the launch's parameters as this thread's kernel threads see them
+  std::uint64_t private_mask_ = 0;  ///< thread_context::private_sums for them
+  private_copies copies_;    ///< this thread's copies of the launch's private sums
   fiber_context native_;
   fiber_pool block_pool_;
   fiber_pool cooperative_pool_;
@@ -1068,6 +1091,11 @@ void run(const grid_launch& launch) {
   } else {
     unsigned participants = worker_count();
     st.chunk = chunk_for(st, participants);
+    if (launch.arrays != nullptr && !launch.arrays->empty()) {
+      st.param_count = launch.param_count;
+      st.sums = plan_private_sums(*launch.arrays, launch.params, launch.param_count,
+                                  st.total_blocks * st.threads_per_block);
+    }
     if (participants == 1 || st.total_blocks <= st.chunk) {
       local_scheduler().run_claims(st);
     } else {

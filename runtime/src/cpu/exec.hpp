@@ -13,6 +13,7 @@
 #include <cuforge/runtime/launch.hpp>
 
 #include <cstddef>
+#include <vector>
 
 namespace cuforge::detail::cpu_exec {
 
@@ -27,6 +28,10 @@ struct grid_launch {
   void** params = nullptr;
   bool uses_barrier = true;
   bool cooperative = false;
+  /// The kernel's array parameters (cpu_kernel_symbol::arrays) and its slot count: with a
+  /// private sum among them and work enough, each worker adds into a copy of its own.
+  const std::vector<cpu::array_param>* arrays = nullptr;
+  std::size_t param_count = 0;
 };
 
 /// @brief Runs every thread of the launch; returns when all have finished.

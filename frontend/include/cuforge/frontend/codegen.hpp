@@ -62,8 +62,15 @@ struct host_kernel {
   std::size_t static_shared_bytes = 0;
   bool uses_barrier = true;
   std::vector<std::size_t> param_sizes;  ///< all 8: one per slot
+  std::vector<cpu::array_param> arrays;  ///< array_params_of the kernel (cpu_kernel_symbol::arrays)
   std::shared_ptr<void> session;
 };
+
+/// The array parameters of kernel `m` (functions[0]) in its parameter slots, each marked as a
+/// private sum where the kernel only adds into it with atomics whose results it ignores (every
+/// use of the parameter the array of a registry row with `adds_into`, or a read of its shape),
+/// for the cpu backend's private sums (runtime/src/cpu/private_sums.hpp); empty when none is.
+CUFORGE_API std::vector<cpu::array_param> array_params_of(const typed_module& m);
 
 /// `cfg.target` must be host.
 CUFORGE_API host_kernel compile_host(const typed_module& m, const compile_config& cfg);
@@ -78,6 +85,7 @@ struct host_object {
   std::size_t static_shared_bytes = 0;
   bool uses_barrier = true;
   std::size_t slots = 0;  ///< parameter slots (host_kernel::param_sizes)
+  std::vector<cpu::array_param> arrays;  ///< host_kernel::arrays
   /// Shared libraries the object's undefined symbols are looked up in first: the C/C++ its
   /// kernel links (cuda_c.hpp's host_library).
   std::vector<std::string> libraries;

@@ -52,6 +52,7 @@ struct cache_entry {
   std::string host_block_name;     ///< host_object: its block entry's symbol, or empty
   std::size_t static_shared_bytes = 0;
   std::size_t slots = 0;           ///< host_object: parameter slots
+  std::vector<cpu::array_param> arrays;  ///< host_object: its array parameters (frontend::array_params_of)
   std::string code;                ///< PTX text, or the object file's bytes
 };
 

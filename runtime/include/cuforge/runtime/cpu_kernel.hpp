@@ -42,6 +42,9 @@ struct thread_context {
   /// For a block entry that runs runs of blocks (cpu_kernel_symbol::block_runs): the blocks it
   /// runs in one call, block_idx.x and the next block_run - 1 along x. Otherwise 1.
   unsigned block_run = 1;
+  /// Bit i: argument i's array is this worker's private copy of a private sum (array_param),
+  /// which no other OS thread touches: its adds need not be atomic. Set by the scheduler.
+  std::uint64_t private_sums = 0;
 
   /// The dynamic shared memory (CUDA's `extern __shared__`).
   void* dynamic_shared() const noexcept {
@@ -53,6 +56,28 @@ struct thread_context {
 };
 
 using kernel_fn = void (*)(thread_context* ctx, void** params);
+
+/// @brief An array parameter of a kernel, as the scheduler's private sums
+/// see it. A kernel that only ever adds into an array with atomics whose
+/// results it ignores (a histogram: `cuda.atomic.add(bins, v, 1)`) may have
+/// each worker add into a private zeroed copy, added into the array when the
+/// worker is done with the launch: the adds then need no locked instruction
+/// and no cache line moves between cores (docs/cpu_execution.md, "Private
+/// sums"). The compiler lists a kernel's array parameters only when one of
+/// them is such a sum (the others are there so that a sum overlapping them
+/// is left shared).
+struct array_param {
+  enum class use : std::uint8_t {
+    other,      ///< read or written as usual
+    int_sum,    ///< only atomic adds (and subtracts) of itemsize-byte integers, results unused
+    float_sum,  ///< the same, of floats
+  };
+  std::uint32_t slot = 0;  ///< its data pointer's slot; its ndim extents, then ndim byte strides follow
+  std::uint32_t arg = 0;   ///< the kernel argument it is (thread_context::private_sums' bit)
+  std::uint8_t ndim = 0;
+  use how = use::other;
+  std::uint32_t itemsize = 0;  ///< its element size in bytes (a sum's: 4 or 8)
+};
 
 /// @brief What a kernel thread throws to end early, once it has reported
 /// why (a compiled kernel's raise writes its launch's error record first).

@@ -47,6 +47,9 @@ struct cpu_kernel_symbol {
   /// values as the driver does. Unknown (nullopt): the launch waits for the
   /// kernel to finish before returning, since the values may not outlive it.
   std::optional<std::vector<std::size_t>> param_sizes;
+  /// The kernel's array parameters where some are private sums (cpu::array_param), else empty.
+  /// Used only with param_sizes (the slot count).
+  std::vector<cpu::array_param> arrays;
 };
 
 /// @brief Device code for one or more targets.
