@@ -21,13 +21,22 @@ namespace cuforge::frontend::detail {
 
 namespace {
 
-// The rows' `arg`: what fills the array, plus like_base for the _like forms.
-enum fill_kind : int { fill_none = 0, fill_zero = 1, fill_one = 2, fill_value = 3 };
-constexpr int like_base = 4;
+// The rows' `arg`: what fills the array, plus like_base for the _like forms (and numpy.copy: its
+// argument's elements).
+enum fill_kind : int { fill_none = 0, fill_zero = 1, fill_one = 2, fill_value = 3, fill_copy = 4 };
+constexpr int like_base = 8;
 
 // attrs after the registry index: the raise sites of a negative extent, of a size past int64 and of
-// memory that cannot be had.
-enum alloc_attr : std::size_t { at_negative = 1, at_too_big = 2, at_no_memory = 3, alloc_attrs = 4 };
+// memory that cannot be had (numpy.arange's: then of a zero step and of a length it cannot compute).
+enum alloc_attr : std::size_t {
+  at_negative = 1,
+  at_too_big = 2,
+  at_no_memory = 3,
+  alloc_attrs = 4,
+  at_zero_step = 4,
+  at_no_length = 5,
+  arange_attrs = 6
+};
 
 // (shape | prototype, [fill_value], dtype=...) bound by name as NumPy's signatures name them.
 std::vector<const value*> bind_arguments(function_typer& ft, call_args& c, const std::vector<std::string>& names,
@@ -57,6 +66,30 @@ std::int64_t site(function_typer& ft, const char* exception, const char* message
   return ft.m_.add_site({kernel_error::raised, exception, message, ft.src_.display_name(), ft.src_.filename, loc.line});
 }
 
+// Calls body(element pointer) for each element of `a` (of array type t), its indices in C order.
+template <class Body>
+void each_element(function_lowering& fl, const type* t, llvm::Value* a, const function_lowering::array_parts& p,
+                  std::vector<llvm::Value*>& idx, std::size_t d, Body&& body) {
+  auto& b = fl.b;
+  if (d == idx.size()) {
+    body(fl.element_pointer(t, a, idx, false));
+    return;
+  }
+  llvm::BasicBlock* before = b.GetInsertBlock();
+  auto* loop = llvm::BasicBlock::Create(b.getContext(), "each", fl.fn);
+  auto* after = llvm::BasicBlock::Create(b.getContext(), "each.done", fl.fn);
+  b.CreateCondBr(b.CreateICmpSGT(p.shape[d], b.getInt64(0)), loop, after);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, "each.i");
+  i->addIncoming(b.getInt64(0), before);
+  idx[d] = i;
+  each_element(fl, t, a, p, idx, d + 1, body);
+  llvm::Value* next = b.CreateNUWAdd(i, b.getInt64(1));
+  i->addIncoming(next, b.GetInsertBlock());
+  b.CreateCondBr(b.CreateICmpSLT(next, p.shape[d]), loop, after);
+  b.SetInsertPoint(after);
+}
+
 value type_np_alloc(function_typer& ft, const intrinsic& self, call_args& c) {
   const location loc = c.loc;
   const std::string name(self.info.name);
@@ -68,8 +101,8 @@ value type_np_alloc(function_typer& ft, const intrinsic& self, call_args& c) {
   const int fill = self.arg % like_base;
   std::vector<std::string> names{like ? (self.arg == like_base ? "prototype" : "a") : "shape"};
   if (fill == fill_value) names.push_back("fill_value");
-  names.push_back("dtype");
-  const std::vector<const value*> got = bind_arguments(ft, c, names, names.size() - 1);
+  if (fill != fill_copy) names.push_back("dtype");  // (numpy.copy(a) alone, as numba has it)
+  const std::vector<const value*> got = bind_arguments(ft, c, names, fill == fill_copy ? 1 : names.size() - 1);
   std::vector<value> operands;
   const type* dtype = nullptr;
   int ndim = 0;
@@ -80,7 +113,8 @@ value type_np_alloc(function_typer& ft, const intrinsic& self, call_args& c) {
     if (a.ty->dtype->is_record()) ft.no_impl(c, "arrays of records are not made in host code");
     dtype = a.ty->dtype;
     ndim = a.ty->ndim;
-    if (a.ty->layout == array_layout::f) layout = array_layout::f;
+    // A copy is C-contiguous whatever its source (numba's a.copy() and np.copy).
+    if (a.ty->layout == array_layout::f && fill != fill_copy) layout = array_layout::f;
     operands.push_back(a);
   } else {
     const value& shape = *got[0];
@@ -102,7 +136,7 @@ value type_np_alloc(function_typer& ft, const intrinsic& self, call_args& c) {
   const value* fill_arg = fill == fill_value ? got[1] : nullptr;
   if (fill_arg != nullptr && (!fill_arg->runtime() || !(fill_arg->ty->is_scalar())))
     ft.no_impl(c, "the fill value is a number or a bool, not " + fill_arg->ty->str());
-  if (const value* d = got.back(); d != nullptr && d->ty->kind != type_kind::none) {
+  if (const value* d = fill == fill_copy ? nullptr : got.back(); d != nullptr && d->ty->kind != type_kind::none) {
     if (d->ty->kind != type_kind::dtype || d->ty->dtype == nullptr || !d->ty->dtype->is_scalar())
       ft.no_impl(c, "the dtype is a scalar type such as numpy.float32, not " + d->ty->str());
     dtype = d->ty->dtype;
@@ -126,6 +160,57 @@ llvm::Value* lower_np_alloc_nvptx(function_lowering& fl, const intrinsic& self, 
   fl.fail_at(std::string(self.info.name) + " allocates in host code only (cuforge.jit / njit)", e.loc);
 }
 
+// Raises e's site attrs[attr] where `bad` holds.
+void raise_if(function_lowering& fl, const expr& e, llvm::Value* bad, std::size_t attr, const char* name) {
+  auto& b = fl.b;
+  auto* raise_bb = llvm::BasicBlock::Create(b.getContext(), std::string("alloc.") + name, fl.fn);
+  auto* ok = llvm::BasicBlock::Create(b.getContext(), "alloc.ok", fl.fn);
+  b.CreateCondBr(bad, raise_bb, ok);
+  b.SetInsertPoint(raise_bb);
+  fl.raise_site_at(static_cast<std::int32_t>(e.attrs[attr]), e.loc);
+  b.SetInsertPoint(ok);
+}
+
+// A new C-layout array of `extents` for e's type, zeroed when asked, with NumPy's errors (e's sites);
+// `count` gets its element count.
+llvm::Value* allocate(function_lowering& fl, const expr& e, const std::vector<llvm::Value*>& extents, bool zero,
+                      llvm::Value*& count) {
+  auto& b = fl.b;
+  const type* t = e.ty;
+  llvm::Type* i64 = b.getInt64Ty();
+  // The element count and the bytes, refused past int64 as NumPy refuses them.
+  llvm::Value* negative = b.getFalse();
+  llvm::Value* overflow = b.getFalse();
+  count = b.getInt64(1);
+  for (llvm::Value* x : extents) {
+    negative = b.CreateOr(negative, b.CreateICmpSLT(x, b.getInt64(0)));
+    llvm::Value* m = b.CreateBinaryIntrinsic(llvm::Intrinsic::smul_with_overflow, count, x);
+    count = b.CreateExtractValue(m, 0);
+    overflow = b.CreateOr(overflow, b.CreateExtractValue(m, 1));
+  }
+  raise_if(fl, e, negative, at_negative, "negative");
+  llvm::Type* mt = fl.ms.memory_type(t->dtype);
+  const auto itemsize = static_cast<std::int64_t>(fl.ms.layout().getTypeAllocSize(mt));
+  llvm::Value* m = b.CreateBinaryIntrinsic(llvm::Intrinsic::smul_with_overflow, count, b.getInt64(itemsize));
+  llvm::Value* bytes = b.CreateExtractValue(m, 0);
+  raise_if(fl, e, b.CreateOr(overflow, b.CreateExtractValue(m, 1)), at_too_big, "too_big");
+  llvm::FunctionCallee alloc =
+      fl.ms.mod.getOrInsertFunction("cuforge_host_alloc", b.getPtrTy(), i64, b.getInt32Ty());
+  llvm::Value* data = b.CreateCall(alloc, {bytes, b.getInt32(zero ? 1 : 0)});
+  raise_if(fl, e, b.CreateIsNull(data), at_no_memory, "no_memory");
+  return data;
+}
+
+// The array of e's type over `data` with `extents`.
+llvm::Value* array_over(function_lowering& fl, const expr& e, llvm::Value* data, const std::vector<llvm::Value*>& extents) {
+  function_lowering::array_parts p;
+  p.data = data;
+  p.shape = extents;
+  p.strides = extents;
+  p.strides = fl.effective_strides(e.ty, p);
+  return fl.pack(e.ty, p);
+}
+
 llvm::Value* lower_np_alloc_host(function_lowering& fl, const intrinsic& self, const expr& e) {
   auto& b = fl.b;
   const type* t = e.ty;
@@ -135,40 +220,30 @@ llvm::Value* lower_np_alloc_host(function_lowering& fl, const intrinsic& self, c
   const auto nd = static_cast<std::size_t>(t->ndim);
   llvm::Type* i64 = b.getInt64Ty();
   std::vector<llvm::Value*> extents;
+  llvm::Value* source = nullptr;
+  function_lowering::array_parts proto;
   if (like) {
-    function_lowering::array_parts proto = fl.unpack(fl.expr(e.operands[0]), fl.type_of(e.operands[0]));
+    source = fl.expr(e.operands[0]);
+    proto = fl.unpack(source, fl.type_of(e.operands[0]));
     extents = proto.shape;
   } else {
     for (std::size_t d = 0; d < nd; ++d) extents.push_back(fl.expr(e.operands[d]));
   }
-  auto raise_if = [&](llvm::Value* bad, std::size_t attr, const char* name) {
-    auto* raise_bb = llvm::BasicBlock::Create(b.getContext(), std::string("alloc.") + name, fl.fn);
-    auto* ok = llvm::BasicBlock::Create(b.getContext(), "alloc.ok", fl.fn);
-    b.CreateCondBr(bad, raise_bb, ok);
-    b.SetInsertPoint(raise_bb);
-    fl.raise_site_at(static_cast<std::int32_t>(e.attrs[attr]), e.loc);
-    b.SetInsertPoint(ok);
-  };
-  // The element count and the bytes, refused past int64 as NumPy refuses them.
-  llvm::Value* negative = b.getFalse();
-  llvm::Value* overflow = b.getFalse();
-  llvm::Value* count = b.getInt64(1);
-  for (llvm::Value* x : extents) {
-    negative = b.CreateOr(negative, b.CreateICmpSLT(x, b.getInt64(0)));
-    llvm::Value* m = b.CreateBinaryIntrinsic(llvm::Intrinsic::smul_with_overflow, count, x);
-    count = b.CreateExtractValue(m, 0);
-    overflow = b.CreateOr(overflow, b.CreateExtractValue(m, 1));
-  }
-  raise_if(negative, at_negative, "negative");
+  llvm::Value* count = nullptr;
+  llvm::Value* data = allocate(fl, e, extents, fill == fill_zero, count);
   llvm::Type* mt = fl.ms.memory_type(t->dtype);
-  const auto itemsize = static_cast<std::int64_t>(fl.ms.layout().getTypeAllocSize(mt));
-  llvm::Value* m = b.CreateBinaryIntrinsic(llvm::Intrinsic::smul_with_overflow, count, b.getInt64(itemsize));
-  llvm::Value* bytes = b.CreateExtractValue(m, 0);
-  raise_if(b.CreateOr(overflow, b.CreateExtractValue(m, 1)), at_too_big, "too_big");
-  llvm::FunctionCallee alloc =
-      fl.ms.mod.getOrInsertFunction("cuforge_host_alloc", b.getPtrTy(), i64, b.getInt32Ty());
-  llvm::Value* data = b.CreateCall(alloc, {bytes, b.getInt32(fill == fill_zero ? 1 : 0)});
-  raise_if(b.CreateIsNull(data), at_no_memory, "no_memory");
+  if (fill == fill_copy) {
+    // The source's elements in C order of their indices, into consecutive elements.
+    llvm::AllocaInst* at = fl.entry_alloca(i64, "copy.at");
+    b.CreateStore(b.getInt64(0), at);
+    const type* st = fl.type_of(e.operands[0]);
+    std::vector<llvm::Value*> idx(nd);
+    each_element(fl, st, source, proto, idx, 0, [&](llvm::Value* from) {
+      llvm::Value* k = b.CreateLoad(i64, at);
+      b.CreateStore(b.CreateLoad(mt, from), b.CreateInBoundsGEP(mt, data, k));
+      b.CreateStore(b.CreateNUWAdd(k, b.getInt64(1)), at);
+    });
+  }
   if (fill == fill_one || fill == fill_value) {
     llvm::Value* v = nullptr;
     if (fill == fill_value) {
@@ -194,12 +269,107 @@ llvm::Value* lower_np_alloc_host(function_lowering& fl, const intrinsic& self, c
     b.CreateCondBr(b.CreateICmpULT(next, count), loop, done);
     b.SetInsertPoint(done);
   }
-  function_lowering::array_parts p;
-  p.data = data;
-  p.shape = extents;
-  p.strides = extents;
-  p.strides = fl.effective_strides(t, p);
-  return fl.pack(t, p);
+  return array_over(fl, e, data, extents);
+}
+
+// --- numpy.arange ----------------------------------------------------------------------------------------------
+//
+// numba's: arange(stop), arange(start, stop[, step]), dtype= by name; without a dtype, float64 when a bound is a
+// float, else int64 (uint64 for a uint64 bound); a zero step is NumPy's ValueError; the length is
+// max(ceil((stop - start) / step), 0) with the division in float64, and element i is start + i * step computed
+// in the bounds' type (float64 or the integer type), then converted to the dtype.
+
+value type_arange(function_typer& ft, const intrinsic& self, call_args& c) {
+  const location loc = c.loc;
+  if (!ft.m_.opts.host_only)
+    ft.fail(loc, "numpy.arange makes a new array, and kernels cannot allocate arrays: pass the array in, or compute "
+                 "start + i * step where the value is needed");
+  const std::vector<const value*> got = bind_arguments(ft, c, {"start", "stop", "step", "dtype"}, 1);
+  std::vector<const value*> bounds;
+  bool any_float = false, any_u64 = false;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const value* v = got[i];
+    if (v == nullptr || v->ty->kind == type_kind::none) {
+      bounds.push_back(nullptr);
+      continue;
+    }
+    if (!v->runtime() || !(v->ty->is_int() || v->ty->is_float() || v->ty->kind == type_kind::boolean))
+      ft.no_impl(c, v->ty->is_complex() ? "complex bounds are not supported"
+                                        : "its bounds are numbers, not " + v->ty->str());
+    any_float = any_float || v->ty->is_float();
+    any_u64 = any_u64 || (v->ty->is_int() && !v->ty->is_signed && v->ty->bits == 64 && !v->weak);
+    bounds.push_back(v);
+  }
+  const type* arith = any_float ? ft.tc_.float64() : any_u64 ? ft.tc_.uint64() : ft.tc_.int64();
+  const type* dtype = arith;
+  if (const value* d = got[3]; d != nullptr && d->ty->kind != type_kind::none) {
+    if (d->ty->kind != type_kind::dtype || d->ty->dtype == nullptr || !d->ty->dtype->is_scalar())
+      ft.no_impl(c, "the dtype is a scalar type such as numpy.float32, not " + d->ty->str());
+    dtype = d->ty->dtype;
+  }
+  auto number = [&](std::int64_t n) {
+    value v = ft.int_constant(n, ft.tc_.int64(), loc);
+    return ft.cast(v, arith, loc);
+  };
+  // arange(stop): from 0
+  value start = bounds[1] == nullptr ? number(0) : ft.cast(*bounds[0], arith, loc);
+  value stop = ft.cast(bounds[1] == nullptr ? *bounds[0] : *bounds[1], arith, loc);
+  value step = bounds[2] == nullptr ? number(1) : ft.cast(*bounds[2], arith, loc);
+  std::vector<std::int64_t> attrs(arange_attrs - 1);
+  attrs[at_negative - 1] = site(ft, "ValueError", "negative dimensions are not allowed", loc);
+  attrs[at_too_big - 1] = site(ft, "ValueError", "Maximum allowed size exceeded", loc);
+  attrs[at_no_memory - 1] = site(ft, "MemoryError", "cannot allocate array memory", loc);
+  attrs[at_zero_step - 1] = site(ft, "ValueError", "Maximum allowed size exceeded", loc);
+  attrs[at_no_length - 1] = site(ft, "ValueError", "arange: cannot compute length", loc);
+  const type* t = ft.tc_.array(dtype, 1, array_layout::c, false, address_space::global);
+  return ft.intrinsic_op(self, t, {start, stop, step}, loc, std::move(attrs), true);
+}
+
+llvm::Value* lower_arange_host(function_lowering& fl, const intrinsic&, const expr& e) {
+  auto& b = fl.b;
+  if (!e.ty->is_array() || e.attrs.size() != arange_attrs || e.operands.size() != 3)
+    fl.fail_at("malformed numpy.arange", e.loc);
+  const type* at = fl.type_of(e.operands[0]);
+  const bool is_float = at->is_float();
+  llvm::Value* start = fl.expr(e.operands[0]);
+  llvm::Value* stop = fl.expr(e.operands[1]);
+  llvm::Value* step = fl.expr(e.operands[2]);
+  llvm::Type* f64 = b.getDoubleTy();
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Value* zero_step = is_float ? b.CreateFCmpOEQ(step, llvm::ConstantFP::get(f64, 0.0))
+                                    : b.CreateICmpEQ(step, llvm::ConstantInt::get(step->getType(), 0));
+  raise_if(fl, e, zero_step, at_zero_step, "zero_step");
+  auto to_f64 = [&](llvm::Value* v) {
+    if (is_float) return v;
+    return at->is_signed ? b.CreateSIToFP(v, f64) : b.CreateUIToFP(v, f64);
+  };
+  llvm::Value* diff = is_float ? b.CreateFSub(stop, start) : b.CreateSub(stop, start);
+  llvm::Value* q = b.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, b.CreateFDiv(to_f64(diff), to_f64(step)));
+  // nan (inf - inf, a nan bound): no length; past int64: too big
+  raise_if(fl, e, b.CreateFCmpUNO(q, q), at_no_length, "no_length");
+  raise_if(fl, e, b.CreateFCmpOGE(q, llvm::ConstantFP::get(f64, 9223372036854775808.0)), at_too_big, "huge");
+  llvm::Value* n = b.CreateSelect(b.CreateFCmpOLT(q, llvm::ConstantFP::get(f64, 0.0)), b.getInt64(0),
+                                  b.CreateFPToSI(q, i64), "arange.n");
+  llvm::Value* count = nullptr;
+  llvm::Value* data = allocate(fl, e, {n}, false, count);
+  const type* dt = e.ty->dtype;
+  llvm::Type* mt = fl.ms.memory_type(dt);
+  // for (i = 0; i < n; ++i) data[i] = start + i * step
+  llvm::BasicBlock* before = b.GetInsertBlock();
+  auto* loop = llvm::BasicBlock::Create(b.getContext(), "arange", fl.fn);
+  auto* done = llvm::BasicBlock::Create(b.getContext(), "arange.done", fl.fn);
+  b.CreateCondBr(b.CreateICmpSGT(n, b.getInt64(0)), loop, done);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* i = b.CreatePHI(i64, 2, "arange.i");
+  i->addIncoming(b.getInt64(0), before);
+  llvm::Value* v = is_float ? b.CreateFAdd(start, b.CreateFMul(b.CreateSIToFP(i, f64), step))
+                            : b.CreateAdd(start, b.CreateMul(b.CreateZExtOrTrunc(i, start->getType()), step));
+  b.CreateStore(fl.to_memory(fl.scalar_cast(v, scalar_of(at), scalar_of(dt)), dt), b.CreateInBoundsGEP(mt, data, i));
+  llvm::Value* next = b.CreateNUWAdd(i, b.getInt64(1));
+  i->addIncoming(next, b.GetInsertBlock());
+  b.CreateCondBr(b.CreateICmpSLT(next, n), loop, done);
+  b.SetInsertPoint(done);
+  return array_over(fl, e, data, {n});
 }
 
 // --- reductions: numpy.sum, prod, min/amin, max/amax, mean and the array methods ---------------------------
@@ -241,30 +411,6 @@ value type_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
                                                            "has no identity", loc));
   // Evaluated once where it stands (an operand of an array expression would otherwise be recomputed per element).
   return ft.intrinsic_op(self, r, {a}, loc, std::move(attrs), true);
-}
-
-// Calls body(element pointer) for each element of `a` (of array type t), its indices in C order.
-template <class Body>
-void each_element(function_lowering& fl, const type* t, llvm::Value* a, const function_lowering::array_parts& p,
-                  std::vector<llvm::Value*>& idx, std::size_t d, Body&& body) {
-  auto& b = fl.b;
-  if (d == idx.size()) {
-    body(fl.element_pointer(t, a, idx, false));
-    return;
-  }
-  llvm::BasicBlock* before = b.GetInsertBlock();
-  auto* loop = llvm::BasicBlock::Create(b.getContext(), "each", fl.fn);
-  auto* after = llvm::BasicBlock::Create(b.getContext(), "each.done", fl.fn);
-  b.CreateCondBr(b.CreateICmpSGT(p.shape[d], b.getInt64(0)), loop, after);
-  b.SetInsertPoint(loop);
-  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, "each.i");
-  i->addIncoming(b.getInt64(0), before);
-  idx[d] = i;
-  each_element(fl, t, a, p, idx, d + 1, body);
-  llvm::Value* next = b.CreateNUWAdd(i, b.getInt64(1));
-  i->addIncoming(next, b.GetInsertBlock());
-  b.CreateCondBr(b.CreateICmpSLT(next, p.shape[d]), loop, after);
-  b.SetInsertPoint(after);
 }
 
 llvm::Value* lower_reduce_nvptx(function_lowering& fl, const intrinsic& self, const expr& e) {
@@ -408,6 +554,13 @@ const intrinsic table[] = {
                like_base + fill_one),
     allocating("numpy.full_like", "(a, fill_value, dtype=None)", "A new array of fill_value shaped as a. Host code "
                "only.", like_base + fill_value),
+    allocating("numpy.copy", "(a)", "A new C-contiguous array holding a's elements (a.copy() too). Host code only.",
+               like_base + fill_copy),
+    lowered_by(taking_compile_time_args(function_entry(
+                   "numpy.arange", "(start, stop=None, step=None, dtype=None)",
+                   "A new 1-d array of start, start + step, ... below stop (from 0 with one bound). Host code only.",
+                   type_arange)),
+               lower_np_alloc_nvptx, lower_arange_host),
     reducing("numpy.sum", "The sum of a's elements (int64 for integers and bools, uint64 for unsigned ones). Host "
              "code only.", r_sum),
     reducing("numpy.prod", "The product of a's elements (typed as sum). Host code only.", r_prod),
@@ -428,6 +581,8 @@ const intrinsic table[] = {
 
 std::span<const intrinsic> host_array_intrinsics() { return table; }
 
-bool makes_array(const intrinsic& e) noexcept { return e.call == type_np_alloc || e.call == type_reduce; }
+bool makes_array(const intrinsic& e) noexcept {
+  return e.call == type_np_alloc || e.call == type_reduce || e.call == type_arange;
+}
 
 }  // namespace cuforge::frontend::detail

@@ -129,8 +129,8 @@ value function_typer::call_method(const std::string& name, const value& self, ca
   }
   if (name == "method.reshape") return reshape(self, c);
   if (m_.opts.host_only && self.runtime() && self.ty->is_array())
-    for (const char* r : {"sum", "prod", "min", "max", "mean"})
-      if (name == std::string("method.") + r) {  // a.sum(): numpy.sum(a), in host code
+    for (const char* r : {"sum", "prod", "min", "max", "mean", "copy"})
+      if (name == std::string("method.") + r) {  // a.sum(): numpy.sum(a), in host code (a.copy(): numpy.copy)
         c.name = std::string("numpy.") + r;
         c.args.insert(c.args.begin(), self);
         return call_function(c.name, c);

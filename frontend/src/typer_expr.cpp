@@ -977,9 +977,9 @@ value function_typer::module_attribute(const std::string& module, const std::str
     }
   }
   if (module == "numpy") {
-    // (empty, zeros, ones, full and their _like forms are rows: host code may call them.)
-    static const char* const allocating[] = {"array", "asarray", "ascontiguousarray", "arange", "linspace", "eye",
-                                             "identity", "copy", "concatenate", "stack"};
+    // (empty, zeros, ones, full and their _like forms, arange and copy are rows: host code may call them.)
+    static const char* const allocating[] = {"array", "asarray", "ascontiguousarray", "linspace", "eye",
+                                             "identity", "concatenate", "stack"};
     for (const char* a : allocating)
       if (name == a)
         fail(loc, "numpy." + name + " makes a new array, and kernels cannot allocate arrays: use "

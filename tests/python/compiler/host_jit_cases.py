@@ -138,6 +138,18 @@ def reductions_2d(m):
     return t.sum(), t.min(), t.max(), t.mean(), (m > 0).sum(), (m > 0).mean(), np.prod(m[0, :4])
 
 
+def aranges(n, x):
+    # numba's dtypes (int64; float64 with a float bound), its float length (1 to 2 by 0.1 has 11)
+    return (np.arange(n), np.arange(2, n), np.arange(n, 0, -3), np.arange(0.5, x, 0.25), np.arange(n, dtype=np.float32),
+            np.arange(1, 2, 0.1), np.arange(-n), np.arange(0, n, 2, np.int32), np.arange(x))
+
+
+def copies(m):
+    c = m.copy()
+    c[0, 0] = 100.0  # the copy alone changes
+    return c, np.copy(m[::2, 1:]), m[1:, ::-1].copy(), np.copy(m[3]), m[0, 0]
+
+
 def nan_compact(x):  # the seed talk's (000), as written there
     out = np.empty_like(x)
     out_index = 0
@@ -188,6 +200,8 @@ CASES = [
     ("reductions_i32", reductions, ["i32"]),
     ("reductions_nan", reductions, ["nans"]),
     ("reductions_2d", reductions_2d, ["m"]),
+    ("aranges", aranges, [7, 3.3]),
+    ("copies", copies, ["m"]),
 ]
 
 

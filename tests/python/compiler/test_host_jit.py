@@ -516,6 +516,9 @@ def test_temporaries_are_freed_when_the_call_returns():
     ("return np.empty(n)", ValueError, "negative dimensions are not allowed"),
     ("return np.zeros((n, 1 << 40, 1 << 30))", ValueError, "array is too big"),
     ("return np.ones(1 << 50)", MemoryError, "cannot allocate array memory"),
+    ("return np.arange(0, n, 0)", ValueError, "Maximum allowed size exceeded"),
+    ("return np.arange(0.0, n * np.inf)", ValueError, "Maximum allowed size exceeded"),
+    ("return np.arange(np.inf * 0)", ValueError, "arange: cannot compute length"),
 ])
 def test_allocation_errors_are_numpys(body, error, match, tmp_path):
     from compiler_support import load_module
@@ -562,6 +565,10 @@ def test_reductions_refuse_what_numba_refuses_and_what_is_not_there_yet(tmp_path
         njit(lambda a: np.sum(a, axis=0))(np.zeros((2, 2)))
     e = typing_error_of("import numpy as np\n\ndef k(out):\n    out[0] = np.sum(out)\n", tmp_path, "sum_in_kernel")
     assert "numpy.sum runs in host code only" in str(e)
+    e = typing_error_of("import numpy as np\n\ndef k(out):\n    out[0] = np.arange(4)[1]\n", tmp_path, "arange_k")
+    assert "numpy.arange makes a new array, and kernels cannot allocate arrays" in str(e)
+    with pytest.raises(cuda.TypingError, match="complex bounds are not supported"):
+        njit(lambda z: np.arange(z))(1j)
 
 
 def test_prange_fills_an_array_made_before_the_loop():
