@@ -301,6 +301,11 @@ class function_lowering {
 /// Whether the host target can run kernel `m.functions[0]` as its block in regions
 /// (codegen_regions.cpp: every barrier a syncthreads() statement of the kernel's own body, ...).
 bool block_regions_fit(const typed_module& m, const compile_config& cfg);
+/// Whether every read of threadIdx.x and blockIdx.x in the module is part of
+/// `blockIdx.x * blockDim.x + threadIdx.x` (cuda.grid's x; either order, through integer casts of 32
+/// bits or more) and nothing reads the lane: then a row of blocks along x may run as one block of
+/// all their threads (target_host.cpp's block entry), the sum being the same.
+bool x_only_through_grid(const typed_module& m);
 
 /// Lowers `m` into `mod` for target `t`: every function, the kernel's slot ABI or the device ABI of an
 /// entry that is not a kernel, debug info when asked. Verifies the result.

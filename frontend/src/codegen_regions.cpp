@@ -31,9 +31,11 @@
 
 #include <llvm/IR/Constants.h>
 
+#include <complex>
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -409,6 +411,139 @@ std::set<stmt_id> grid_stride_loops(const function& f, const uniformity& uni) {
 }
 
 }  // namespace
+
+namespace {
+
+bool is_register(const function& f, expr_id id, std::string_view name) {
+  if (id < 0 || static_cast<std::size_t>(id) >= f.exprs.size()) return false;
+  const expr& e = f.exprs[static_cast<std::size_t>(id)];
+  return e.kind == expr_kind::op && e.op == op_id::intrinsic && !e.attrs.empty() && entry_of(e).info.name == name;
+}
+
+// `id` through integer casts that keep every value of a 32-bit index: the cast nodes and what they cast.
+expr_id through_casts(const function& f, expr_id id, std::vector<expr_id>& chain) {
+  for (int depth = 0; depth < 8 && id >= 0 && static_cast<std::size_t>(id) < f.exprs.size(); ++depth) {
+    const expr& e = f.exprs[static_cast<std::size_t>(id)];
+    if (e.kind != expr_kind::cast || e.operands.size() != 1 || e.ty == nullptr || !e.ty->is_int() || e.ty->bits < 32)
+      return id;
+    chain.push_back(id);
+    id = e.operands[0];
+  }
+  return id;
+}
+
+// A condition's truth where the expression alone decides it, as CPython's compiler does when it drops
+// a branch: a constant, `x or c` with c true, `x and c` with c false, and `not`/casts of those.
+std::optional<bool> known_truth(const function& f, expr_id id, int depth = 0) {
+  if (id < 0 || static_cast<std::size_t>(id) >= f.exprs.size() || depth > 16) return std::nullopt;
+  const expr& e = f.exprs[static_cast<std::size_t>(id)];
+  switch (e.kind) {
+    case expr_kind::constant: {
+      const constant_value& v = e.value;
+      switch (v.k) {
+        case constant_value::kind::boolean: return v.b;
+        case constant_value::kind::integer: return v.i != 0;
+        case constant_value::kind::floating: return v.f != 0;
+        case constant_value::kind::complex: return v.c != std::complex<double>(0, 0);
+        default: return std::nullopt;
+      }
+    }
+    case expr_kind::cast:
+      return e.operands.size() == 1 ? known_truth(f, e.operands[0], depth + 1) : std::nullopt;
+    case expr_kind::logical: {
+      if (e.operands.size() != 2) return std::nullopt;
+      const std::optional<bool> l = known_truth(f, e.operands[0], depth + 1);
+      const std::optional<bool> r = known_truth(f, e.operands[1], depth + 1);
+      if (l) return e.is_and ? (*l ? r : std::optional<bool>(false)) : (*l ? std::optional<bool>(true) : r);
+      if (r && *r != e.is_and) return *r;  // x or <true>, x and <false>
+      return std::nullopt;
+    }
+    case expr_kind::op:
+      if (e.op == op_id::not_ && e.operands.size() == 1) {
+        const std::optional<bool> v = known_truth(f, e.operands[0], depth + 1);
+        return v ? std::optional<bool>(!*v) : std::nullopt;
+      }
+      return std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+bool grid_x_only_in(const function& f) {
+  std::vector<std::vector<expr_id>> parents(f.exprs.size());
+  std::vector<bool> seen(f.exprs.size()), by_statement(f.exprs.size());
+  std::vector<expr_id> reached;
+  std::function<void(expr_id)> reach = [&](expr_id e) {
+    if (e < 0 || static_cast<std::size_t>(e) >= f.exprs.size() || seen[static_cast<std::size_t>(e)]) return;
+    seen[static_cast<std::size_t>(e)] = true;
+    reached.push_back(e);
+    for (expr_id o : f.exprs[static_cast<std::size_t>(e)].operands) {
+      if (o < 0 || static_cast<std::size_t>(o) >= f.exprs.size()) continue;
+      parents[static_cast<std::size_t>(o)].push_back(e);
+      reach(o);
+    }
+  };
+  std::function<void(const std::vector<stmt_id>&)> walk = [&](const std::vector<stmt_id>& block) {
+    for (stmt_id id : block) {
+      if (id < 0 || static_cast<std::size_t>(id) >= f.stmts.size()) continue;
+      const stmt& s = stmt_at(f, id);
+      for (expr_id e : {s.target, s.value, s.start, s.stop, s.step}) {
+        if (e < 0 || static_cast<std::size_t>(e) >= f.exprs.size()) continue;
+        by_statement[static_cast<std::size_t>(e)] = true;
+        reach(e);
+      }
+      // A branch the condition alone rules out is not walked: CPython's bytecode drops it, and the
+      // two frontends must make the same code (test_bytecode_frontend.py).
+      const std::optional<bool> truth =
+          s.kind == stmt_kind::if_ || s.kind == stmt_kind::while_ ? known_truth(f, s.value) : std::nullopt;
+      if (truth != false) walk(s.body);
+      if (truth != true || s.kind == stmt_kind::while_) walk(s.orelse);
+    }
+  };
+  walk(f.body);
+  // The nodes of each blockIdx.x * blockDim.x + threadIdx.x below its sum: allowed users of the registers.
+  std::set<expr_id> inside, sums;
+  for (expr_id a : reached) {
+    const expr& add = f.exprs[static_cast<std::size_t>(a)];
+    if (add.kind != expr_kind::op || add.op != op_id::add || add.operands.size() != 2) continue;
+    for (int t_side = 0; t_side < 2; ++t_side) {
+      std::vector<expr_id> chain;
+      const expr_id t = through_casts(f, add.operands[static_cast<std::size_t>(t_side)], chain);
+      const expr_id mul = through_casts(f, add.operands[static_cast<std::size_t>(1 - t_side)], chain);
+      if (!is_register(f, t, "cuda.threadIdx.x")) continue;
+      const expr& mx = f.exprs[static_cast<std::size_t>(mul)];
+      if (mx.kind != expr_kind::op || mx.op != op_id::mul || mx.operands.size() != 2) continue;
+      std::vector<expr_id> mul_chain;
+      const expr_id l = through_casts(f, mx.operands[0], mul_chain);
+      const expr_id r = through_casts(f, mx.operands[1], mul_chain);
+      const bool block_dim = (is_register(f, l, "cuda.blockIdx.x") && is_register(f, r, "cuda.blockDim.x")) ||
+                             (is_register(f, r, "cuda.blockIdx.x") && is_register(f, l, "cuda.blockDim.x"));
+      if (!block_dim) continue;
+      inside.insert(chain.begin(), chain.end());
+      inside.insert(mul_chain.begin(), mul_chain.end());
+      for (expr_id x : {t, mul, l, r}) inside.insert(x);
+      sums.insert(a);
+      break;
+    }
+  }
+  for (expr_id e : reached) {
+    const bool reg = is_register(f, e, "cuda.threadIdx.x") || is_register(f, e, "cuda.blockIdx.x");
+    if (is_register(f, e, "cuda.laneid")) return false;
+    if (!reg && inside.count(e) == 0) continue;
+    if (!reg && is_register(f, e, "cuda.blockDim.x")) continue;  // blockDim.x is read anywhere as it is
+    if (inside.count(e) == 0 || by_statement[static_cast<std::size_t>(e)]) return false;
+    for (expr_id p : parents[static_cast<std::size_t>(e)])
+      if (inside.count(p) == 0 && sums.count(p) == 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool x_only_through_grid(const typed_module& m) {
+  for (const typed_function& tf : m.functions)
+    if (!tf.ir || !grid_x_only_in(*tf.ir)) return false;
+  return true;
+}
 
 bool block_regions_fit(const typed_module& m, const compile_config& cfg) {
   if (m.functions.empty() || !m.functions[0].is_kernel) return false;

@@ -122,6 +122,7 @@ class host_target final : public target {
     slots_ = slots;
     const typed_function& k = ms.tm.functions[0];
     block_entry_ = !k.uses_barrier && !k.cooperative;
+    one_row_ = block_entry_ && x_only_through_grid(ms.tm);
     regions_ = !k.cooperative && block_regions_fit(ms.tm, cfg_);
     if (regions_) {
       region_body_ = llvm::Function::Create(fty, llvm::Function::InternalLinkage, name + ".regions", ms.mod);
@@ -423,6 +424,7 @@ class host_target final : public target {
       auto load = [&](unsigned offset) {
         return w.CreateAlignedLoad(i32, w.CreateConstInBoundsGEP1_64(w.getInt8Ty(), fn->getArg(0), offset), llvm::Align(4));
       };
+      llvm::Value* blocks = one_thread ? static_cast<llvm::Value*>(w.getInt32(1)) : load(off_block_run);
       for (unsigned d = 0; d < 3; ++d) {
         if (one_thread) {
           call.push_back(load(off_thread_idx + 4 * d));
@@ -432,7 +434,24 @@ class host_target final : public target {
           call.push_back(load(off_block_dim + 4 * d));
         }
       }
-      call.push_back(one_thread ? static_cast<llvm::Value*>(w.getInt32(1)) : load(off_block_run));
+      if (!one_thread && one_row_) {
+        // The row's blocks as one block of all their threads along x: a kernel that reads threadIdx.x
+        // and blockIdx.x only as blockIdx.x * blockDim.x + threadIdx.x sees the same sums, and the x
+        // loop runs the whole row instead of blockDim.x threads at a time (a 16x16 stencil spent a
+        // third of its time between blocks). A fault then names the row's first block.
+        llvm::Value* all = w.CreateMul(w.CreateZExt(call[3], w.getInt64Ty()), w.CreateZExt(blocks, w.getInt64Ty()));
+        llvm::Value* fits = w.CreateICmpULT(all, w.getInt64(std::uint64_t{1} << 31));
+        llvm::Value* several = w.CreateAnd(fits, w.CreateICmpUGT(all, w.getInt64(1)));
+        call[3] = w.CreateSelect(fits, w.CreateTrunc(all, i32), call[3]);
+        blocks = w.CreateSelect(fits, w.getInt32(1), blocks);
+        for (unsigned d = 0; d < 3; ++d) {  // (a fault reads it: volatile)
+          llvm::Value* at = w.CreateConstInBoundsGEP1_64(w.getInt8Ty(), fn->getArg(0), off_thread_idx + 4 * d);
+          llvm::Value* was = w.CreateAlignedLoad(i32, at, llvm::Align(4));
+          w.CreateAlignedStore(w.CreateSelect(several, w.getInt32(cpu::row_of_blocks_thread), was), at, llvm::Align(4),
+                               /*isVolatile=*/true);
+        }
+      }
+      call.push_back(blocks);
       w.CreateCall(range, call);
       w.CreateRetVoid();
     };
@@ -448,6 +467,7 @@ class host_target final : public target {
   std::size_t slots_ = 0;
   bool block_entry_ = false;  ///< the kernel may get a block entry (no barriers, not cooperative)
   bool has_block_entry_ = false;
+  bool one_row_ = false;  ///< a row of blocks runs as one block along x (x_only_through_grid)
   bool regions_ = false;  ///< the kernel also runs as its block in regions (codegen_regions.cpp)
   llvm::Function* region_body_ = nullptr;  ///< `name.regions`, the body lowered so
 };

@@ -130,10 +130,11 @@ struct launch_state {
         fibers(l.cooperative || (l.uses_barrier && l.block.count() > 1 && l.block_fn == nullptr)) {}
 
   /// Keeps the first error of the launch; later ones are dropped.
-  void record(const char* what, const cpu::uint3& block_idx, const cpu::uint3& thread_idx) noexcept {
+  void record(const char* what, const cpu::uint3& block_idx, const cpu::uint3& thread_idx, unsigned run = 1) noexcept {
     if (failed.exchange(true, std::memory_order_acq_rel)) return;
     error_block = block_idx;
     error_thread = thread_idx;
+    error_run = run;
     try {
       error = what;
     } catch (...) {
@@ -164,6 +165,7 @@ struct launch_state {
   std::string error;
   cpu::uint3 error_block;
   cpu::uint3 error_thread;
+  unsigned error_run = 1;  ///< the blocks along x from error_block a row-of-blocks entry ran (row_of_blocks_thread)
 
   // The pool's queue of launches with blocks left; guarded by its mutex.
   launch_state* prev = nullptr;
@@ -231,6 +233,7 @@ struct fault_point {
   void* address = nullptr;
   int signo = 0;
   cpu::uint3 block{}, thread{};  ///< the faulting kernel thread's (copied: its frame is gone after the jump)
+  unsigned run = 1;              ///< its context's block_run
 };
 
 thread_local fault_point* tls_fault = nullptr;
@@ -245,6 +248,7 @@ void on_fault(int sig, siginfo_t* info, void* uc) {
     if (const cpu::thread_context* ctx = tls_current) {
       f->block = ctx->block_idx;
       f->thread = ctx->thread_idx;
+      f->run = ctx->block_run;
     }
     siglongjmp(f->env, 1);
   }
@@ -488,7 +492,7 @@ class scheduler {
         overflow ? "the kernel overflowed its thread's stack (" + std::to_string(pool_->stack_bytes / 1024) +
                        " KiB: deep recursion, or large local arrays; CUFORGE_CPU_STACK_KB sets it)"
                  : fault_message(point);
-    st.record(what.c_str(), point.block, point.thread);
+    st.record(what.c_str(), point.block, point.thread, point.run);
     st.next_block.store(st.total_blocks, std::memory_order_relaxed);  // no more blocks for anyone
     *current_ = nullptr;
     if (st.fibers && pool_ != nullptr) {
@@ -1104,13 +1108,19 @@ void run(const grid_launch& launch) {
   }
 
   if (st.failed.load(std::memory_order_acquire)) {
-    detail::raise(CUDA_ERROR_LAUNCH_FAILED,
-                  st.error + " (block " + describe(st.error_block) + ", " +
-                      (st.error_thread.x == unknown_thread.x
-                           ? std::string("one of its threads: they ran as one loop")
-                           : "thread " + describe(st.error_thread)) +
-                      ")",
-                  "kernel launch");
+    std::string where;
+    if (st.error_thread.x == cpu::row_of_blocks_thread && st.error_run > 1) {
+      cpu::uint3 last = st.error_block;
+      last.x += st.error_run - 1;
+      where = "blocks " + describe(st.error_block) + " to " + describe(last) +
+              ", one of their threads: they ran as one loop";
+    } else {
+      where = "block " + describe(st.error_block) + ", " +
+              (st.error_thread.x == unknown_thread.x || st.error_thread.x == cpu::row_of_blocks_thread
+                   ? std::string("one of its threads: they ran as one loop")
+                   : "thread " + describe(st.error_thread));
+    }
+    detail::raise(CUDA_ERROR_LAUNCH_FAILED, st.error + " (" + where + ")", "kernel launch");
   }
 }
 

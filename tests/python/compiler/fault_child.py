@@ -35,9 +35,21 @@ def wild_fiber(a, far):
 
 @cuda.jit
 def wild_later_block(a, far):
-    # Blocks of a launch without shared memory run a row at a time in one call: the fault is
-    # still named in its own block.
+    # Blocks of a launch without shared memory run a row at a time in one call, and a kernel that
+    # reads the coordinates only as cuda.grid's sum runs the row as one block of all its threads:
+    # the fault names the row's blocks.
     i = cuda.grid(1)
+    if i == 2 * 32 + 5:
+        a[far] = 1.0
+    elif i < a.size:
+        a[i] = i
+
+
+@cuda.jit
+def wild_later_block_exact(a, far):
+    # The same with threadIdx.x read on its own: blocks run one at a time within the row, and the
+    # fault is named in its own block.
+    i = cuda.blockIdx.x * 32 + cuda.threadIdx.x
     if i == 2 * 32 + 5:
         a[far] = 1.0
     elif i < a.size:
@@ -89,6 +101,7 @@ attempt("read", lambda: wild_read[1, 1](np.zeros(1), np.zeros(4), -FAR))
 attempt("grid", lambda: wild_grid[2, 32](np.zeros(64), FAR))
 attempt("again", lambda: wild_fiber[4, 64](np.zeros(256), FAR))
 attempt("later", lambda: wild_later_block[64, 32](np.zeros(64 * 32), FAR))  # claims of 4 blocks
+attempt("later_exact", lambda: wild_later_block_exact[64, 32](np.zeros(64 * 32), FAR))
 attempt("unmapped", lambda: wild_loop[4, 32](np.zeros(128), 1 << 40))
 
 if __name__ == "__main__" and "--then-crash-outside" in __import__("sys").argv:

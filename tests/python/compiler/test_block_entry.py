@@ -347,3 +347,37 @@ def test_vector_math_can_be_turned_off():
     if ctypes.util.find_library("mvec") is not None:
         on = run()
         assert on[0] == "vector", on
+
+
+# A kernel that reads threadIdx.x and blockIdx.x only as cuda.grid's sum runs each row of blocks as
+# one block of all their threads (target_host.cpp, cpu_execution.md "One call per block"): every
+# element must still get its own index, whatever the block shape and however the grid ends.
+
+
+@cuda.jit
+def grid_indices_2d(out):
+    j, i = cuda.grid(2)
+    if i < out.shape[0] and j < out.shape[1]:
+        out[i, j] = i * 100000 + j
+
+
+@cuda.jit
+def grid_indices_1d(out):
+    i = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x  # the sum written out, either order
+    if i < out.size:
+        out[i] = i
+
+
+@pytest.mark.parametrize("shape, block", [((37, 1000), (16, 16)), ((5, 77), (7, 3)), ((3, 9), (1, 1)),
+                                          ((64, 64), (33, 2))])
+def test_rows_of_blocks_run_as_one_block_give_every_element_its_index(shape, block):
+    out = np.full(shape, -1, np.int64)
+    grid = ((shape[1] + block[0] - 1) // block[0], (shape[0] + block[1] - 1) // block[1])
+    grid_indices_2d[grid, block](out)
+    i, j = np.indices(shape)
+    np.testing.assert_array_equal(out, i * 100000 + j)
+    for n, threads in [(100_003, 256), (1000, 7), (5, 1)]:
+        flat = np.full(n, -1, np.int64)
+        grid_indices_1d[(n + threads - 1) // threads, threads](flat)
+        np.testing.assert_array_equal(flat, np.arange(n))
+    assert compiled(grid_indices_2d).block_entry

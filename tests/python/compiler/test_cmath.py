@@ -36,7 +36,9 @@ NUMBA_CUDA_VERSION = "0.30.4"
 def _module_source():
     lines = ["import cmath", "import numpy as np", "from cuforge import cuda", ""]
     for i, expr in enumerate(C.FUNCTIONS):
-        lines += ["@cuda.jit", f"def k{i}(zs, out):", "    j = cuda.grid(1)", "    if j < zs.shape[0]:",
+        # j: the block's index with blocks of one thread (the cpu side, below), the thread's with one
+        # block (the GPU side); not cuda.grid's sum, whose rows of blocks run as one vectorised block.
+        lines += ["@cuda.jit", f"def k{i}(zs, out):", "    j = cuda.blockIdx.x + cuda.threadIdx.x", "    if j < zs.shape[0]:",
                   "        z = zs[j]", f"        out[j] = {expr}", "",
                   f"def f{i}(z):", f"    return {expr}", ""]
     return "\n".join(lines)
@@ -60,9 +62,9 @@ def cuforge_side(tmp_path_factory):
             with np.errstate(over="ignore"):  # 1e300 is inf in complex64
                 z = np.array([complex(a, b) for a, b in C.INPUTS], dtype=dt)
             out = np.zeros(len(z), dtype=np.complex128)
-            # Blocks of one thread: the block entry's loop is then too short to run vectorised, so
-            # libm computes each value as Numba's CPU target does, and the comparison is formula for
-            # formula. (A vectorised loop calls libmvec, within 4 ulp of libm per call, which
+            # Blocks of one thread (indexed by blockIdx.x alone, so each block runs on its own): the
+            # block entry's loop is then too short to run vectorised, so libm computes each value as
+            # Numba's CPU target does, and the comparison is formula for formula. (A vectorised loop calls libmvec, within 4 ulp of libm per call, which
             # complex formulas such as tanh's amplify; test_block_entry.py holds that to its bounds.)
             getattr(mod, f"k{i}")[len(z), 1](z, out)
             side["values"][expr][dt] = out

@@ -36,7 +36,8 @@ BLOCK_LOOP = "block (0,0,0), one of its threads: they ran as one loop"
 @pytest.mark.parametrize("name, where", [("loop", BLOCK_LOOP), ("fiber", "thread (7,0,0)"),
                                          ("read", "block (0,0,0), thread (0,0,0)"), ("grid", "thread (3,0,0)"),
                                          ("again", "thread (7,0,0)"), ("unmapped", BLOCK_LOOP),
-                                         ("later", "block (2,0,0), one of its threads: they ran as one loop")])
+                                         ("later", "blocks (0,0,0) to (3,0,0), one of their threads: they ran as one loop"),
+                                         ("later_exact", "block (2,0,0), one of its threads: they ran as one loop")])
 def test_a_faulting_kernel_fails_its_launch_and_the_next_launch_works(cases, name, where):
     got = cases[name]
     assert got.startswith("error CudaAPIError [CUDA_ERROR_LAUNCH_FAILED]"), got

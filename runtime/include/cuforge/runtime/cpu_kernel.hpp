@@ -57,6 +57,11 @@ struct thread_context {
 
 using kernel_fn = void (*)(thread_context* ctx, void** params);
 
+/// What a block entry writes into each of `ctx->thread_idx`'s coordinates when it runs the
+/// ctx->block_run blocks along x as one row of all their threads (a kernel that reads threadIdx.x
+/// and blockIdx.x only through cuda.grid's sum): a fault there names the row's blocks, not one.
+inline constexpr unsigned row_of_blocks_thread = 0xFFFFFFFEu;
+
 /// @brief An array parameter of a kernel, as the scheduler's private sums
 /// see it. A kernel that only ever adds into an array with atomics whose
 /// results it ignores (a histogram: `cuda.atomic.add(bins, v, 1)`) may have
