@@ -201,6 +201,25 @@ llvm::Value* allocate(function_lowering& fl, const expr& e, const std::vector<ll
   return data;
 }
 
+// for (i = 0; i < count; ++i) data[i] = value(i): the elements of a new array, in order.
+template <class Value>
+void store_each(function_lowering& fl, const char* name, llvm::Value* data, llvm::Type* mt, llvm::Value* count,
+                Value&& value) {
+  auto& b = fl.b;
+  llvm::BasicBlock* before = b.GetInsertBlock();
+  auto* loop = llvm::BasicBlock::Create(b.getContext(), name, fl.fn);
+  auto* done = llvm::BasicBlock::Create(b.getContext(), std::string(name) + ".done", fl.fn);
+  b.CreateCondBr(b.CreateICmpSGT(count, b.getInt64(0)), loop, done);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, std::string(name) + ".i");
+  i->addIncoming(b.getInt64(0), before);
+  b.CreateStore(value(i), b.CreateInBoundsGEP(mt, data, i));
+  llvm::Value* next = b.CreateNUWAdd(i, b.getInt64(1));
+  i->addIncoming(next, b.GetInsertBlock());
+  b.CreateCondBr(b.CreateICmpSLT(next, count), loop, done);
+  b.SetInsertPoint(done);
+}
+
 // The array of e's type over `data` with `extents`.
 llvm::Value* array_over(function_lowering& fl, const expr& e, llvm::Value* data, const std::vector<llvm::Value*>& extents) {
   function_lowering::array_parts p;
@@ -255,19 +274,7 @@ llvm::Value* lower_np_alloc_host(function_lowering& fl, const intrinsic& self, c
       v = fl.constant(t->dtype, one);
     }
     llvm::Value* stored = fl.to_memory(v, t->dtype);
-    // for (i = 0; i < count; ++i) data[i] = v
-    llvm::BasicBlock* before = b.GetInsertBlock();
-    auto* loop = llvm::BasicBlock::Create(b.getContext(), "fill", fl.fn);
-    auto* done = llvm::BasicBlock::Create(b.getContext(), "fill.done", fl.fn);
-    b.CreateCondBr(b.CreateICmpSGT(count, b.getInt64(0)), loop, done);
-    b.SetInsertPoint(loop);
-    llvm::PHINode* i = b.CreatePHI(i64, 2, "fill.i");
-    i->addIncoming(b.getInt64(0), before);
-    b.CreateStore(stored, b.CreateInBoundsGEP(mt, data, i));
-    llvm::Value* next = b.CreateNUWAdd(i, b.getInt64(1));
-    i->addIncoming(next, b.GetInsertBlock());
-    b.CreateCondBr(b.CreateICmpULT(next, count), loop, done);
-    b.SetInsertPoint(done);
+    store_each(fl, "fill", data, mt, count, [&](llvm::Value*) { return stored; });
   }
   return array_over(fl, e, data, extents);
 }
@@ -354,21 +361,12 @@ llvm::Value* lower_arange_host(function_lowering& fl, const intrinsic&, const ex
   llvm::Value* data = allocate(fl, e, {n}, false, count);
   const type* dt = e.ty->dtype;
   llvm::Type* mt = fl.ms.memory_type(dt);
-  // for (i = 0; i < n; ++i) data[i] = start + i * step
-  llvm::BasicBlock* before = b.GetInsertBlock();
-  auto* loop = llvm::BasicBlock::Create(b.getContext(), "arange", fl.fn);
-  auto* done = llvm::BasicBlock::Create(b.getContext(), "arange.done", fl.fn);
-  b.CreateCondBr(b.CreateICmpSGT(n, b.getInt64(0)), loop, done);
-  b.SetInsertPoint(loop);
-  llvm::PHINode* i = b.CreatePHI(i64, 2, "arange.i");
-  i->addIncoming(b.getInt64(0), before);
-  llvm::Value* v = is_float ? b.CreateFAdd(start, b.CreateFMul(b.CreateSIToFP(i, f64), step))
-                            : b.CreateAdd(start, b.CreateMul(b.CreateZExtOrTrunc(i, start->getType()), step));
-  b.CreateStore(fl.to_memory(fl.scalar_cast(v, scalar_of(at), scalar_of(dt)), dt), b.CreateInBoundsGEP(mt, data, i));
-  llvm::Value* next = b.CreateNUWAdd(i, b.getInt64(1));
-  i->addIncoming(next, b.GetInsertBlock());
-  b.CreateCondBr(b.CreateICmpSLT(next, n), loop, done);
-  b.SetInsertPoint(done);
+  // data[i] = start + i * step
+  store_each(fl, "arange", data, mt, n, [&](llvm::Value* i) {
+    llvm::Value* v = is_float ? b.CreateFAdd(start, b.CreateFMul(b.CreateSIToFP(i, f64), step))
+                              : b.CreateAdd(start, b.CreateMul(b.CreateZExtOrTrunc(i, start->getType()), step));
+    return fl.to_memory(fl.scalar_cast(v, scalar_of(at), scalar_of(dt)), dt);
+  });
   return array_over(fl, e, data, {n});
 }
 
