@@ -3,7 +3,9 @@
 
 #include "status.hpp"
 
+#if __has_include(<cudaProfiler.h>)  // else driver.hpp declares the profiler's two PFN types
 #include <cudaProfilerTypedefs.h>
+#endif
 #include <cudaTypedefs.h>
 #include <dlfcn.h>
 

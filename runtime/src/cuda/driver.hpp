@@ -14,7 +14,19 @@
 /// direct call would. Only this folder calls the driver.
 
 #include <cuda.h>
+#if __has_include(<cudaProfiler.h>)
 #include <cudaProfiler.h>
+#else
+// NVIDIA's pip package of the driver API headers (nvidia-cuda-runtime, what a
+// build without the toolkit compiles against) leaves out cudaProfiler.h: its
+// two functions, as the toolkit's header declares them.
+extern "C" {
+CUresult CUDAAPI cuProfilerStart(void);
+CUresult CUDAAPI cuProfilerStop(void);
+typedef CUresult(CUDAAPI* PFN_cuProfilerStart_v4000)(void);
+typedef CUresult(CUDAAPI* PFN_cuProfilerStop_v4000)(void);
+}
+#endif
 
 #include <atomic>
 #include <cstdint>
