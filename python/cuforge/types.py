@@ -176,7 +176,7 @@ class Scalar(Type):
 
 
 class Boolean(Scalar):
-    """bool_."""
+    """The boolean type (``bool_``, ``boolean``, ``b1``)."""
 
     __slots__ = ()
 

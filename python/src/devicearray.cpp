@@ -718,17 +718,40 @@ void bind_devicearray(py::module_& m) {
     }
     if (record) return device_record(std::move(out));  // numba's to_device of a record
     return py::cast(std::move(out));
-  }, py::arg("obj"), py::arg("stream") = 0, py::arg("copy") = true, py::arg("to") = py::none());
+  }, py::arg("obj"), py::arg("stream") = 0, py::arg("copy") = true, py::arg("to") = py::none(),
+  R"doc(Copies a host array (or anything NumPy can make one of) to a new device array.
+
+``stream``: the copy is queued there and the call returns at once (the host
+array must then stay alive and unchanged until the stream reaches it); with
+the default stream it has finished when the call returns. ``copy=False``
+allocates the device array without copying. ``to=`` a device array copies
+into it instead and returns it. A device array is returned as it is, and
+another library's device array (``__cuda_array_interface__``, DLPack) as a
+view of its memory, without a copy. A NumPy record (``np.void``) becomes a
+one-element device record.)doc");
 
   m.def("device_array", [](py::handle shape, py::handle dt, py::handle strides, py::handle order, py::handle stream) {
     return make_array(to_extents(shape, "shape"), to_dtype(dt), strides, order_of(order), stream);
   }, py::arg("shape"), py::arg("dtype") = py::dtype("float64"), py::arg("strides") = py::none(),
-        py::arg("order") = "C", py::arg("stream") = 0);
+        py::arg("order") = "C", py::arg("stream") = 0,
+  R"doc(A new device array of ``shape`` and ``dtype``, uninitialised, as ``numpy.empty`` makes one.
+
+``order`` is ``"C"`` (row-major) or ``"F"`` (column-major); ``strides`` (in
+bytes) give another layout over the same memory. With ``stream`` the memory
+is allocated in that stream's order (a pool allocation where the device has
+pools).)doc");
 
   m.def("device_array_like", [](py::handle ary, py::handle stream) {
     like_layout l = layout_like(ary);
     return make_array(l.shape, l.type, l.strides ? py::object(to_tuple(*l.strides)) : py::none(), l.order, stream);
-  }, py::arg("ary"), py::arg("stream") = 0);
+  }, py::arg("ary"), py::arg("stream") = 0,
+  R"doc(A new, uninitialised device array with the shape, dtype and layout of ``ary``.
+
+``ary`` is a NumPy array, a device array or any array another library hands
+over. A C- or F-contiguous ``ary`` gives a C- or F-ordered array; any other
+(a transposed or sliced view) a contiguous array whose axes are laid out in
+the order of ``ary``'s strides, smallest stride innermost, as numba.cuda
+does.)doc");
 
   m.def("layout_like", [](py::handle ary) {
     like_layout l = layout_like(ary);

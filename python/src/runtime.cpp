@@ -266,10 +266,17 @@ void bind_runtime(py::module_& m) {
     auto owned = std::make_shared<cuforge::stream>(stream::options{priority, non_blocking});
     return make_stream(py_stream{owned, owned->view(), false});
   }, py::arg("priority") = 0, py::arg("non_blocking") = false);
-  m.def("default_stream", [] { return make_stream(py_stream{nullptr, default_stream_view(), false}); });
-  m.def("legacy_default_stream", [] { return make_stream(py_stream{nullptr, stream_view::legacy_default(), false}); });
+  m.def("default_stream", [] { return make_stream(py_stream{nullptr, default_stream_view(), false}); },
+        R"doc(The default stream: the legacy one, or the per-thread one where
+CUFORGE_PER_THREAD_DEFAULT_STREAM=1 (as numba's NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM) asks
+for it. Work given no stream goes here.)doc");
+  m.def("legacy_default_stream", [] { return make_stream(py_stream{nullptr, stream_view::legacy_default(), false}); },
+        R"doc(The legacy default stream (CU_STREAM_LEGACY): it waits for, and is waited
+for by, every other blocking stream of the context.)doc");
   m.def("per_thread_default_stream",
-        [] { return make_stream(py_stream{nullptr, stream_view::per_thread_default(), false}); });
+        [] { return make_stream(py_stream{nullptr, stream_view::per_thread_default(), false}); },
+        R"doc(The calling thread's default stream (CU_STREAM_PER_THREAD): ordered with
+the legacy default stream, but not with other threads' per-thread streams.)doc");
   m.def("external_stream", [](std::uintptr_t handle) {
     if (handle == 0) throw py::value_error("external_stream needs a stream handle, not 0 (use default_stream())");
     return make_stream(py_stream{nullptr, stream_view::from_handle(handle), true});
