@@ -6,11 +6,18 @@
 #include <cuforge/runtime/error.hpp>
 
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Transforms/IPO/Internalize.h>
 
+#include <algorithm>
+#include <map>
 #include <mutex>
+#include <string>
+#include <vector>
 
 namespace cuforge::frontend::detail {
 
@@ -35,15 +42,55 @@ const llvm::MemoryBuffer& libdevice() {
   return *buffer;
 }
 
-void link_libdevice(llvm::Module& m) {
-  bool needed = false;
-  for (const llvm::Function& f : m)
-    if (f.isDeclaration() && f.getName().starts_with("__nv_")) needed = true;
-  if (!needed) return;
-  auto lib = llvm::getLazyBitcodeModule(libdevice().getMemBufferRef(), m.getContext());
+namespace {
+
+/// The libdevice functions a set of __nv_* names needs (their definitions and
+/// everything they call), as bitcode, cut out of libdevice once per process
+/// and set of names. Reading libdevice lazily costs about 2 ms a module (its
+/// symbol table and function index); parsing the cut-out is a few
+/// microseconds, so a later compile calling the same math pays nothing for
+/// libdevice. Keyed by the names, the triple and the data layout.
+const std::string& libdevice_subset(const std::vector<std::string>& names, const llvm::Module& like) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> made;
+  std::string key = like.getTargetTriple() + '\n' + like.getDataLayoutStr();
+  for (const std::string& n : names) key += '\n' + n;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = made.find(key);
+  if (found != made.end()) return found->second;
+
+  llvm::LLVMContext ctx;
+  auto lib = llvm::getLazyBitcodeModule(libdevice().getMemBufferRef(), ctx);
   if (!lib) throw logic_error("codegen: cannot parse libdevice: " + llvm::toString(lib.takeError()));
-  (*lib)->setTargetTriple(m.getTargetTriple());
-  (*lib)->setDataLayout(m.getDataLayout());
+  (*lib)->setTargetTriple(like.getTargetTriple());
+  (*lib)->setDataLayout(like.getDataLayout());
+  llvm::Module subset("libdevice", ctx);
+  subset.setTargetTriple(like.getTargetTriple());
+  subset.setDataLayout(like.getDataLayout());
+  for (const std::string& n : names) {
+    // A name libdevice lacks stays a declaration: the final link reports it.
+    if (llvm::Function* f = (*lib)->getFunction(n)) subset.getOrInsertFunction(n, f->getFunctionType(), f->getAttributes());
+  }
+  if (llvm::Linker::linkModules(subset, std::move(*lib), llvm::Linker::Flags::LinkOnlyNeeded))
+    throw logic_error("codegen: cutting the needed functions out of libdevice failed");
+  std::string bits;
+  llvm::raw_string_ostream os(bits);
+  llvm::WriteBitcodeToFile(subset, os);
+  os.flush();
+  return made.emplace(std::move(key), std::move(bits)).first->second;
+}
+
+}  // namespace
+
+void link_libdevice(llvm::Module& m) {
+  std::vector<std::string> needed;
+  for (const llvm::Function& f : m)
+    if (f.isDeclaration() && f.getName().starts_with("__nv_")) needed.push_back(f.getName().str());
+  if (needed.empty()) return;
+  std::sort(needed.begin(), needed.end());
+  const std::string& bits = libdevice_subset(needed, m);
+  auto lib = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bits, "libdevice"), m.getContext());
+  if (!lib) throw logic_error("codegen: cannot parse libdevice's functions: " + llvm::toString(lib.takeError()));
   bool failed = llvm::Linker::linkModules(
       m, std::move(*lib), llvm::Linker::Flags::LinkOnlyNeeded, [](llvm::Module& dst, const llvm::StringSet<>& linked) {
         llvm::internalizeModule(dst, [&](const llvm::GlobalValue& gv) {

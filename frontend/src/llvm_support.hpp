@@ -60,8 +60,9 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm, bool opt, const std::str
 
 /// Links the libdevice functions `m` calls (__nv_*), internalised so that the
 /// unused ones disappear. libdevice is read once per process
-/// (CUFORGE_LIBDEVICE_PATH, else the toolkit's); each module parses it lazily
-/// and materialises only what it links.
+/// (CUFORGE_LIBDEVICE_PATH, else the toolkit's); the functions a set of
+/// names needs are cut out of it once per process and set, as bitcode, so
+/// a later compile calling the same math parses only those.
 void link_libdevice(llvm::Module& m);
 /// libdevice's bitcode, read once per process (link_libdevice's, libNVVM's).
 /// @throws logic_error naming the places searched when it is not found.

@@ -665,3 +665,43 @@ def test_imports_as_in_numba():
     assert sinf is libdevice.sinf and frexpf is cuda.libdevice.frexpf
     with pytest.raises(TypeError, match="only be used inside"):
         sinf(1.0)
+
+
+def exp_only(x):
+    return math.exp(x)
+
+
+def exp_and_sin(x):
+    return math.exp(x) + math.sin(x)
+
+
+def sin_only(x):
+    return math.sin(x)
+
+
+def pow_of(x):
+    return math.pow(x, 1.5) + math.lgamma(x)
+
+
+def test_overlapping_sets_of_functions_link_alike_each_time():
+    """libdevice's functions are cut out once per process and set of names (libdevice.cpp): a
+    kernel needing a set that overlaps an earlier one's, or one whose functions call libdevice's
+    internal helpers (pow, lgamma), gets exactly the code it got the first time, from any
+    thread, and every __nv_ function it calls is defined in its PTX."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from cuforge import types as t
+
+    fns = [exp_only, exp_and_sin, sin_only, pow_of]
+
+    def ptx_of(fn):
+        # NVPTX numbers its call sequences in comments ("{ // callseq 16, 0") per target machine,
+        # which each thread keeps: only the comments' numbers may differ.
+        return re.sub(r"// callseq \d+", "// callseq", cuda.compile_ptx(fn, (t.float64,), device=True)[0])
+
+    first = [ptx_of(fn) for fn in fns]
+    for ptx in first:
+        assert not re.search(r"\.extern \.func[^\n]*__nv_", ptx), ptx
+    with ThreadPoolExecutor(4) as pool:
+        again = list(pool.map(ptx_of, fns * 3))
+    assert again == first * 3
