@@ -94,25 +94,7 @@ echo "build_wheel: LLVM linked statically, no LLVM symbol exported"
 # A user's first minutes: a fresh environment, the wheel, a kernel.
 "$PYTHON" -m venv "$check/venv"
 "$check/venv/bin/python" -m pip install -q --disable-pip-version-check "$repaired"
-cat > "$check/first_kernel.py" <<'EOF'
-import numpy as np
-import cuforge
-from cuforge import cuda
-
-@cuda.jit
-def axpy(out, a, x, y):
-    i = cuda.grid(1)
-    if i < out.size:
-        out[i] = a * x[i] + y[i]
-
-x = np.arange(1000, dtype=np.float32)
-y = np.ones(1000, dtype=np.float32)
-out = cuda.device_array_like(x)
-axpy[4, 256](out, np.float32(2), cuda.to_device(x), cuda.to_device(y))
-assert np.array_equal(out.copy_to_host(), 2 * x + y)
-assert cuforge.__file__.startswith(__import__("sys").prefix), cuforge.__file__
-print("first kernel ok:", cuforge.__version__, cuforge.backend())
-EOF
+cp scripts/first_kernel.py "$check/"
 (cd "$check" && CUFORGE_BACKEND=cpu "$check/venv/bin/python" first_kernel.py)
 
 if [ "$sdist" = 1 ]; then

@@ -31,22 +31,7 @@ for t in nvcc ptxas nvlink fatbinary cudafe++ bin2c nvdisasm cuobjdump; do
   [ -n "$w" ] && tools+=("$w")
 done
 
-cat > "$work/first_kernel.py" <<'EOF'
-import numpy as np
-from cuforge import cuda
-
-@cuda.jit
-def scale(out, x):
-    i = cuda.grid(1)
-    if i < x.size:
-        out[i] = 3 * x[i]
-
-x = np.arange(100, dtype=np.int64)
-out = cuda.device_array_like(x)
-scale[1, 128](out, cuda.to_device(x))
-assert np.array_equal(out.copy_to_host(), 3 * x)
-print("sdist without the toolkit: the kernel ran")
-EOF
+cp scripts/first_kernel.py "$work/"
 
 cat > "$work/inside.sh" <<EOF
 set -euo pipefail
