@@ -66,15 +66,17 @@ std::int64_t site(function_typer& ft, const char* exception, const char* message
   return ft.m_.add_site({kernel_error::raised, exception, message, ft.src_.display_name(), ft.src_.filename, loc.line});
 }
 
-// Calls body(element pointer) for each element of `a` (of array type t), its indices in C order.
+// Calls body(element pointer) for each element of `a` (of array type t), its indices in C order, or with
+// `reverse` the last index slowest (an F array's memory order: numba's order 'K'); idx holds the indices.
 template <class Body>
 void each_element(function_lowering& fl, const type* t, llvm::Value* a, const function_lowering::array_parts& p,
-                  std::vector<llvm::Value*>& idx, std::size_t d, Body&& body) {
+                  std::vector<llvm::Value*>& idx, std::size_t depth, Body&& body, bool reverse = false) {
   auto& b = fl.b;
-  if (d == idx.size()) {
+  if (depth == idx.size()) {
     body(fl.element_pointer(t, a, idx, false));
     return;
   }
+  const std::size_t d = reverse ? idx.size() - 1 - depth : depth;
   llvm::BasicBlock* before = b.GetInsertBlock();
   auto* loop = llvm::BasicBlock::Create(b.getContext(), "each", fl.fn);
   auto* after = llvm::BasicBlock::Create(b.getContext(), "each.done", fl.fn);
@@ -83,11 +85,22 @@ void each_element(function_lowering& fl, const type* t, llvm::Value* a, const fu
   llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2, "each.i");
   i->addIncoming(b.getInt64(0), before);
   idx[d] = i;
-  each_element(fl, t, a, p, idx, d + 1, body);
+  each_element(fl, t, a, p, idx, depth + 1, body, reverse);
   llvm::Value* next = b.CreateNUWAdd(i, b.getInt64(1));
   i->addIncoming(next, b.GetInsertBlock());
   b.CreateCondBr(b.CreateICmpSLT(next, p.shape[d]), loop, after);
   b.SetInsertPoint(after);
+}
+
+// The allocating row `self`'s op making an array of type t from `operands` (its extents, or the prototype, then
+// the fill value), with NumPy's errors.
+value allocation(function_typer& ft, const intrinsic& self, const type* t, std::vector<value> operands, location loc) {
+  std::vector<std::int64_t> attrs(alloc_attrs - 1);
+  attrs[at_negative - 1] = site(ft, "ValueError", "negative dimensions are not allowed", loc);
+  attrs[at_too_big - 1] = site(ft, "ValueError", "array is too big; `arr.size * arr.dtype.itemsize` is larger than "
+                                                 "the maximum possible size.", loc);
+  attrs[at_no_memory - 1] = site(ft, "MemoryError", "cannot allocate array memory", loc);
+  return ft.intrinsic_op(self, t, std::move(operands), loc, std::move(attrs), true);
 }
 
 value type_np_alloc(function_typer& ft, const intrinsic& self, call_args& c) {
@@ -146,14 +159,8 @@ value type_np_alloc(function_typer& ft, const intrinsic& self, call_args& c) {
                                 : ft.tc_.float64();
   }
   if (fill_arg != nullptr) operands.push_back(ft.cast(*fill_arg, dtype, loc));
-  const type* t = ft.tc_.array(dtype, ndim, layout, false, address_space::global);
-  std::vector<std::int64_t> attrs(alloc_attrs - 1);
-  attrs[at_negative - 1] = site(ft, "ValueError", "negative dimensions are not allowed", loc);
-  attrs[at_too_big - 1] = site(ft, "ValueError", "array is too big; `arr.size * arr.dtype.itemsize` is larger than "
-                                                 "the maximum possible size.", loc);
-  attrs[at_no_memory - 1] = site(ft, "MemoryError", "cannot allocate array memory", loc);
-  value r = ft.intrinsic_op(self, t, std::move(operands), loc, std::move(attrs), true);
-  return r;
+  return allocation(ft, self, ft.tc_.array(dtype, ndim, layout, false, address_space::global), std::move(operands),
+                    loc);
 }
 
 llvm::Value* lower_np_alloc_nvptx(function_lowering& fl, const intrinsic& self, const expr& e) {
@@ -370,14 +377,120 @@ llvm::Value* lower_arange_host(function_lowering& fl, const intrinsic&, const ex
   return array_over(fl, e, data, {n});
 }
 
+// --- numpy.linspace ------------------------------------------------------------------------------------------
+//
+// numba's: linspace(start, stop, num=50), float64 (complex128 when a bound is complex); start and stop taken in
+// that type, step = (stop - start) / (num - 1) as np.divide makes it (a complex step is NumPy's complex
+// division by num - 1 + 0j: a multiplication by the reciprocal), element i start + i * step, the last element
+// stop itself; num = 1 gives [start], num = 0 an empty array, a negative num ValueError.
+
+value type_linspace(function_typer& ft, const intrinsic& self, call_args& c) {
+  const location loc = c.loc;
+  if (!ft.m_.opts.host_only)
+    ft.fail(loc, "numpy.linspace makes a new array, and kernels cannot allocate arrays: pass the array in, or "
+                 "compute start + i * (stop - start) / (num - 1) where the value is needed");
+  const std::vector<const value*> got = bind_arguments(ft, c, {"start", "stop", "num"}, 2);
+  bool any_complex = false;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const value& v = *got[i];
+    if (!v.runtime() || !(v.ty->is_int() || v.ty->is_float() || v.ty->is_complex()))
+      ft.no_impl(c, "its bounds are numbers, not " + v.ty->str());
+    any_complex = any_complex || v.ty->is_complex();
+  }
+  const type* dtype = any_complex ? ft.tc_.complex(128) : ft.tc_.float64();
+  value num = ft.int_constant(50, ft.tc_.int64(), loc, true);
+  if (const value* n = got[2]; n != nullptr) {
+    if (!n->runtime() || !n->ty->is_int()) ft.no_impl(c, "The argument \"num\" must be an integer");
+    num = ft.cast(*n, ft.tc_.int64(), loc);
+  }
+  std::vector<std::int64_t> attrs(alloc_attrs - 1);
+  attrs[at_negative - 1] = site(ft, "ValueError", "negative dimensions are not allowed", loc);
+  attrs[at_too_big - 1] = site(ft, "ValueError", "array is too big; `arr.size * arr.dtype.itemsize` is larger than "
+                                                 "the maximum possible size.", loc);
+  attrs[at_no_memory - 1] = site(ft, "MemoryError", "cannot allocate array memory", loc);
+  const type* t = ft.tc_.array(dtype, 1, array_layout::c, false, address_space::global);
+  return ft.intrinsic_op(self, t, {ft.cast(*got[0], dtype, loc), ft.cast(*got[1], dtype, loc), num}, loc,
+                         std::move(attrs), true);
+}
+
+llvm::Value* lower_linspace_host(function_lowering& fl, const intrinsic&, const expr& e) {
+  auto& b = fl.b;
+  if (!e.ty->is_array() || e.attrs.size() != alloc_attrs || e.operands.size() != 3)
+    fl.fail_at("malformed numpy.linspace", e.loc);
+  const type* dt = e.ty->dtype;
+  const bool cplx = dt->is_complex();
+  llvm::Value* start = fl.expr(e.operands[0]);
+  llvm::Value* stop = fl.expr(e.operands[1]);
+  llvm::Value* n = fl.expr(e.operands[2]);
+  llvm::Type* f64 = b.getDoubleTy();
+  llvm::Value* count = nullptr;
+  llvm::Value* data = allocate(fl, e, {n}, false, count);
+  llvm::Type* mt = fl.ms.memory_type(dt);
+  auto re = [&](llvm::Value* z) { return cplx ? b.CreateExtractValue(z, 0) : z; };
+  auto im = [&](llvm::Value* z) { return cplx ? b.CreateExtractValue(z, 1) : nullptr; };
+  auto make = [&](llvm::Value* r, llvm::Value* i) {
+    if (!cplx) return r;
+    llvm::Value* z = llvm::PoisonValue::get(start->getType());
+    return b.CreateInsertValue(b.CreateInsertValue(z, r, 0), i, 1);
+  };
+  llvm::Value* zero = llvm::ConstantFP::get(f64, 0.0);
+  // div = num - 1 (used where num > 1); the step
+  llvm::Value* div = b.CreateSIToFP(b.CreateSub(n, b.getInt64(1)), f64);
+  llvm::Value* dr = b.CreateFSub(re(stop), re(start));
+  llvm::Value* sr = nullptr;
+  llvm::Value* si = nullptr;
+  if (cplx) {
+    // NumPy's complex division by (div + 0j): rat = 0 / div, scl = 1 / (div + 0 * rat)
+    llvm::Value* di = b.CreateFSub(im(stop), im(start));
+    llvm::Value* rat = b.CreateFDiv(zero, div);
+    llvm::Value* scl = b.CreateFDiv(llvm::ConstantFP::get(f64, 1.0), b.CreateFAdd(div, b.CreateFMul(zero, rat)));
+    sr = b.CreateFMul(b.CreateFAdd(dr, b.CreateFMul(di, rat)), scl);
+    si = b.CreateFMul(b.CreateFSub(di, b.CreateFMul(dr, rat)), scl);
+  } else {
+    sr = b.CreateFDiv(dr, div);
+  }
+  llvm::Value* many = b.CreateICmpSGT(n, b.getInt64(1));
+  store_each(fl, "linspace", data, mt, n, [&](llvm::Value* i) {
+    llvm::Value* x = b.CreateSIToFP(i, f64);
+    // start + i * step (a complex product with i + 0j: numba's), start alone when num is 1
+    llvm::Value* r = b.CreateFAdd(re(start), cplx ? b.CreateFSub(b.CreateFMul(x, sr), b.CreateFMul(zero, si))
+                                                   : b.CreateFMul(x, sr));
+    llvm::Value* v = nullptr;
+    if (cplx) {
+      llvm::Value* ip = b.CreateFAdd(im(start), b.CreateFAdd(b.CreateFMul(x, si), b.CreateFMul(zero, sr)));
+      v = make(r, ip);
+    } else {
+      v = r;
+    }
+    return fl.to_memory(b.CreateSelect(many, v, start), dt);
+  });
+  // the last element is stop itself
+  auto* last = llvm::BasicBlock::Create(b.getContext(), "linspace.last", fl.fn);
+  auto* done = llvm::BasicBlock::Create(b.getContext(), "linspace.done", fl.fn);
+  b.CreateCondBr(many, last, done);
+  b.SetInsertPoint(last);
+  b.CreateStore(fl.to_memory(stop, dt), b.CreateInBoundsGEP(mt, data, b.CreateSub(n, b.getInt64(1))));
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  return array_over(fl, e, data, {n});
+}
+
 // --- reductions: numpy.sum, prod, min/amin, max/amax, mean and the array methods ---------------------------
 //
-// numba's: one pass over the elements in C order of their indices (no reassociation: the same float sums);
-// sum and prod accumulate integers in int64 (uint64 for unsigned ones, int64 for bools), floats and complex
-// numbers in their own type; mean divides that sum (float64 for integers and bools) by the size (an empty
-// array's mean is nan); min and max keep the first nan they meet and refuse an empty array with NumPy's
-// ValueError.
+// numba's: one pass over the elements in the order numba's iterators take (C order of the indices, an F
+// array's memory order), without reassociation, so float sums are the same; sum and prod accumulate integers
+// in int64 (uint64 for unsigned ones, int64 for bools), floats and complex numbers in their own type, sum in
+// dtype= where given; mean divides that sum (float64 for integers and bools) by the size (an empty array's
+// mean is nan); min and max keep the first nan they meet (complex numbers compare real part, then imaginary,
+// and keep the first of equals: numba's), and refuse an empty array with NumPy's ValueError.
+// sum(axis=): an integer or a tuple of them, each checked against the dimensions at run time (NumPy's
+// AxisError; a repeated axis ValueError); the result a new C array of the other dimensions, each element the
+// sum of its elements in the same order, or a number when every dimension is reduced (axis=() copies).
 enum reduce_kind : int { r_sum = 0, r_prod = 1, r_min = 2, r_max = 3, r_mean = 4 };
+
+// sum's attrs with axis=: the allocation's (alloc_attr), then the sites of an axis out of bounds and of one
+// given twice.
+enum sum_attr : std::size_t { at_axis = 4, at_duplicate = 5, sum_axis_attrs = 6 };
 
 value type_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
   const location loc = c.loc;
@@ -385,34 +498,160 @@ value type_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
   if (!ft.m_.opts.host_only)
     ft.fail(loc, name + " runs in host code only (cuforge.jit / njit); kernels reduce with loops, atomics or "
                         "cuda.reduce");
-  std::vector<const value*> got = bind_arguments(ft, c, {"a"}, 1);
+  const int kind = self.arg;
+  // numba's sum takes axis= and dtype=; prod, min, max and mean the array alone.
+  std::vector<const value*> got =
+      kind == r_sum ? bind_arguments(ft, c, {"a", "axis", "dtype"}, 1) : bind_arguments(ft, c, {"a"}, 1);
   const value& a = *got[0];
   if (!a.runtime() || !a.ty->is_array() || !a.ty->dtype->is_scalar())
-    ft.no_impl(c, "it reduces an array of numbers, not " + a.ty->str() + " (axis= is not supported)");
+    ft.no_impl(c, "it reduces an array of numbers, not " + a.ty->str());
   const type* d = a.ty->dtype;
-  const int kind = self.arg;
   const type* r = d;
   if (kind == r_sum || kind == r_prod) {
     if (d->kind == type_kind::boolean || (d->is_int() && d->is_signed)) r = ft.tc_.int64();
     else if (d->is_int()) r = ft.tc_.uint64();
   } else if (kind == r_mean) {
     if (d->kind == type_kind::boolean || d->is_int()) r = ft.tc_.float64();
-  } else if (d->is_complex()) {
-    ft.no_impl(c, "min and max of complex arrays are not supported yet");
   }
   if (d->is_float() && d->bits == 16) ft.no_impl(c, "float16 arrays are not reduced yet");
+  std::vector<value> operands{a};
   std::vector<std::int64_t> attrs;
-  if (kind == r_min || kind == r_max)
+  bool by_axis = false;
+  if (kind == r_sum) {
+    if (const value* dt = got[2]; dt != nullptr && dt->ty->kind != type_kind::none) {
+      if (dt->ty->kind != type_kind::dtype || dt->ty->dtype == nullptr || !dt->ty->dtype->is_scalar())
+        ft.no_impl(c, "the dtype is a scalar type such as numpy.float64, not " + dt->ty->str());
+      r = dt->ty->dtype;
+      if (r->is_float() && r->bits == 16) ft.no_impl(c, "float16 sums are not supported yet");
+    }
+    if (const value* ax = got[1]; ax != nullptr && ax->ty->kind != type_kind::none) {
+      std::vector<value> axes;
+      auto integer = [&](const value& v) { return v.runtime() && v.ty->is_int(); };
+      if (integer(*ax)) axes.push_back(*ax);
+      else if (ax->runtime() && ax->ty->is_tuple()) axes = ft.tuple_elements(*ax, loc);
+      else ft.no_impl(c, "NumPy sum only supports integer axis value or tuple of integers, not " + ax->ty->str());
+      for (const value& v : axes) {
+        if (!integer(v))
+          ft.no_impl(c, "NumPy sum only supports integer axis value or tuple of integers, not " + ax->ty->str());
+        operands.push_back(ft.cast(v, ft.tc_.int64(), loc));
+      }
+      by_axis = true;
+      attrs.resize(sum_axis_attrs - 1);
+      attrs[at_negative - 1] = site(ft, "ValueError", "negative dimensions are not allowed", loc);
+      attrs[at_too_big - 1] = site(ft, "ValueError", "array is too big; `arr.size * arr.dtype.itemsize` is larger "
+                                                     "than the maximum possible size.", loc);
+      attrs[at_no_memory - 1] = site(ft, "MemoryError", "cannot allocate array memory", loc);
+      if (ft.final_) {
+        attrs[at_axis - 1] = ft.m_.add_site({kernel_error::axis, std::string(python_exception_of(kernel_error::axis)),
+                                             "", ft.src_.display_name(), ft.src_.filename, loc.line});
+      } else {
+        attrs[at_axis - 1] = -1;
+      }
+      attrs[at_duplicate - 1] = site(ft, "ValueError", "duplicate value in 'axis'", loc);
+      // numba's: a new array of the dimensions left, or a number when none is (axis=() copies).
+      const int left = a.ty->ndim - static_cast<int>(axes.size());
+      if (axes.empty() || left > 0)
+        r = ft.tc_.array(r, axes.empty() ? a.ty->ndim : left, array_layout::c, false, address_space::global);
+    }
+  }
+  if ((kind == r_min || kind == r_max) && !by_axis)
     attrs.push_back(site(ft, "ValueError", kind == r_min ? "zero-size array to reduction operation minimum which "
                                                            "has no identity"
                                                          : "zero-size array to reduction operation maximum which "
                                                            "has no identity", loc));
   // Evaluated once where it stands (an operand of an array expression would otherwise be recomputed per element).
-  return ft.intrinsic_op(self, r, {a}, loc, std::move(attrs), true);
+  return ft.intrinsic_op(self, r, std::move(operands), loc, std::move(attrs), true);
 }
 
 llvm::Value* lower_reduce_nvptx(function_lowering& fl, const intrinsic& self, const expr& e) {
   fl.fail_at(std::string(self.info.name) + " runs in host code only (cuforge.jit / njit)", e.loc);
+}
+
+// acc op x for sum (prod): bools or, complex numbers numba's way ((a*c - b*d) + (a*d + b*c)i for a product).
+llvm::Value* accumulate(function_lowering& fl, int kind, const type* acc_t, llvm::Value* cur, llvm::Value* x) {
+  auto& b = fl.b;
+  if (acc_t->is_complex()) {
+    llvm::Value* ar = b.CreateExtractValue(cur, 0);
+    llvm::Value* ai = b.CreateExtractValue(cur, 1);
+    llvm::Value* xr = b.CreateExtractValue(x, 0);
+    llvm::Value* xi = b.CreateExtractValue(x, 1);
+    llvm::Value* re = nullptr;
+    llvm::Value* im = nullptr;
+    if (kind == r_prod) {
+      re = b.CreateFSub(b.CreateFMul(ar, xr), b.CreateFMul(ai, xi));
+      im = b.CreateFAdd(b.CreateFMul(ar, xi), b.CreateFMul(ai, xr));
+    } else {
+      re = b.CreateFAdd(ar, xr);
+      im = b.CreateFAdd(ai, xi);
+    }
+    return b.CreateInsertValue(b.CreateInsertValue(cur, re, 0), im, 1);
+  }
+  if (acc_t->kind == type_kind::boolean) return kind == r_prod ? b.CreateAnd(cur, x) : b.CreateOr(cur, x);
+  if (acc_t->is_float()) return kind == r_prod ? b.CreateFMul(cur, x) : b.CreateFAdd(cur, x);
+  return kind == r_prod ? b.CreateMul(cur, x) : b.CreateAdd(cur, x);
+}
+
+// sum(axis=...): the axes checked (each in bounds, none twice: numba's order of checks), then, for an array
+// result, each element added into the result element of its other indices.
+llvm::Value* lower_sum_axes(function_lowering& fl, const expr& e, llvm::Value* a,
+                            const function_lowering::array_parts& p) {
+  auto& b = fl.b;
+  const type* at = fl.type_of(e.operands[0]);
+  const auto nd = static_cast<std::size_t>(at->ndim);
+  llvm::Value* ndim = b.getInt64(static_cast<std::int64_t>(nd));
+  std::vector<llvm::Value*> axes;
+  for (std::size_t i = 1; i < e.operands.size(); ++i) {
+    llvm::Value* ax = fl.expr(e.operands[i]);
+    auto* bad = llvm::BasicBlock::Create(b.getContext(), "sum.axis.bad", fl.fn);
+    auto* ok = llvm::BasicBlock::Create(b.getContext(), "sum.axis.ok", fl.fn);
+    b.CreateCondBr(b.CreateOr(b.CreateICmpSLT(ax, b.CreateNeg(ndim)), b.CreateICmpSGE(ax, ndim)), bad, ok);
+    b.SetInsertPoint(bad);
+    const function_lowering::index_error detail{0, ax, ndim};
+    fl.raise_site_at(static_cast<std::int32_t>(e.attrs[at_axis]), e.loc, &detail);
+    b.SetInsertPoint(ok);
+    axes.push_back(ax);
+  }
+  for (llvm::Value*& ax : axes) ax = b.CreateSelect(b.CreateICmpSLT(ax, b.getInt64(0)), b.CreateAdd(ax, ndim), ax);
+  for (std::size_t i = 1; i < axes.size(); ++i) {
+    llvm::Value* twice = b.getFalse();
+    for (std::size_t j = 0; j < i; ++j) twice = b.CreateOr(twice, b.CreateICmpEQ(axes[i], axes[j]));
+    raise_if(fl, e, twice, at_duplicate, "duplicate_axis");
+  }
+  if (!e.ty->is_array()) return nullptr;  // every dimension reduced: the whole array's sum
+  // Which dimensions stay, the result's extents (the kept ones in order) and the result's element stride
+  // for each source dimension (0 for a reduced one).
+  std::vector<llvm::Value*> kept(nd), res_shape(static_cast<std::size_t>(e.ty->ndim), b.getInt64(1)), rs(nd);
+  llvm::Value* before = b.getInt64(0);
+  for (std::size_t d = 0; d < nd; ++d) {
+    kept[d] = b.getTrue();
+    for (llvm::Value* ax : axes)
+      kept[d] = b.CreateAnd(kept[d], b.CreateICmpNE(ax, b.getInt64(static_cast<std::int64_t>(d))));
+    for (std::size_t j = 0; j < res_shape.size(); ++j)
+      res_shape[j] = b.CreateSelect(b.CreateAnd(kept[d], b.CreateICmpEQ(before, b.getInt64(static_cast<std::int64_t>(j)))),
+                                    p.shape[d], res_shape[j]);
+    before = b.CreateAdd(before, b.CreateZExt(kept[d], b.getInt64Ty()));
+  }
+  llvm::Value* running = b.getInt64(1);
+  for (std::size_t d = nd; d-- > 0;) {
+    rs[d] = b.CreateSelect(kept[d], running, b.getInt64(0));
+    running = b.CreateSelect(kept[d], b.CreateMul(running, p.shape[d]), running);
+  }
+  llvm::Value* count = nullptr;
+  llvm::Value* data = allocate(fl, e, res_shape, true, count);
+  const type* d = at->dtype;
+  const type* rt = e.ty->dtype;
+  llvm::Type* mt = fl.ms.memory_type(d);
+  llvm::Type* rmt = fl.ms.memory_type(rt);
+  std::vector<llvm::Value*> idx(nd);
+  each_element(fl, at, a, p, idx, 0, [&](llvm::Value* ptr) {
+    llvm::Value* flat = b.getInt64(0);
+    for (std::size_t k = 0; k < nd; ++k) flat = b.CreateAdd(flat, b.CreateMul(idx[k], rs[k]));
+    llvm::Value* to = b.CreateInBoundsGEP(rmt, data, flat);
+    llvm::Value* x = fl.scalar_cast(fl.from_memory(b.CreateLoad(mt, ptr), d), scalar_of(d), scalar_of(rt));
+    llvm::Value* cur = fl.from_memory(b.CreateLoad(rmt, to), rt);
+    b.CreateStore(fl.to_memory(accumulate(fl, r_sum, rt, cur, x), rt), to);
+  }, at->layout == array_layout::f);
+  return array_over(fl, e, data, res_shape);
 }
 
 llvm::Value* lower_reduce_host(function_lowering& fl, const intrinsic& self, const expr& e) {
@@ -420,19 +659,26 @@ llvm::Value* lower_reduce_host(function_lowering& fl, const intrinsic& self, con
   const int kind = self.arg;
   const type* at = fl.type_of(e.operands[0]);
   const type* d = at->dtype;
-  const type* acc_t = e.ty;  // (mean: the sum's type, float64 for integers and bools)
   llvm::Value* a = fl.expr(e.operands[0]);
   function_lowering::array_parts p = fl.unpack(a, at);
+  if (kind == r_sum && e.attrs.size() == sum_axis_attrs)
+    if (llvm::Value* r = lower_sum_axes(fl, e, a, p)) return r;
+  const type* acc_t = e.ty;  // (mean: the sum's type, float64 for integers and bools)
   llvm::Type* vt = fl.ms.value_type(acc_t);
   llvm::AllocaInst* acc = fl.entry_alloca(vt, "reduce.acc");
-  // the starting value: 0, 1, or the type's largest/smallest (+-inf for floats; true/false for bools)
+  // the starting value: 0, 1, or the type's largest/smallest (+-inf for floats; true/false for bools; a
+  // complex number's is its first element)
   constant_value start;
   start.k = constant_value::kind::integer;
   start.i = kind == r_prod ? 1 : 0;
   llvm::Value* init = fl.constant(acc_t, start);
+  llvm::AllocaInst* seen = nullptr;
   if (kind == r_min || kind == r_max) {
     const bool lo = kind == r_min;
-    if (d->is_float()) {
+    if (d->is_complex()) {
+      seen = fl.entry_alloca(b.getInt1Ty(), "reduce.seen");
+      b.CreateStore(b.getFalse(), seen);
+    } else if (d->is_float()) {
       init = llvm::ConstantFP::getInfinity(vt, !lo);
     } else if (d->kind == type_kind::boolean) {
       init = b.getInt1(lo);
@@ -451,7 +697,19 @@ llvm::Value* lower_reduce_host(function_lowering& fl, const intrinsic& self, con
     llvm::Value* next = nullptr;
     if (kind == r_min || kind == r_max) {
       llvm::Value* better = nullptr;
-      if (d->is_float()) {
+      if (d->is_complex()) {
+        // numba's: the real parts, then the imaginary ones (a nan compares false: the first one met stays
+        // only when it came first)
+        llvm::Value* vr = b.CreateExtractValue(v, 0);
+        llvm::Value* cr = b.CreateExtractValue(cur, 0);
+        llvm::Value* vi = b.CreateExtractValue(v, 1);
+        llvm::Value* ci = b.CreateExtractValue(cur, 1);
+        llvm::Value* real = kind == r_min ? b.CreateFCmpOLT(vr, cr) : b.CreateFCmpOGT(vr, cr);
+        llvm::Value* imag = kind == r_min ? b.CreateFCmpOLT(vi, ci) : b.CreateFCmpOGT(vi, ci);
+        better = b.CreateOr(b.CreateNot(b.CreateLoad(b.getInt1Ty(), seen)),
+                            b.CreateOr(real, b.CreateAnd(b.CreateFCmpOEQ(vr, cr), imag)));
+        b.CreateStore(b.getTrue(), seen);
+      } else if (d->is_float()) {
         // a nan met stays; a nan element is taken; else the smaller (larger)
         llvm::Value* cur_nan = b.CreateFCmpUNO(cur, cur);
         llvm::Value* v_nan = b.CreateFCmpUNO(v, v);
@@ -465,30 +723,10 @@ llvm::Value* lower_reduce_host(function_lowering& fl, const intrinsic& self, con
       }
       next = b.CreateSelect(better, v, cur);
     } else {
-      llvm::Value* x = fl.scalar_cast(v, scalar_of(d), scalar_of(acc_t));
-      if (acc_t->is_complex()) {
-        llvm::Value* ar = b.CreateExtractValue(cur, 0);
-        llvm::Value* ai = b.CreateExtractValue(cur, 1);
-        llvm::Value* xr = b.CreateExtractValue(x, 0);
-        llvm::Value* xi = b.CreateExtractValue(x, 1);
-        llvm::Value* re = nullptr;
-        llvm::Value* im = nullptr;
-        if (kind == r_prod) {  // numba's: (a*c - b*d) + (a*d + b*c)i
-          re = b.CreateFSub(b.CreateFMul(ar, xr), b.CreateFMul(ai, xi));
-          im = b.CreateFAdd(b.CreateFMul(ar, xi), b.CreateFMul(ai, xr));
-        } else {
-          re = b.CreateFAdd(ar, xr);
-          im = b.CreateFAdd(ai, xi);
-        }
-        next = b.CreateInsertValue(b.CreateInsertValue(cur, re, 0), im, 1);
-      } else if (acc_t->is_float()) {
-        next = kind == r_prod ? b.CreateFMul(cur, x) : b.CreateFAdd(cur, x);
-      } else {
-        next = kind == r_prod ? b.CreateMul(cur, x) : b.CreateAdd(cur, x);
-      }
+      next = accumulate(fl, kind, acc_t, cur, fl.scalar_cast(v, scalar_of(d), scalar_of(acc_t)));
     }
     b.CreateStore(next, acc);
-  });
+  }, at->layout == array_layout::f);
   llvm::Value* size = b.getInt64(1);
   for (llvm::Value* s : p.shape) size = b.CreateMul(size, s);
   if (kind == r_min || kind == r_max) {
@@ -531,9 +769,9 @@ constexpr intrinsic allocating(std::string_view name, std::string_view params, s
                     lower_np_alloc_nvptx, lower_np_alloc_host);
 }
 
-constexpr intrinsic reducing(std::string_view name, std::string_view doc, int kind) {
-  return lowered_by(function_entry(name, "(a)", doc, type_reduce, op_id::none, kind), lower_reduce_nvptx,
-                    lower_reduce_host);
+constexpr intrinsic reducing(std::string_view name, std::string_view params, std::string_view doc, int kind) {
+  return lowered_by(taking_compile_time_args(function_entry(name, params, doc, type_reduce, op_id::none, kind)),
+                    lower_reduce_nvptx, lower_reduce_host);
 }
 
 const intrinsic table[] = {
@@ -559,14 +797,21 @@ const intrinsic table[] = {
                    "A new 1-d array of start, start + step, ... below stop (from 0 with one bound). Host code only.",
                    type_arange)),
                lower_np_alloc_nvptx, lower_arange_host),
-    reducing("numpy.sum", "The sum of a's elements (int64 for integers and bools, uint64 for unsigned ones). Host "
-             "code only.", r_sum),
-    reducing("numpy.prod", "The product of a's elements (typed as sum). Host code only.", r_prod),
-    reducing("numpy.min", "a's smallest element (nan if it holds one). Host code only.", r_min),
-    reducing("numpy.amin", "a's smallest element (nan if it holds one). Host code only.", r_min),
-    reducing("numpy.max", "a's largest element (nan if it holds one). Host code only.", r_max),
-    reducing("numpy.amax", "a's largest element (nan if it holds one). Host code only.", r_max),
-    reducing("numpy.mean", "The mean of a's elements (float64 for integers and bools). Host code only.", r_mean),
+    lowered_by(function_entry("numpy.linspace", "(start, stop, num=50)",
+                              "A new 1-d array of num numbers evenly spaced from start to stop, both included (float64, "
+                              "complex128 for complex bounds). Host code only.",
+                              type_linspace),
+               lower_np_alloc_nvptx, lower_linspace_host),
+    reducing("numpy.sum", "(a, axis=None, dtype=None)",
+             "The sum of a's elements (int64 for integers and bools, uint64 for unsigned ones; dtype= its type), "
+             "or along axis= (an integer or a tuple of them) a new array. Host code only.", r_sum),
+    reducing("numpy.prod", "(a)", "The product of a's elements (typed as sum). Host code only.", r_prod),
+    reducing("numpy.min", "(a)", "a's smallest element (nan if it holds one). Host code only.", r_min),
+    reducing("numpy.amin", "(a)", "a's smallest element (nan if it holds one). Host code only.", r_min),
+    reducing("numpy.max", "(a)", "a's largest element (nan if it holds one). Host code only.", r_max),
+    reducing("numpy.amax", "(a)", "a's largest element (nan if it holds one). Host code only.", r_max),
+    reducing("numpy.mean", "(a)", "The mean of a's elements (float64 for integers and bools). Host code only.",
+             r_mean),
     module_entry("cuforge", "cuforge's own names for host code."),
     lowered_by(function_entry("cuforge.array_address", "(a)",
                               "The address of a's data (uint64): how the host jit hands a returned array to Python. "
@@ -579,8 +824,17 @@ const intrinsic table[] = {
 
 std::span<const intrinsic> host_array_intrinsics() { return table; }
 
+value new_array(function_typer& ft, std::vector<value> extents, const type* dtype, array_layout layout, location loc) {
+  const intrinsic* empty = find_entry("numpy.empty");
+  if (empty == nullptr || empty->call != type_np_alloc) ft.fail(loc, "internal: numpy.empty is not in the registry");
+  for (value& e : extents) e = ft.cast(e, ft.tc_.int64(), loc);
+  const int ndim = static_cast<int>(extents.size());
+  return allocation(ft, *empty, ft.tc_.array(dtype, ndim, layout, false, address_space::global), std::move(extents),
+                    loc);
+}
+
 bool makes_array(const intrinsic& e) noexcept {
-  return e.call == type_np_alloc || e.call == type_reduce || e.call == type_arange;
+  return e.call == type_np_alloc || e.call == type_reduce || e.call == type_arange || e.call == type_linspace;
 }
 
 }  // namespace cuforge::frontend::detail

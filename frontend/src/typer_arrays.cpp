@@ -417,11 +417,14 @@ value function_typer::ufunc_call(const intrinsic& e, call_args& c) {
       }
       extents.push_back(ext);
     }
-    value dtype;
-    dtype.ty = tc_.dtype_value(r.ty);
-    call_args alloc{"numpy.empty", {make_tuple(std::move(extents), loc), dtype}, {}, loc};
-    const intrinsic& empty = entry("numpy.empty");
-    out = pure(empty.call(*this, empty, alloc), loc);
+    // numba's layout: C if an input is C, else F if one is F, else C.
+    bool any_c = false, any_f = false;
+    for (const value& a : arrays) {
+      any_c = any_c || a.ty->layout == array_layout::c;
+      any_f = any_f || a.ty->layout == array_layout::f;
+    }
+    out = pure(new_array(*this, std::move(extents), r.ty, !any_c && any_f ? array_layout::f : array_layout::c, loc),
+               loc);
   }
   // NumPy's broadcasting: each input's extents, aligned to out's last ones, equal out's or are 1;
   // else ValueError, as NumPy raises.

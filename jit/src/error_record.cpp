@@ -5,7 +5,11 @@
 namespace cuforge::jit {
 
 std::string message_of(const frontend::kernel_error_record& r, const frontend::raise_site& site) {
-  if (static_cast<frontend::kernel_error>(r.code) != frontend::kernel_error::index) return site.message;
+  const auto code = static_cast<frontend::kernel_error>(r.code);
+  // NumPy's words for an axis= out of bounds: the axis as written, the array's dimensions.
+  if (code == frontend::kernel_error::axis)
+    return "axis " + std::to_string(r.index) + " is out of bounds for array of dimension " + std::to_string(r.extent);
+  if (code != frontend::kernel_error::index) return site.message;
   // NumPy's words for the index, then the array the site names.
   std::string text = "index " + std::to_string(r.index) + " is out of bounds for axis " + std::to_string(r.axis) +
                      " with size " + std::to_string(r.extent);

@@ -138,6 +138,26 @@ def reductions_2d(m):
     return t.sum(), t.min(), t.max(), t.mean(), (m > 0).sum(), (m > 0).mean(), np.prod(m[0, :4])
 
 
+def sums_by_axis(m, c):
+    # numba's sum(axis=): an integer (a negative one counts from the end) or a tuple of them, a new C array of the
+    # other dimensions (a number when none is left; axis=() copies); dtype= the accumulator's type. An F array is
+    # summed in its memory order, as numba's iterator takes it.
+    return (m.sum(axis=0), np.sum(m, axis=1), m.sum(axis=-1), np.sum(c, axis=(0, 2)), c.sum(axis=(2, 0)),
+            np.sum(c, axis=1, dtype=np.float32), m[0].sum(axis=0), np.sum(c, axis=(0, 1, 2)), np.sum(m, axis=()),
+            (m > 0).sum(axis=0), np.sum(m, dtype=np.float32), c.sum(axis=-2), np.sum(m, axis=1, dtype=np.complex128))
+
+
+def complex_extremes(z):
+    # numba's: the real parts compared, then the imaginary ones; a nan compares false
+    return z.min(), z.max(), np.amin(z[::-1]), np.amax(z[1::2]), np.min(z[:1])
+
+
+def linspaces(a, b, n, z):
+    # numba's: float64 (complex128 with a complex bound), the step by np.divide, the last element stop itself
+    return (np.linspace(a, b, n), np.linspace(a, b), np.linspace(n, 0, 7), np.linspace(a, b, 1), np.linspace(a, b, 0),
+            np.linspace(z, b, n), np.linspace(0, z, 2), np.linspace(np.float32(a), b, n), np.linspace(-3, 11, n))
+
+
 def aranges(n, x):
     # numba's dtypes (int64; float64 with a float bound), its float length (1 to 2 by 0.1 has 11)
     return (np.arange(n), np.arange(2, n), np.arange(n, 0, -3), np.arange(0.5, x, 0.25), np.arange(n, dtype=np.float32),
@@ -165,7 +185,12 @@ def _arrays():
     return {"x": rng.standard_normal(10001), "y": rng.standard_normal(10001),
             "f32": rng.standard_normal(1001).astype(np.float32), "m": rng.standard_normal((7, 9)),
             "i32": rng.integers(-50, 50, 257).astype(np.int32),
-            "nans": np.where(rng.random(513) < 0.3, np.nan, rng.standard_normal(513))}
+            "nans": np.where(rng.random(513) < 0.3, np.nan, rng.standard_normal(513)),
+            "cube": rng.standard_normal((4, 5, 6)) * 10.0 ** rng.integers(-6, 6, (4, 5, 6)),
+            "mf": np.asfortranarray(rng.standard_normal((7, 9)) * 10.0 ** rng.integers(-6, 6, (7, 9))),
+            "cubef": np.asfortranarray(rng.standard_normal((4, 5, 6)) * 10.0 ** rng.integers(-6, 6, (4, 5, 6))),
+            "zc": rng.integers(-2, 3, 101) + 1j * np.where(rng.random(101) < 0.1, np.nan, rng.standard_normal(101)),
+            "zc_nan": np.concatenate([[complex(np.nan, 1.0)], rng.standard_normal(9) + 0j])}
 
 
 # (name, function, arguments: scalars, or names of _arrays())
@@ -200,6 +225,12 @@ CASES = [
     ("reductions_i32", reductions, ["i32"]),
     ("reductions_nan", reductions, ["nans"]),
     ("reductions_2d", reductions_2d, ["m"]),
+    ("reductions_f", reductions, ["mf"]),
+    ("sums_by_axis", sums_by_axis, ["m", "cube"]),
+    ("sums_by_axis_f", sums_by_axis, ["mf", "cubef"]),
+    ("complex_extremes", complex_extremes, ["zc"]),
+    ("complex_extremes_nan", complex_extremes, ["zc_nan"]),
+    ("linspaces", linspaces, [0.25, 7.5, 13, 1.5 - 2j]),
     ("aranges", aranges, [7, 3.3]),
     ("copies", copies, ["m"]),
 ]

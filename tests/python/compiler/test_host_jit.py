@@ -549,7 +549,7 @@ def test_allocating_in_gpu_code_is_refused_with_the_way_out(tmp_path):
         kernel[1, 1](np.zeros(1))
 
 
-def test_reductions_refuse_what_numba_refuses_and_what_is_not_there_yet(tmp_path):
+def test_reductions_refuse_what_numba_refuses(tmp_path):
     from compiler_support import typing_error_of
 
     @njit
@@ -558,17 +558,53 @@ def test_reductions_refuse_what_numba_refuses_and_what_is_not_there_yet(tmp_path
 
     with pytest.raises(ValueError, match="zero-size array to reduction operation minimum which has no identity"):
         smallest(np.zeros(0))
+    with pytest.raises(ValueError, match="zero-size array to reduction operation minimum which has no identity"):
+        smallest(np.zeros(0, np.complex64))
     assert np.isnan(njit(lambda a: a.mean())(np.zeros(0)))  # nan, as numba gives (no error)
-    with pytest.raises(cuda.TypingError, match="min and max of complex arrays are not supported yet"):
-        smallest(np.zeros(2, np.complex128))
-    with pytest.raises(cuda.TypingError, match=r"axis= is not supported|unexpected keyword argument 'axis'"):
-        njit(lambda a: np.sum(a, axis=0))(np.zeros((2, 2)))
     e = typing_error_of("import numpy as np\n\ndef k(out):\n    out[0] = np.sum(out)\n", tmp_path, "sum_in_kernel")
     assert "numpy.sum runs in host code only" in str(e)
     e = typing_error_of("import numpy as np\n\ndef k(out):\n    out[0] = np.arange(4)[1]\n", tmp_path, "arange_k")
     assert "numpy.arange makes a new array, and kernels cannot allocate arrays" in str(e)
+    e = typing_error_of("import numpy as np\n\ndef k(out):\n    out[0] = np.linspace(0, 1, 3)[1]\n", tmp_path,
+                        "linspace_k")
+    assert "numpy.linspace makes a new array, and kernels cannot allocate arrays" in str(e)
     with pytest.raises(cuda.TypingError, match="complex bounds are not supported"):
         njit(lambda z: np.arange(z))(1j)
+
+
+def test_sum_along_an_axis_checks_the_axes_as_numba_does():
+    by = njit(lambda a, ax: a.sum(axis=ax))
+    m = np.arange(24.0).reshape(2, 3, 4)
+    assert by(m, 1).tolist() == m.sum(axis=1).tolist() and by(m, -3).tolist() == m.sum(axis=0).tolist()
+    for ax in (3, -4, 2**40):
+        with pytest.raises(np.exceptions.AxisError, match=f"axis {ax} is out of bounds for array of dimension 3"):
+            by(m, ax)
+    with pytest.raises(np.exceptions.AxisError, match="axis 1 is out of bounds for array of dimension 1"):
+        by(np.arange(5.0), 1)
+    assert by(np.arange(5), 0) == 10 and isinstance(by(np.arange(5), 0), int)  # every axis: a number
+    twice = njit(lambda a, i, j: np.sum(a, axis=(i, j)))
+    with pytest.raises(ValueError, match="duplicate value in 'axis'"):
+        twice(m, 0, -3)
+    with pytest.raises(ValueError, match="duplicate value in 'axis'"):
+        twice(m[0], 1, 1)  # (every axis reduced: a number, checked alike)
+    assert twice(m, 2, 0).tolist() == m.sum(axis=(0, 2)).tolist()
+    with pytest.raises(cuda.TypingError, match="NumPy sum only supports integer axis value or tuple of integers"):
+        by(m, 1.0)
+    with pytest.raises(cuda.TypingError, match="unexpected keyword argument 'axis'"):
+        njit(lambda a: a.prod(axis=0))(m)  # numba's prod takes the array alone
+    with pytest.raises(cuda.TypingError, match="the dtype is a scalar type"):
+        njit(lambda a: a.sum(dtype=3))(m)
+
+
+def test_linspace_refuses_what_numba_refuses():
+    lin = njit(lambda n: np.linspace(0.0, 1.0, n))
+    with pytest.raises(ValueError, match="negative dimensions"):
+        lin(-1)
+    assert lin(0).shape == (0,) and lin(1).tolist() == [0.0] and lin(2).tolist() == [0.0, 1.0]
+    with pytest.raises(cuda.TypingError, match='The argument "num" must be an integer'):
+        lin(3.0)
+    with pytest.raises(cuda.TypingError, match="its bounds are numbers"):
+        njit(lambda a: np.linspace(a, 1.0))(np.zeros(2))
 
 
 def test_prange_fills_an_array_made_before_the_loop():

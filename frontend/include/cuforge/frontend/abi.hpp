@@ -60,7 +60,8 @@ inline constexpr std::size_t max_parameter_bytes = 4352;
   X(assertion, 1, "AssertionError")     /* a failed assert (debug=True) */         \
   X(raised, 2, "Exception")             /* a raise statement: the site names it */ \
   X(zero_division, 3, "ZeroDivisionError")                                         \
-  X(index, 4, "IndexError")             /* an index out of bounds */
+  X(index, 4, "IndexError")             /* an index out of bounds */             \
+  X(axis, 5, "numpy.exceptions.AxisError") /* an axis= out of bounds (host code) */
 
 enum class kernel_error : std::int32_t {
 #define CUFORGE_KERNEL_ERROR_ENUM(name, value, python) name = value,
@@ -83,8 +84,8 @@ struct kernel_error_record {
   std::uint32_t block[3] = {0, 0, 0};   ///< blockIdx x, y, z of the raising thread
   std::uint32_t thread[3] = {0, 0, 0};  ///< threadIdx x, y, z
   std::int32_t axis = 0;     ///< an index error: the dimension indexed
-  std::int64_t index = 0;    ///< an index error: the index as written (before a negative one wraps)
-  std::int64_t extent = 0;   ///< an index error: the dimension's size
+  std::int64_t index = 0;    ///< an index error: the index as written (before a negative one wraps); an axis error: the axis
+  std::int64_t extent = 0;   ///< an index error: the dimension's size; an axis error: the array's dimensions
 };
 static_assert(sizeof(kernel_error_record) == 56);
 static_assert(offsetof(kernel_error_record, index) == 40);
