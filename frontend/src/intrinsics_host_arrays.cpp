@@ -94,12 +94,14 @@ void each_element(function_lowering& fl, const type* t, llvm::Value* a, const fu
 
 // The allocating row `self`'s op making an array of type t from `operands` (its extents, or the prototype, then
 // the fill value), with NumPy's errors.
-value allocation(function_typer& ft, const intrinsic& self, const type* t, std::vector<value> operands, location loc) {
+value allocation(function_typer& ft, const intrinsic& self, const type* t, std::vector<value> operands, location loc,
+                 const std::vector<std::int64_t>& extra = {}) {
   std::vector<std::int64_t> attrs(alloc_attrs - 1);
   attrs[at_negative - 1] = site(ft, "ValueError", "negative dimensions are not allowed", loc);
   attrs[at_too_big - 1] = site(ft, "ValueError", "array is too big; `arr.size * arr.dtype.itemsize` is larger than "
                                                  "the maximum possible size.", loc);
   attrs[at_no_memory - 1] = site(ft, "MemoryError", "cannot allocate array memory", loc);
+  attrs.insert(attrs.end(), extra.begin(), extra.end());
   return ft.intrinsic_op(self, t, std::move(operands), loc, std::move(attrs), true);
 }
 
@@ -283,6 +285,87 @@ llvm::Value* lower_np_alloc_host(function_lowering& fl, const intrinsic& self, c
     llvm::Value* stored = fl.to_memory(v, t->dtype);
     store_each(fl, "fill", data, mt, count, [&](llvm::Value*) { return stored; });
   }
+  return array_over(fl, e, data, extents);
+}
+
+// --- numpy.array ----------------------------------------------------------------------------------------------
+//
+// numba's np.array(object, dtype=None) of a (nested) tuple of numbers, or of a list display written in the call
+// (the walker passes `np.array([1, 2, n])`'s list as a tuple): a new C array of the nesting's shape, its dtype
+// the elements' common type (NumPy's promotion, as numba unifies a list's items) or dtype=; of an array, a copy.
+
+// attrs after alloc_attrs: the extents.
+value type_np_array(function_typer& ft, const intrinsic& self, call_args& c) {
+  const location loc = c.loc;
+  if (!ft.m_.opts.host_only)
+    ft.fail(loc, "numpy.array makes a new array, and kernels cannot allocate arrays: use cuda.local.array(shape, "
+                 "dtype) or a tuple");
+  const std::vector<const value*> got = bind_arguments(ft, c, {"object", "dtype"}, 1);
+  const value& obj = *got[0];
+  const type* dtype = nullptr;
+  if (const value* d = got[1]; d != nullptr && d->ty->kind != type_kind::none) {
+    if (d->ty->kind != type_kind::dtype || d->ty->dtype == nullptr || !d->ty->dtype->is_scalar())
+      ft.no_impl(c, "the dtype is a scalar type such as numpy.float32, not " + d->ty->str());
+    dtype = d->ty->dtype;
+  }
+  if (obj.runtime() && obj.ty->is_array()) {  // numba's: a copy
+    if (dtype != nullptr && dtype != obj.ty->dtype) ft.no_impl(c, "a copy of an array with another dtype");
+    const intrinsic* copy = find_entry("numpy.copy");
+    if (copy == nullptr) ft.fail(loc, "internal: numpy.copy is not in the registry");
+    call_args cc{"numpy.copy", {obj}, {}, loc};
+    return copy->call(ft, *copy, cc);
+  }
+  // The shape, from the first elements down; then every element checked against it.
+  std::vector<std::int64_t> shape;
+  for (value v = obj; v.runtime() && v.ty->is_tuple();) {
+    std::vector<value> es = ft.tuple_elements(v, loc);
+    shape.push_back(static_cast<std::int64_t>(es.size()));
+    if (es.empty()) break;
+    v = es.front();
+  }
+  std::vector<value> leaves;
+  const type* common = nullptr;
+  auto walk = [&](auto&& self_, const value& v, std::size_t depth) -> void {
+    if (depth < shape.size()) {
+      if (!v.runtime() || !v.ty->is_tuple())
+        ft.no_impl(c, "its elements nest alike (a sequence of " + std::to_string(shape.size()) +
+                          " levels of equal lengths), not with " + v.ty->str() + " at level " + std::to_string(depth));
+      std::vector<value> es = ft.tuple_elements(v, loc);
+      if (static_cast<std::int64_t>(es.size()) != shape[depth])
+        ft.no_impl(c, "its sequences at level " + std::to_string(depth) + " have different lengths (" +
+                          std::to_string(shape[depth]) + " and " + std::to_string(es.size()) + ")");
+      for (const value& e : es) self_(self_, e, depth + 1);
+      return;
+    }
+    if (!v.runtime() || !v.ty->is_scalar() || v.ty->is_record())
+      ft.no_impl(c, "it makes arrays of numbers and bools (a tuple or a list of them), not of " + v.ty->str());
+    const type* t = v.weak && v.ty->is_int() ? ft.tc_.int64() : v.ty;
+    common = common == nullptr ? t : promote(ft.tc_, common, t);
+    if (common == nullptr) ft.no_impl(c, "its elements have no common type");
+    leaves.push_back(v);
+  };
+  walk(walk, obj, 0);
+  if (dtype == nullptr) dtype = common != nullptr ? common : ft.tc_.float64();  // (np.array(()): float64, numba's)
+  if (dtype->is_float() && dtype->bits == 16) ft.no_impl(c, "float16 arrays are not made in host code yet");
+  std::vector<value> operands;
+  for (const value& v : leaves) operands.push_back(ft.cast(v, dtype, loc));
+  return allocation(ft, self, ft.tc_.array(dtype, static_cast<int>(shape.size()), array_layout::c, false,
+                                           address_space::global),
+                    std::move(operands), loc, shape);
+}
+
+llvm::Value* lower_np_array_host(function_lowering& fl, const intrinsic&, const expr& e) {
+  auto& b = fl.b;
+  const type* t = e.ty;
+  if (!t->is_array() || e.attrs.size() != alloc_attrs + static_cast<std::size_t>(t->ndim))
+    fl.fail_at("malformed numpy.array", e.loc);
+  std::vector<llvm::Value*> extents;
+  for (int d = 0; d < t->ndim; ++d) extents.push_back(b.getInt64(e.attrs[alloc_attrs + static_cast<std::size_t>(d)]));
+  llvm::Value* count = nullptr;
+  llvm::Value* data = allocate(fl, e, extents, false, count);
+  llvm::Type* mt = fl.ms.memory_type(t->dtype);
+  for (std::size_t i = 0; i < e.operands.size(); ++i)
+    b.CreateStore(fl.to_memory(fl.expr(e.operands[i]), t->dtype), b.CreateConstInBoundsGEP1_64(mt, data, i));
   return array_over(fl, e, data, extents);
 }
 
@@ -793,6 +876,12 @@ const intrinsic table[] = {
     allocating("numpy.copy", "(a)", "A new C-contiguous array holding a's elements (a.copy() too). Host code only.",
                like_base + fill_copy),
     lowered_by(taking_compile_time_args(function_entry(
+                   "numpy.array", "(object, dtype=None)",
+                   "A new array of a (nested) tuple's numbers, or of a list written in the call (np.array([1, 2, n])); "
+                   "of an array, a copy. Host code only.",
+                   type_np_array)),
+               lower_np_alloc_nvptx, lower_np_array_host),
+    lowered_by(taking_compile_time_args(function_entry(
                    "numpy.arange", "(start, stop=None, step=None, dtype=None)",
                    "A new 1-d array of start, start + step, ... below stop (from 0 with one bound). Host code only.",
                    type_arange)),
@@ -834,7 +923,8 @@ value new_array(function_typer& ft, std::vector<value> extents, const type* dtyp
 }
 
 bool makes_array(const intrinsic& e) noexcept {
-  return e.call == type_np_alloc || e.call == type_reduce || e.call == type_arange || e.call == type_linspace;
+  return e.call == type_np_alloc || e.call == type_reduce || e.call == type_arange || e.call == type_linspace ||
+         e.call == type_np_array;
 }
 
 }  // namespace cuforge::frontend::detail

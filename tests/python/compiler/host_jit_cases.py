@@ -158,6 +158,13 @@ def linspaces(a, b, n, z):
             np.linspace(z, b, n), np.linspace(0, z, 2), np.linspace(np.float32(a), b, n), np.linspace(-3, 11, n))
 
 
+def arrays_of_sequences(n, x):
+    # numba's np.array of a list written in the call or of a (nested) tuple: the elements' common type
+    return (np.array([1, 2, n]), np.array((1.0, 2.0, x)), np.array([[1, 2], [3, n]]), np.array([n, x]),
+            np.array(((True, False), (n > 2, x > 2))), np.array([1, 2], dtype=np.float32), np.array(x),
+            np.array([np.float32(x), np.float32(1)]), np.array([[x]]), np.array([1j, n]), np.array(()))
+
+
 def aranges(n, x):
     # numba's dtypes (int64; float64 with a float bound), its float length (1 to 2 by 0.1 has 11)
     return (np.arange(n), np.arange(2, n), np.arange(n, 0, -3), np.arange(0.5, x, 0.25), np.arange(n, dtype=np.float32),
@@ -231,6 +238,7 @@ CASES = [
     ("complex_extremes", complex_extremes, ["zc"]),
     ("complex_extremes_nan", complex_extremes, ["zc_nan"]),
     ("linspaces", linspaces, [0.25, 7.5, 13, 1.5 - 2j]),
+    ("arrays_of_sequences", arrays_of_sequences, [7, 3.3]),
     ("aranges", aranges, [7, 3.3]),
     ("copies", copies, ["m"]),
 ]

@@ -87,17 +87,42 @@ def test_both_fronts_compile_every_compiler_test_kernel_alike(tmp_path):
     the code CPython dropped is refused alike (or, for no more than 2% of the
     fuzzer's random programs, no reading of the bytecode compiled back to
     it: declined with a message, not compiled)."""
-    report = tmp_path / "fronts.jsonl"
-    env = dict(os.environ, CUFORGE_FRONTEND="compare", CUFORGE_FRONTEND_REPORT=str(report))
-    # --assert=plain: pytest's rewritten asserts are not the bytecode CPython
-    # makes of the test files' source. (The run's own pass/fail is not this
-    # test's business: a test counting compiles sees the second front's.)
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--assert=plain",
-                        "--no-header", str(HERE), "--ignore", str(pathlib.Path(__file__)),
-                        "-k", "not numba and not gdb and not toolkit_child"],
-                       capture_output=True, text=True, timeout=3000, env=env, cwd=str(tmp_path))
-    records = [json.loads(line) for line in report.read_text().splitlines()] if report.exists() else []
-    assert len(records) > 500, r.stdout[-3000:] + r.stderr[-3000:]
+    # The test files in as many groups as there are cores (at most 4), the largest first into the
+    # lightest group, each group a pytest process of its own run side by side (one process took 10
+    # minutes on CI's two cores).
+    files = sorted((f for f in HERE.glob("test_*.py") if f.name != pathlib.Path(__file__).name),
+                   key=lambda f: f.stat().st_size, reverse=True)
+    groups = [[] for _ in range(max(1, min(4, len(os.sched_getaffinity(0)))))]
+    for f in files:
+        min(groups, key=lambda g: sum(x.stat().st_size for x in g)).append(f)
+    runs = []
+    for i, group in enumerate(groups):
+        report = tmp_path / f"fronts{i}.jsonl"
+        env = dict(os.environ, CUFORGE_FRONTEND="compare", CUFORGE_FRONTEND_REPORT=str(report))
+        log = open(tmp_path / f"run{i}.log", "w+")
+        # --assert=plain: pytest's rewritten asserts are not the bytecode CPython
+        # makes of the test files' source. (The run's own pass/fail is not this
+        # test's business: a test counting compiles sees the second front's.)
+        proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--assert=plain",
+                                 "--no-header", "--basetemp", str(tmp_path / f"base{i}"), *map(str, group),
+                                 "-k", "not numba and not gdb and not toolkit_child"],
+                                stdout=log, stderr=subprocess.STDOUT, env=env, cwd=str(tmp_path))
+        runs.append((proc, report, log))
+    records, output = [], ""
+    try:
+        for proc, report, log in runs:
+            proc.wait(timeout=3000)
+            log.seek(0)
+            output += log.read()[-3000:]
+            if report.exists():
+                records += [json.loads(line) for line in report.read_text().splitlines()]
+    finally:
+        for proc, _, log in runs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            log.close()
+    assert len(records) > 500, output
     bad, declined, fuzzed = {}, {}, set()
     for rec in records:
         key = (rec["file"], rec["function"], rec["line"])

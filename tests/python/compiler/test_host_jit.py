@@ -596,6 +596,21 @@ def test_sum_along_an_axis_checks_the_axes_as_numba_does():
         njit(lambda a: a.sum(dtype=3))(m)
 
 
+def test_array_of_a_sequence_refuses_what_numba_refuses(tmp_path):
+    from compiler_support import typing_error_of
+
+    assert njit(lambda a: np.array(a))(np.arange(3.0)[::-1]).tolist() == [2.0, 1.0, 0.0]  # an array: a copy
+    with pytest.raises(cuda.TypingError, match="different lengths"):
+        njit(lambda n: np.array([[1, 2], [n]]))(3)
+    with pytest.raises(cuda.TypingError, match="nest alike"):
+        njit(lambda n: np.array([[1, 2], n]))(3)
+    with pytest.raises(cuda.TypingError, match="Unsupported: lists"):
+        njit(lambda n: len([1, n]))(3)  # a list elsewhere is still refused
+    e = typing_error_of("import numpy as np\n\ndef k(out):\n    out[0] = np.array((1.0, 2.0))[1]\n", tmp_path,
+                        "array_k")
+    assert "numpy.array makes a new array, and kernels cannot allocate arrays" in str(e)
+
+
 def test_linspace_refuses_what_numba_refuses():
     lin = njit(lambda n: np.linspace(0.0, 1.0, n))
     with pytest.raises(ValueError, match="negative dimensions"):

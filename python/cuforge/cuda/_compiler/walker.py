@@ -35,6 +35,8 @@ import textwrap
 import threading
 import weakref
 
+import numpy
+
 from cuforge import _core
 from cuforge.cuda._compiler import bytecode as _bytecode
 from cuforge.cuda._compiler import resolve as _resolve
@@ -93,6 +95,25 @@ def _field_key(node):
     if isinstance(sl, ast.Constant) and isinstance(sl.value, str):
         return sl.value
     return None
+
+
+def _as_tuple(node):
+    """A list display, and the lists nested in it, as tuple displays (numpy.array's
+    row takes the nesting as tuples). A constant list's elements, which CPython's
+    bytecode keeps as one constant tuple spread into the list, are put back one
+    by one."""
+    if not isinstance(node, (ast.List, ast.Tuple)):
+        return node
+    elts = []
+    for e in node.elts:
+        if isinstance(e, ast.Starred) and isinstance(e.value, ast.Constant) and isinstance(e.value.value, tuple):
+            elts += [ast.copy_location(ast.Constant(value=v), e) for v in e.value.value]
+        elif isinstance(e, ast.Starred) and isinstance(e.value, ast.Tuple) and all(
+                isinstance(x, ast.Constant) for x in e.value.elts):
+            elts += e.value.elts  # (the bytecode front's constant tuple)
+        else:
+            elts.append(_as_tuple(e))
+    return ast.copy_location(ast.Tuple(elts=elts, ctx=ast.Load()), node)
 
 
 def _int_literal_tree(node):
@@ -1070,7 +1091,11 @@ class _Walker:
         callee = self.visit(node.func)
         args, keywords = [], []
         printing = self.is_builtin_call(node, print)
+        lists = self.makes_an_array_of(node)
         for a in node.args:
+            if lists and a is node.args[0] and isinstance(a, ast.List):
+                args.append(self.visit(_as_tuple(a)))  # np.array([1, 2, n]): the row takes the list as a tuple
+                continue
             if isinstance(a, ast.Starred):  # f(*t): the typer spreads the tuple t
                 args.append(self.b.call(self.internal("__star__", a), [self.visit(a.value)], [], *self.at(a)))
                 continue
@@ -1089,6 +1114,19 @@ class _Walker:
         if not any(isinstance(a, ast.Starred) for a in node.args):
             args, keywords = self.with_defaults(node, args, keywords)
         return self.b.call(callee, args, keywords, *self.at(node))
+
+    def makes_an_array_of(self, node):
+        """Whether the call is numpy.array's, whose first argument may be a
+        list display (nested ones too): numba's np.array([1, 2, n])."""
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr == "array":  # np.array (numpy is not folded: the typer's)
+            f, want = f.value, numpy
+        else:
+            want = numpy.array
+        if not isinstance(f, ast.Name) or f.id in self.locals:
+            return False
+        found, value = self.lookup(f.id)
+        return found and value is want
 
     def string_literal(self, text, node):
         """A constant string where the typer takes one (print's arguments)."""
