@@ -127,6 +127,9 @@ std::span<const intrinsic> host_array_intrinsics();
 /// Whether `e` is one of numpy's rows that take arrays as themselves (numpy.empty_like's prototype,
 /// numpy.sum's array), not as a ufunc's inputs.
 bool makes_array(const intrinsic& e) noexcept;
+/// Whether `a.name(...)` is host code's numpy.name(a, ...): the reductions (sum, mean, argmin, cumsum, ...)
+/// and copy.
+bool is_reduction_method(std::string_view name) noexcept;
 /// A new array (host code only) of `extents` (int64 values) and `dtype` with `layout` (C or F), its
 /// contents undefined: numpy.empty's row, as a ufunc's result uses it.
 value new_array(function_typer& ft, std::vector<value> extents, const type* dtype, array_layout layout, location loc);

@@ -569,7 +569,10 @@ llvm::Value* lower_linspace_host(function_lowering& fl, const intrinsic&, const 
 // sum(axis=): an integer or a tuple of them, each checked against the dimensions at run time (NumPy's
 // AxisError; a repeated axis ValueError); the result a new C array of the other dimensions, each element the
 // sum of its elements in the same order, or a number when every dimension is reduced (axis=() copies).
-enum reduce_kind : int { r_sum = 0, r_prod = 1, r_min = 2, r_max = 3, r_mean = 4 };
+enum reduce_kind : int {
+  r_sum = 0, r_prod = 1, r_min = 2, r_max = 3, r_mean = 4, r_var = 5, r_std = 6, r_argmin = 7, r_argmax = 8,
+  r_all = 9, r_any = 10, r_cumsum = 11, r_cumprod = 12
+};
 
 // sum's attrs with axis=: the allocation's (alloc_attr), then the sites of an axis out of bounds and of one
 // given twice.
@@ -582,25 +585,60 @@ value type_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
     ft.fail(loc, name + " runs in host code only (cuforge.jit / njit); kernels reduce with loops, atomics or "
                         "cuda.reduce");
   const int kind = self.arg;
-  // numba's sum takes axis= and dtype=; prod, min, max and mean the array alone.
-  std::vector<const value*> got =
-      kind == r_sum ? bind_arguments(ft, c, {"a", "axis", "dtype"}, 1) : bind_arguments(ft, c, {"a"}, 1);
+  // numba's sum and cumsum take axis= and dtype=, argmin and argmax axis= (None only here); the rest the array.
+  const bool summing = kind == r_sum || kind == r_cumsum;
+  std::vector<const value*> got = summing ? bind_arguments(ft, c, {"a", "axis", "dtype"}, 1)
+                                  : kind == r_argmin || kind == r_argmax ? bind_arguments(ft, c, {"a", "axis"}, 1)
+                                                                         : bind_arguments(ft, c, {"a"}, 1);
   const value& a = *got[0];
   if (!a.runtime() || !a.ty->is_array() || !a.ty->dtype->is_scalar())
     ft.no_impl(c, "it reduces an array of numbers, not " + a.ty->str());
   const type* d = a.ty->dtype;
   const type* r = d;
-  if (kind == r_sum || kind == r_prod) {
+  if (kind == r_sum || kind == r_prod || kind == r_cumsum || kind == r_cumprod) {
     if (d->kind == type_kind::boolean || (d->is_int() && d->is_signed)) r = ft.tc_.int64();
     else if (d->is_int()) r = ft.tc_.uint64();
   } else if (kind == r_mean) {
     if (d->kind == type_kind::boolean || d->is_int()) r = ft.tc_.float64();
+  } else if (kind == r_var || kind == r_std) {
+    r = ft.tc_.float64();  // (numba's sum of squares starts from the integer 0: float64 whatever the array)
+  } else if (kind == r_argmin || kind == r_argmax) {
+    if (d->is_complex()) ft.no_impl(c, "numba has no " + name.substr(6) + " of complex arrays");
+    if (const value* ax = got[1]; ax != nullptr && ax->ty->kind != type_kind::none)
+      ft.no_impl(c, "axis= is not supported yet (the index in the flattened array is)");
+    r = ft.tc_.int64();
+  } else if (kind == r_all || kind == r_any) {
+    r = ft.tc_.boolean();
   }
   if (d->is_float() && d->bits == 16) ft.no_impl(c, "float16 arrays are not reduced yet");
   std::vector<value> operands{a};
   std::vector<std::int64_t> attrs;
   bool by_axis = false;
-  if (kind == r_sum) {
+  if (kind == r_cumsum || kind == r_cumprod) {
+    // A new array of the running sums (products) in C order: 1-d of a's size, or along axis= a's shape.
+    if (const value* dt = kind == r_cumsum ? got[2] : nullptr; dt != nullptr && dt->ty->kind != type_kind::none) {
+      if (dt->ty->kind != type_kind::dtype || dt->ty->dtype == nullptr || !dt->ty->dtype->is_scalar())
+        ft.no_impl(c, "the dtype is a scalar type such as numpy.float64, not " + dt->ty->str());
+      r = dt->ty->dtype;
+      if (r->is_float() && r->bits == 16) ft.no_impl(c, "float16 sums are not supported yet");
+    }
+    int ndim = 1;
+    if (const value* ax = kind == r_cumsum ? got[1] : nullptr; ax != nullptr && ax->ty->kind != type_kind::none) {
+      if (!ax->runtime() || !ax->ty->is_int()) ft.no_impl(c, "NumPy cumsum only suppports integer axis value");
+      operands.push_back(ft.cast(*ax, ft.tc_.int64(), loc));
+      if (a.ty->ndim > 1) ndim = a.ty->ndim;
+    }
+    attrs.resize(sum_axis_attrs - 1, -1);
+    attrs[at_negative - 1] = site(ft, "ValueError", "negative dimensions are not allowed", loc);
+    attrs[at_too_big - 1] = site(ft, "ValueError", "array is too big; `arr.size * arr.dtype.itemsize` is larger "
+                                                   "than the maximum possible size.", loc);
+    attrs[at_no_memory - 1] = site(ft, "MemoryError", "cannot allocate array memory", loc);
+    // numba's cumsum says ValueError (not AxisError), in NumPy's words
+    if (ft.final_ && operands.size() > 1)
+      attrs[at_axis - 1] = ft.m_.add_site({kernel_error::axis, "ValueError", "", ft.src_.display_name(),
+                                           ft.src_.filename, loc.line});
+    r = ft.tc_.array(r, ndim, array_layout::c, false, address_space::global);
+  } else if (kind == r_sum) {
     if (const value* dt = got[2]; dt != nullptr && dt->ty->kind != type_kind::none) {
       if (dt->ty->kind != type_kind::dtype || dt->ty->dtype == nullptr || !dt->ty->dtype->is_scalar())
         ft.no_impl(c, "the dtype is a scalar type such as numpy.float64, not " + dt->ty->str());
@@ -642,6 +680,11 @@ value type_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
                                                            "has no identity"
                                                          : "zero-size array to reduction operation maximum which "
                                                            "has no identity", loc));
+  if (kind == r_argmin || kind == r_argmax)
+    attrs.push_back(site(ft, "ValueError", kind == r_argmin ? "attempt to get argmin of an empty sequence"
+                                                            : "attempt to get argmax of an empty sequence", loc));
+  if (kind == r_var || kind == r_std)  // the sum of squares over the size: numba's error model decides an empty one
+    attrs.push_back(ft.m_.opts.check_divisors ? site(ft, "ZeroDivisionError", "division by zero", loc) : -1);
   // Evaluated once where it stands (an operand of an array expression would otherwise be recomputed per element).
   return ft.intrinsic_op(self, r, std::move(operands), loc, std::move(attrs), true);
 }
@@ -737,16 +780,13 @@ llvm::Value* lower_sum_axes(function_lowering& fl, const expr& e, llvm::Value* a
   return array_over(fl, e, data, res_shape);
 }
 
-llvm::Value* lower_reduce_host(function_lowering& fl, const intrinsic& self, const expr& e) {
+// The whole array reduced by sum, prod, min, max or mean (kind) into acc_t (mean: the sum's type; its
+// result is numba's `dtype.type(c / a.size)`); empty_site: min's and max's raise site for an empty array.
+llvm::Value* reduce_whole(function_lowering& fl, int kind, const type* at, llvm::Value* a,
+                          const function_lowering::array_parts& p, const type* acc_t, std::int64_t empty_site,
+                          location loc) {
   auto& b = fl.b;
-  const int kind = self.arg;
-  const type* at = fl.type_of(e.operands[0]);
   const type* d = at->dtype;
-  llvm::Value* a = fl.expr(e.operands[0]);
-  function_lowering::array_parts p = fl.unpack(a, at);
-  if (kind == r_sum && e.attrs.size() == sum_axis_attrs)
-    if (llvm::Value* r = lower_sum_axes(fl, e, a, p)) return r;
-  const type* acc_t = e.ty;  // (mean: the sum's type, float64 for integers and bools)
   llvm::Type* vt = fl.ms.value_type(acc_t);
   llvm::AllocaInst* acc = fl.entry_alloca(vt, "reduce.acc");
   // the starting value: 0, 1, or the type's largest/smallest (+-inf for floats; true/false for bools; a
@@ -806,7 +846,7 @@ llvm::Value* lower_reduce_host(function_lowering& fl, const intrinsic& self, con
       }
       next = b.CreateSelect(better, v, cur);
     } else {
-      next = accumulate(fl, kind, acc_t, cur, fl.scalar_cast(v, scalar_of(d), scalar_of(acc_t)));
+      next = accumulate(fl, kind == r_mean ? r_sum : kind, acc_t, cur, fl.scalar_cast(v, scalar_of(d), scalar_of(acc_t)));
     }
     b.CreateStore(next, acc);
   }, at->layout == array_layout::f);
@@ -817,21 +857,251 @@ llvm::Value* lower_reduce_host(function_lowering& fl, const intrinsic& self, con
     auto* ok = llvm::BasicBlock::Create(b.getContext(), "reduce.ok", fl.fn);
     b.CreateCondBr(b.CreateICmpEQ(size, b.getInt64(0)), empty, ok);
     b.SetInsertPoint(empty);
-    fl.raise_site_at(static_cast<std::int32_t>(e.attrs.at(1)), e.loc);
+    fl.raise_site_at(static_cast<std::int32_t>(empty_site), loc);
     b.SetInsertPoint(ok);
   }
   llvm::Value* r = b.CreateLoad(vt, acc);
   if (kind == r_mean) {
+    // numba's c / a.size in float64 (complex128: CPython's division by n + 0j), then the mean's own type
+    llvm::Type* f64 = b.getDoubleTy();
+    llvm::Value* n = b.CreateSIToFP(size, f64);
     if (acc_t->is_complex()) {
       llvm::Type* part = b.CreateExtractValue(r, 0)->getType();
-      llvm::Value* n = b.CreateSIToFP(size, part);
-      r = b.CreateInsertValue(b.CreateInsertValue(r, b.CreateFDiv(b.CreateExtractValue(r, 0), n), 0),
-                              b.CreateFDiv(b.CreateExtractValue(r, 1), n), 1);
+      llvm::Value* cr = b.CreateFPExt(b.CreateExtractValue(r, 0), f64);
+      llvm::Value* ci = b.CreateFPExt(b.CreateExtractValue(r, 1), f64);
+      llvm::Value* ratio = b.CreateFDiv(llvm::ConstantFP::get(f64, 0.0), n);
+      llvm::Value* denom = b.CreateFAdd(n, b.CreateFMul(llvm::ConstantFP::get(f64, 0.0), ratio));
+      llvm::Value* re = b.CreateFDiv(b.CreateFAdd(cr, b.CreateFMul(ci, ratio)), denom);
+      llvm::Value* im = b.CreateFDiv(b.CreateFSub(ci, b.CreateFMul(cr, ratio)), denom);
+      r = b.CreateInsertValue(b.CreateInsertValue(r, b.CreateFPTrunc(re, part), 0), b.CreateFPTrunc(im, part), 1);
     } else {
-      r = b.CreateFDiv(r, b.CreateSIToFP(size, vt));
+      r = b.CreateFPTrunc(b.CreateFDiv(b.CreateFPExt(r, f64), n), vt);
     }
   }
   return r;
+}
+
+// argmin / argmax: numba's, over the flattened array in C order: the first nan's index, else the first
+// smallest (largest) element's.
+llvm::Value* lower_arg_extreme(function_lowering& fl, const expr& e, int kind, llvm::Value* a,
+                               const function_lowering::array_parts& p) {
+  auto& b = fl.b;
+  const type* at = fl.type_of(e.operands[0]);
+  const type* d = at->dtype;
+  llvm::Type* vt = fl.ms.value_type(d);
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::AllocaInst* best = fl.entry_alloca(vt, "arg.best");
+  llvm::AllocaInst* at_best = fl.entry_alloca(i64, "arg.index");
+  llvm::AllocaInst* k = fl.entry_alloca(i64, "arg.k");
+  llvm::AllocaInst* nan_met = fl.entry_alloca(b.getInt1Ty(), "arg.nan");
+  b.CreateStore(llvm::Constant::getNullValue(vt), best);
+  b.CreateStore(b.getInt64(0), at_best);
+  b.CreateStore(b.getInt64(0), k);
+  b.CreateStore(b.getFalse(), nan_met);
+  llvm::Type* mt = fl.ms.memory_type(d);
+  std::vector<llvm::Value*> idx(static_cast<std::size_t>(at->ndim));
+  const bool lo = kind == r_argmin;
+  each_element(fl, at, a, p, idx, 0, [&](llvm::Value* ptr) {
+    llvm::Value* v = fl.from_memory(b.CreateLoad(mt, ptr), d);
+    llvm::Value* cur = b.CreateLoad(vt, best);
+    llvm::Value* kk = b.CreateLoad(i64, k);
+    llvm::Value* first = b.CreateICmpEQ(kk, b.getInt64(0));
+    llvm::Value* take = nullptr;
+    if (d->is_float()) {
+      llvm::Value* met = b.CreateLoad(b.getInt1Ty(), nan_met);
+      llvm::Value* is_nan = b.CreateFCmpUNO(v, v);
+      llvm::Value* cmp = lo ? b.CreateFCmpOLT(v, cur) : b.CreateFCmpOGT(v, cur);
+      take = b.CreateAnd(b.CreateNot(met), b.CreateOr(is_nan, b.CreateOr(first, cmp)));
+      b.CreateStore(b.CreateOr(met, is_nan), nan_met);
+    } else {
+      const bool sign = d->is_int() && d->is_signed;
+      llvm::Value* cmp = lo ? (sign ? b.CreateICmpSLT(v, cur) : b.CreateICmpULT(v, cur))
+                            : (sign ? b.CreateICmpSGT(v, cur) : b.CreateICmpUGT(v, cur));
+      take = b.CreateOr(first, cmp);
+    }
+    b.CreateStore(b.CreateSelect(take, v, cur), best);
+    b.CreateStore(b.CreateSelect(take, kk, b.CreateLoad(i64, at_best)), at_best);
+    b.CreateStore(b.CreateNUWAdd(kk, b.getInt64(1)), k);
+  });
+  auto* empty = llvm::BasicBlock::Create(b.getContext(), "arg.empty", fl.fn);
+  auto* ok = llvm::BasicBlock::Create(b.getContext(), "arg.ok", fl.fn);
+  b.CreateCondBr(b.CreateICmpEQ(b.CreateLoad(i64, k), b.getInt64(0)), empty, ok);
+  b.SetInsertPoint(empty);
+  fl.raise_site_at(static_cast<std::int32_t>(e.attrs.at(1)), e.loc);
+  b.SetInsertPoint(ok);
+  return b.CreateLoad(i64, at_best);
+}
+
+// all / any: whether every (some) element is true (nonzero; a nan is true).
+llvm::Value* lower_truth(function_lowering& fl, const expr& e, int kind, llvm::Value* a,
+                         const function_lowering::array_parts& p) {
+  auto& b = fl.b;
+  const type* at = fl.type_of(e.operands[0]);
+  const type* d = at->dtype;
+  llvm::AllocaInst* acc = fl.entry_alloca(b.getInt1Ty(), "truth.acc");
+  b.CreateStore(b.getInt1(kind == r_all), acc);
+  llvm::Type* mt = fl.ms.memory_type(d);
+  std::vector<llvm::Value*> idx(static_cast<std::size_t>(at->ndim));
+  each_element(fl, at, a, p, idx, 0, [&](llvm::Value* ptr) {
+    llvm::Value* v = fl.from_memory(b.CreateLoad(mt, ptr), d);
+    llvm::Value* t = nullptr;
+    if (d->kind == type_kind::boolean) {
+      t = v;
+    } else if (d->is_complex()) {
+      llvm::Value* re = b.CreateExtractValue(v, 0);
+      llvm::Value* zero = llvm::ConstantFP::get(re->getType(), 0.0);
+      t = b.CreateOr(b.CreateFCmpUNE(re, zero), b.CreateFCmpUNE(b.CreateExtractValue(v, 1), zero));
+    } else if (d->is_float()) {
+      t = b.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));
+    } else {
+      t = b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+    }
+    llvm::Value* cur = b.CreateLoad(b.getInt1Ty(), acc);
+    b.CreateStore(kind == r_all ? b.CreateAnd(cur, t) : b.CreateOr(cur, t), acc);
+  }, at->layout == array_layout::f);
+  return b.CreateLoad(b.getInt1Ty(), acc);
+}
+
+// var / std: numba's, m = a.mean(), then the sum over the elements (its iterator's order) of
+// real((v - m) * conj(v - m)) computed in the element's type, added in float64, over the size (an empty
+// array: ZeroDivisionError under the python error model, nan under numpy's); std that ** 0.5.
+llvm::Value* lower_var(function_lowering& fl, const expr& e, int kind, llvm::Value* a,
+                       const function_lowering::array_parts& p) {
+  auto& b = fl.b;
+  const type* at = fl.type_of(e.operands[0]);
+  const type* d = at->dtype;
+  const bool exact = d->is_float() || d->is_complex();
+  const type* mean_t = exact ? d : e.ty;  // (float64 for integers and bools: e.ty is float64)
+  llvm::Value* m = reduce_whole(fl, r_mean, at, a, p, mean_t, -1, e.loc);
+  llvm::Type* f64 = b.getDoubleTy();
+  llvm::AllocaInst* ssd = fl.entry_alloca(f64, "var.ssd");
+  b.CreateStore(llvm::ConstantFP::get(f64, 0.0), ssd);
+  llvm::Type* mt = fl.ms.memory_type(d);
+  std::vector<llvm::Value*> idx(static_cast<std::size_t>(at->ndim));
+  each_element(fl, at, a, p, idx, 0, [&](llvm::Value* ptr) {
+    llvm::Value* v = fl.from_memory(b.CreateLoad(mt, ptr), d);
+    llvm::Value* sq = nullptr;
+    if (d->is_complex()) {
+      llvm::Value* vr = b.CreateFSub(b.CreateExtractValue(v, 0), b.CreateExtractValue(m, 0));
+      llvm::Value* vi = b.CreateFSub(b.CreateExtractValue(v, 1), b.CreateExtractValue(m, 1));
+      // (vr + vi j) * (vr - vi j), real part: vr*vr - vi*(-vi)
+      sq = b.CreateFSub(b.CreateFMul(vr, vr), b.CreateFMul(vi, b.CreateFNeg(vi)));
+    } else {
+      llvm::Value* x = exact ? v : fl.scalar_cast(v, scalar_of(d), scalar_of(e.ty));
+      llvm::Value* val = b.CreateFSub(x, m);
+      sq = b.CreateFMul(val, val);
+    }
+    b.CreateStore(b.CreateFAdd(b.CreateLoad(f64, ssd), b.CreateFPExt(sq, f64)), ssd);
+  }, at->layout == array_layout::f);
+  llvm::Value* size = b.getInt64(1);
+  for (llvm::Value* s : p.shape) size = b.CreateMul(size, s);
+  if (e.attrs.at(1) >= 0) raise_if(fl, e, b.CreateICmpEQ(size, b.getInt64(0)), 1, "var_empty");
+  llvm::Value* r = b.CreateFDiv(b.CreateLoad(f64, ssd), b.CreateSIToFP(size, f64));
+  if (kind == r_std) r = b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, r, llvm::ConstantFP::get(f64, 0.5));
+  return r;
+}
+
+// cumsum / cumprod: the running sums (products) in C order, into a new 1-d array of a's size, or with
+// axis= (cumsum of an array of 2 or more dimensions) into one of a's shape, each running along that axis.
+llvm::Value* lower_scan(function_lowering& fl, const expr& e, int kind, llvm::Value* a,
+                        const function_lowering::array_parts& p) {
+  auto& b = fl.b;
+  const type* at = fl.type_of(e.operands[0]);
+  const type* d = at->dtype;
+  const type* rt = e.ty->dtype;
+  const int op = kind == r_cumsum ? r_sum : r_prod;
+  const auto nd = static_cast<std::size_t>(at->ndim);
+  llvm::Value* ndim = b.getInt64(static_cast<std::int64_t>(nd));
+  llvm::Value* ax = nullptr;
+  if (e.operands.size() > 1) {  // numba's check: -ndim <= axis < ndim
+    ax = fl.expr(e.operands[1]);
+    auto* bad = llvm::BasicBlock::Create(b.getContext(), "scan.axis.bad", fl.fn);
+    auto* ok = llvm::BasicBlock::Create(b.getContext(), "scan.axis.ok", fl.fn);
+    b.CreateCondBr(b.CreateOr(b.CreateICmpSLT(ax, b.CreateNeg(ndim)), b.CreateICmpSGE(ax, ndim)), bad, ok);
+    b.SetInsertPoint(bad);
+    const function_lowering::index_error detail{0, ax, ndim};
+    fl.raise_site_at(static_cast<std::int32_t>(e.attrs[at_axis]), e.loc, &detail);
+    b.SetInsertPoint(ok);
+    ax = b.CreateSelect(b.CreateICmpSLT(ax, b.getInt64(0)), b.CreateAdd(ax, ndim), ax);
+  }
+  llvm::Value* size = b.getInt64(1);
+  for (llvm::Value* s : p.shape) size = b.CreateMul(size, s);
+  const bool along = e.ty->ndim > 1;
+  std::vector<llvm::Value*> extents = along ? p.shape : std::vector<llvm::Value*>{size};
+  llvm::Value* count = nullptr;
+  llvm::Value* data = allocate(fl, e, extents, false, count);
+  llvm::Type* mt = fl.ms.memory_type(d);
+  llvm::Type* rmt = fl.ms.memory_type(rt);
+  llvm::Type* rvt = fl.ms.value_type(rt);
+  // The running values: one (whole array), or one per position of the other dimensions (along an axis),
+  // indexed through rs.
+  std::vector<llvm::Value*> rs(nd, b.getInt64(0));
+  llvm::Value* running = nullptr;
+  llvm::AllocaInst* acc = nullptr;
+  if (along) {
+    llvm::Value* n = b.getInt64(1);
+    for (std::size_t k = nd; k-- > 0;) {
+      llvm::Value* kept = b.CreateICmpNE(ax, b.getInt64(static_cast<std::int64_t>(k)));
+      rs[k] = b.CreateSelect(kept, n, b.getInt64(0));
+      n = b.CreateSelect(kept, b.CreateMul(n, p.shape[k]), n);
+    }
+    llvm::Value* unused = nullptr;
+    running = allocate(fl, e, {n}, true, unused);
+  } else {
+    acc = fl.entry_alloca(rvt, "scan.acc");
+    constant_value start;
+    start.k = constant_value::kind::integer;
+    start.i = op == r_prod ? 1 : 0;
+    b.CreateStore(fl.constant(rt, start), acc);
+  }
+  llvm::AllocaInst* k = fl.entry_alloca(b.getInt64Ty(), "scan.k");
+  b.CreateStore(b.getInt64(0), k);
+  std::vector<llvm::Value*> idx(nd);
+  each_element(fl, at, a, p, idx, 0, [&](llvm::Value* ptr) {
+    llvm::Value* x = fl.scalar_cast(fl.from_memory(b.CreateLoad(mt, ptr), d), scalar_of(d), scalar_of(rt));
+    llvm::Value* next = nullptr;
+    if (along) {
+      llvm::Value* flat = b.getInt64(0);
+      for (std::size_t j = 0; j < nd; ++j) flat = b.CreateAdd(flat, b.CreateMul(idx[j], rs[j]));
+      llvm::Value* slot = b.CreateInBoundsGEP(rmt, running, flat);
+      next = accumulate(fl, op, rt, fl.from_memory(b.CreateLoad(rmt, slot), rt), x);
+      b.CreateStore(fl.to_memory(next, rt), slot);
+    } else {
+      next = accumulate(fl, op, rt, b.CreateLoad(rvt, acc), x);
+      b.CreateStore(next, acc);
+    }
+    llvm::Value* kk = b.CreateLoad(b.getInt64Ty(), k);
+    b.CreateStore(fl.to_memory(next, rt), b.CreateInBoundsGEP(rmt, data, kk));
+    b.CreateStore(b.CreateNUWAdd(kk, b.getInt64(1)), k);
+  });
+  return array_over(fl, e, data, extents);
+}
+
+llvm::Value* lower_reduce_host(function_lowering& fl, const intrinsic& self, const expr& e) {
+  const int kind = self.arg;
+  const type* at = fl.type_of(e.operands[0]);
+  llvm::Value* a = fl.expr(e.operands[0]);
+  function_lowering::array_parts p = fl.unpack(a, at);
+  switch (kind) {
+    case r_cumsum:
+    case r_cumprod:
+      return lower_scan(fl, e, kind, a, p);
+    case r_argmin:
+    case r_argmax:
+      return lower_arg_extreme(fl, e, kind, a, p);
+    case r_all:
+    case r_any:
+      return lower_truth(fl, e, kind, a, p);
+    case r_var:
+    case r_std:
+      return lower_var(fl, e, kind, a, p);
+    default:
+      break;
+  }
+  if (kind == r_sum && e.attrs.size() == sum_axis_attrs)
+    if (llvm::Value* r = lower_sum_axes(fl, e, a, p)) return r;
+  const bool extreme = kind == r_min || kind == r_max;
+  return reduce_whole(fl, kind, at, a, p, e.ty, extreme ? e.attrs.at(1) : -1, e.loc);
 }
 
 // cuforge.array_address(a): its data pointer as a uint64 (the host jit's entry hands it to Python).
@@ -901,6 +1171,19 @@ const intrinsic table[] = {
     reducing("numpy.amax", "(a)", "a's largest element (nan if it holds one). Host code only.", r_max),
     reducing("numpy.mean", "(a)", "The mean of a's elements (float64 for integers and bools). Host code only.",
              r_mean),
+    reducing("numpy.var", "(a)", "The variance of a's elements (float64). Host code only.", r_var),
+    reducing("numpy.std", "(a)", "The standard deviation of a's elements (float64). Host code only.", r_std),
+    reducing("numpy.argmin", "(a, axis=None)",
+             "The index of a's smallest element (of its first nan) in the flattened array. Host code only.", r_argmin),
+    reducing("numpy.argmax", "(a, axis=None)",
+             "The index of a's largest element (of its first nan) in the flattened array. Host code only.", r_argmax),
+    reducing("numpy.all", "(a)", "Whether every element of a is true (nonzero). Host code only.", r_all),
+    reducing("numpy.any", "(a)", "Whether some element of a is true (nonzero). Host code only.", r_any),
+    reducing("numpy.cumsum", "(a, axis=None, dtype=None)",
+             "A new array of the running sums of a's elements in C order (1-d; along axis= a's shape), typed as sum. "
+             "Host code only.", r_cumsum),
+    reducing("numpy.cumprod", "(a)", "A new 1-d array of the running products of a's elements in C order, typed as "
+             "prod. Host code only.", r_cumprod),
     module_entry("cuforge", "cuforge's own names for host code."),
     lowered_by(function_entry("cuforge.array_address", "(a)",
                               "The address of a's data (uint64): how the host jit hands a returned array to Python. "
@@ -920,6 +1203,13 @@ value new_array(function_typer& ft, std::vector<value> extents, const type* dtyp
   const int ndim = static_cast<int>(extents.size());
   return allocation(ft, *empty, ft.tc_.array(dtype, ndim, layout, false, address_space::global), std::move(extents),
                     loc);
+}
+
+bool is_reduction_method(std::string_view name) noexcept {
+  for (std::string_view r : {"sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "all", "any",
+                             "cumsum", "cumprod", "copy"})
+    if (name == r) return true;
+  return false;
 }
 
 bool makes_array(const intrinsic& e) noexcept {

@@ -275,8 +275,7 @@ value function_typer::array_attribute(const value& a0, const std::string& name, 
     }
     return make_tuple(std::move(es), loc);
   }
-  const bool reduction = name == "sum" || name == "prod" || name == "min" || name == "max" || name == "mean" ||
-                         name == "copy";
+  const bool reduction = is_reduction_method(name);
   if (name == "reshape" || (reduction && m_.opts.host_only)) {  // (a.sum(): host code's numpy.sum)
     value m;
     m.ty = tc_.function("method." + name);

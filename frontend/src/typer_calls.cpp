@@ -129,12 +129,12 @@ value function_typer::call_method(const std::string& name, const value& self, ca
   }
   if (name == "method.reshape") return reshape(self, c);
   if (m_.opts.host_only && self.runtime() && self.ty->is_array())
-    for (const char* r : {"sum", "prod", "min", "max", "mean", "copy"})
-      if (name == std::string("method.") + r) {  // a.sum(): numpy.sum(a), in host code (a.copy(): numpy.copy)
-        c.name = std::string("numpy.") + r;
-        c.args.insert(c.args.begin(), self);
-        return call_function(c.name, c);
-      }
+    if (name.starts_with("method.") && is_reduction_method(name.substr(7))) {
+      // a.sum(): numpy.sum(a), in host code (a.copy(): numpy.copy)
+      c.name = "numpy." + name.substr(7);
+      c.args.insert(c.args.begin(), self);
+      return call_function(c.name, c);
+    }
   if (name == "method.bit_count") {  // numba-cuda's: cuda.popc of the integer
     c.name = "cuda.popc";
     c.args.insert(c.args.begin(), self);

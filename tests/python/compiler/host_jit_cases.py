@@ -147,6 +147,23 @@ def sums_by_axis(m, c):
             (m > 0).sum(axis=0), np.sum(m, dtype=np.float32), c.sum(axis=-2), np.sum(m, axis=1, dtype=np.complex128))
 
 
+def more_reductions(a):
+    # numba's var (float64, squares in the element's type), std (var ** 0.5), argmin/argmax (the flattened index,
+    # the first nan's), all/any, cumsum/cumprod (1-d, in C order, typed as sum and prod)
+    return (a.var(), np.std(a), a.argmin(), np.argmax(a), a.all(), np.any(a), a.cumsum(), np.cumprod(a),
+            np.cumsum(a, dtype=np.float64), (a > 0).all(), (a > 100).any(), np.argmax(a > 0), np.cumsum(a > 0))
+
+
+def complex_reductions(z, w):
+    # (w: complex64, whose mean numba divides in complex128)
+    return z.var(), np.std(z), z.all(), np.any(z), z.cumsum(), np.cumprod(z[:20]), z.mean(), w.mean(), w.var(), \
+        w.cumsum()
+
+
+def cumsum_along(m):
+    return np.cumsum(m, axis=0), m.cumsum(axis=1), np.cumsum(m, axis=-1), np.cumsum(m[0], axis=0)
+
+
 def complex_extremes(z):
     # numba's: the real parts compared, then the imaginary ones; a nan compares false
     return z.min(), z.max(), np.amin(z[::-1]), np.amax(z[1::2]), np.min(z[:1])
@@ -197,6 +214,7 @@ def _arrays():
             "mf": np.asfortranarray(rng.standard_normal((7, 9)) * 10.0 ** rng.integers(-6, 6, (7, 9))),
             "cubef": np.asfortranarray(rng.standard_normal((4, 5, 6)) * 10.0 ** rng.integers(-6, 6, (4, 5, 6))),
             "zc": rng.integers(-2, 3, 101) + 1j * np.where(rng.random(101) < 0.1, np.nan, rng.standard_normal(101)),
+            "zc64": (rng.standard_normal(77) + 1j * rng.standard_normal(77)).astype(np.complex64),
             "zc_nan": np.concatenate([[complex(np.nan, 1.0)], rng.standard_normal(9) + 0j])}
 
 
@@ -235,6 +253,15 @@ CASES = [
     ("reductions_f", reductions, ["mf"]),
     ("sums_by_axis", sums_by_axis, ["m", "cube"]),
     ("sums_by_axis_f", sums_by_axis, ["mf", "cubef"]),
+    ("more_reductions_f64", more_reductions, ["x"]),
+    ("more_reductions_f32", more_reductions, ["f32"]),
+    ("more_reductions_i32", more_reductions, ["i32"]),
+    ("more_reductions_nan", more_reductions, ["nans"]),
+    ("more_reductions_2d", more_reductions, ["m"]),
+    ("more_reductions_f", more_reductions, ["mf"]),
+    ("complex_reductions", complex_reductions, ["zc", "zc64"]),
+    ("cumsum_along", cumsum_along, ["cube"]),
+    ("cumsum_along_f", cumsum_along, ["mf"]),
     ("complex_extremes", complex_extremes, ["zc"]),
     ("complex_extremes_nan", complex_extremes, ["zc_nan"]),
     ("linspaces", linspaces, [0.25, 7.5, 13, 1.5 - 2j]),

@@ -596,6 +596,30 @@ def test_sum_along_an_axis_checks_the_axes_as_numba_does():
         njit(lambda a: a.sum(dtype=3))(m)
 
 
+def test_more_reductions_refuse_what_numba_refuses():
+    with pytest.raises(ValueError, match="attempt to get argmin of an empty sequence"):
+        njit(lambda a: a.argmin())(np.zeros(0))
+    with pytest.raises(ValueError, match="attempt to get argmax of an empty sequence"):
+        njit(lambda a: np.argmax(a))(np.zeros((0, 3)))
+    with pytest.raises(cuda.TypingError, match="numba has no argmin of complex arrays"):
+        njit(lambda a: a.argmin())(np.zeros(2, np.complex128))
+    with pytest.raises(cuda.TypingError, match="axis= is not supported yet"):
+        njit(lambda a: a.argmax(axis=0))(np.zeros((2, 2)))
+    # var of nothing divides by a zero size: numba's python error model raises, its numpy one gives nan
+    with pytest.raises(ZeroDivisionError, match="division by zero"):
+        njit(lambda a: a.var())(np.zeros(0))
+    assert np.isnan(njit(error_model="numpy")(lambda a: a.std())(np.zeros(0)))
+    along = njit(lambda a, ax: np.cumsum(a, axis=ax))
+    with pytest.raises(ValueError, match="axis 2 is out of bounds for array of dimension 2") as e:
+        along(np.zeros((2, 3)), 2)
+    assert not isinstance(e.value, np.exceptions.AxisError)  # numba's cumsum says ValueError
+    with pytest.raises(cuda.TypingError, match="NumPy cumsum only suppports integer axis value"):
+        along(np.zeros((2, 3)), 1.0)
+    with pytest.raises(cuda.TypingError, match="unexpected keyword argument 'axis'"):
+        njit(lambda a: a.cumprod(axis=0))(np.zeros((2, 3)))
+    assert njit(lambda a: (a.all(), a.any()))(np.zeros(0)) == (True, False)
+
+
 def test_array_of_a_sequence_refuses_what_numba_refuses(tmp_path):
     from compiler_support import typing_error_of
 
