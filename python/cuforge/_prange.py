@@ -14,6 +14,15 @@ runs in parallel):
 - the *suffix* (the statements after the loop) gets the variables and the
   reductions, combined here in chunk order with their initial values.
 
+A function whose first prange loop sits inside a top-level ``for v in
+range(...)`` or ``if`` (a time-step loop around a parallel sweep) is driven
+from Python instead (NestedPlan): the statements before that statement one
+host-jitted function, the statement's body (each iteration's, or the branch
+taken) one with ``parallel=True`` whose prange loop is then at its top level
+(or nested again: planned the same way), and the statements after it one
+more; the variables the rest reads are passed from one to the next, with the
+types the compiled functions give them.
+
 Chunks run on the host pool (jit/host_call.hpp). Reductions are numba's:
 a variable defined before the loop and only updated in it by ``+= -= *=
 |= &= ^=`` or ``x = min(x, e)`` / ``max``. Variables only assigned inside
@@ -53,6 +62,30 @@ def _names(nodes, ctx):
             elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and ctx is ast.Load:
                 found.add(n.target.id)
     return found
+
+
+def _exposed(stmts, assigned=frozenset()):
+    """The names some path through ``stmts`` may read before assigning them
+    (a name assigned only in a branch or a loop's body counts as unassigned
+    after it): what a later piece of a split function needs handed in."""
+    exposed, assigned = set(), set(assigned)
+    for st in stmts:
+        if isinstance(st, (ast.For, ast.AsyncFor)):
+            exposed |= _names([st.iter], ast.Load) - assigned
+            inner = assigned | _names([st.target], ast.Store)
+            exposed |= _exposed(st.body, inner) | _exposed(st.orelse, assigned)
+        elif isinstance(st, ast.While):
+            exposed |= (_names([st.test], ast.Load) - assigned) | _exposed(st.body, assigned) | \
+                _exposed(st.orelse, assigned)
+        elif isinstance(st, ast.If):
+            exposed |= (_names([st.test], ast.Load) - assigned) | _exposed(st.body, assigned) | \
+                _exposed(st.orelse, assigned)
+            assigned |= _names(st.body, ast.Store) & _names(st.orelse, ast.Store)
+        else:
+            exposed |= _names([st], ast.Load) - assigned
+            if not isinstance(st, (ast.With, ast.Try)):
+                assigned |= _names([st], ast.Store)
+    return exposed
 
 
 def _is_prange_call(node, pyfunc):
@@ -137,7 +170,7 @@ class Plan:
         k = next((i for i, s in enumerate(fn.body) if isinstance(s, ast.For) and _is_prange_call(s.iter, pyfunc)),
                  None)
         if k is None:
-            raise NotParallel("no prange loop at the top level of the function")
+            raise NotParallel("no prange loop at the top level of the function", fn)
         loop = fn.body[k]
         prefix, suffix = fn.body[:k], fn.body[k + 1:]
         if loop.orelse or not isinstance(loop.target, ast.Name):
@@ -159,8 +192,9 @@ class Plan:
             reductions[name] = op
         private = (in_loop - before) | {var}
         suffix_reads = _names(suffix, ast.Load)
-        if suffix_reads & private:
-            raise NotParallel(f"{sorted(suffix_reads & private)[0]!r} is read after the prange loop, which makes it")
+        if _exposed(suffix) & private:
+            raise NotParallel(f"{sorted(_exposed(suffix) & private)[0]!r} is read after the prange loop, which "
+                              "makes it")
         loop_reads = _names(loop.body, ast.Load) - private
         assigned_before = _names(prefix, ast.Store)
         live = sorted(((loop_reads | suffix_reads) & assigned_before) | (set(reductions) & assigned_before))
@@ -186,7 +220,7 @@ class Plan:
                          + f"    for {var} in range(__lo, __hi, __step):\n"
                          + textwrap.indent("\n".join(ast.unparse(s) for s in loop.body), "        ") + "\n"
                          + "".join(f"    __red_{r}[__k] = {r}\n" for r in red_names))
-        post_params = [*passed, *live, *[r for r in red_names if r not in live]]
+        post_params = [*passed, *live, *[r for r in red_names if r not in live and r not in passed]]
         self.post_params = post_params
         self.post_src = (f"def __prange_post_{name}({', '.join(post_params)}):\n"
                          + textwrap.indent("\n".join(ast.unparse(s) for s in suffix) or "pass", "    ") + "\n")
@@ -267,8 +301,9 @@ class Plan:
                     reds[r] = v
         final = dict(live)
         final.update(reds)
-        post_args = [by_name[p] for p in self.passed] + [final[x] for x in self.live] + \
-            [reds[r] for r in self.reductions if r not in self.live]
+        # (a parameter reduced in the loop is handed on reduced)
+        post_args = [reds[p] if p in reds else by_name[p] for p in self.passed] + [final[x] for x in self.live] + \
+            [reds[r] for r in self.reductions if r not in self.live and r not in self.passed]
         return post(*post_args)
 
 
@@ -299,13 +334,152 @@ def _own_level(stmt):
                 todo.append(c)
 
 
+def _contains_prange(stmts, pyfunc):
+    return any(isinstance(n, ast.For) and _is_prange_call(n.iter, pyfunc) for s in stmts for n in ast.walk(s))
+
+
+def _typed_results(dispatcher, args):
+    """A host-jitted function's results for ``args`` as a list, numbers in the
+    types its code gives them (float32 stays float32)."""
+    from cuforge._host_jit import _typeof
+
+    entry = dispatcher._entry_for(list(args), [_typeof(a, i) for i, a in enumerate(args)])
+    outs = dispatcher._run(entry, list(args))
+    outs = list(outs) if isinstance(outs, tuple) else [] if outs is None else [outs]
+    return [v if dt is None else dt.type(v) for dt, v in zip(entry.ret_types, outs)]
+
+
+class NestedPlan:
+    """The split of a function whose first prange loop is inside a top-level
+    ``for v in range(...)`` or ``if`` (see the module comment)."""
+
+    def __init__(self, pyfunc, fn, error_model="python"):
+        self.pyfunc = pyfunc
+        self.error_model = error_model
+        params = [a.arg for a in fn.args.args]
+        k = next((i for i, st in enumerate(fn.body) if _contains_prange([st], pyfunc)), None)
+        if k is None:
+            raise NotParallel("no prange loop in the function")
+        stmt = fn.body[k]
+        prefix, suffix = fn.body[:k], fn.body[k + 1:]
+        if any(isinstance(n, ast.Return) for st in prefix + [stmt] for n in ast.walk(st)):
+            raise NotParallel("a return before the prange loop or in the statement around it")
+        if isinstance(stmt, ast.For):
+            it = stmt.iter
+            closure = dict(zip(pyfunc.__code__.co_freevars, (c.cell_contents for c in pyfunc.__closure__ or ())))
+            is_range = (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+                        and closure.get(it.func.id, pyfunc.__globals__.get(it.func.id, range)) is range)
+            if not is_range or not 1 <= len(it.args) <= 3 or it.keywords:
+                raise NotParallel("the prange loop is inside a loop that is not over range(...)")
+            if stmt.orelse or not isinstance(stmt.target, ast.Name):
+                raise NotParallel("the loop around the prange loop has an else or a tuple target")
+            if any(isinstance(n, (ast.Break, ast.Continue)) for st in stmt.body for n in _own_level(st)):
+                raise NotParallel("a break or continue in the loop around the prange loop")
+            branches, var, head = [stmt.body], stmt.target.id, [ast.unparse(a) for a in it.args]
+        elif isinstance(stmt, ast.If):
+            branches, var, head = [stmt.body, stmt.orelse], None, [ast.unparse(stmt.test)]
+        else:
+            raise NotParallel(f"the prange loop is inside a {type(stmt).__name__.lower()} statement (a for loop "
+                              "over a range and an if are split)")
+        defined = set(params) | _names(prefix, ast.Store)
+        suffix_reads = _names(suffix, ast.Load)
+        exposed = _exposed(suffix)
+        made = [_names(b, ast.Store) for b in branches]
+        # What the statement hands on: variables defined before that it assigns, and those it makes
+        # that the rest reads (an if: made in every branch).
+        outs = sorted(x for x in set().union(*made) if x in defined or x in exposed)
+        for x in outs:
+            if x not in defined and (var is not None or not all(x in m for m in made)):
+                raise NotParallel(f"{x!r} is read after the statement around the prange loop, which may not make it")
+        reads = set().union(*(_names(b, ast.Load) for b in branches))
+        ins = sorted(((reads | set(outs)) & defined) - {var})
+        live = sorted((set(ins) | suffix_reads) & _names(prefix, ast.Store))
+        self.params, self.live, self.ins, self.outs, self.var = params, live, ins, outs, var
+        # (the loop's variable read after it: its last value, handed on from here)
+        self.post_params = sorted(suffix_reads & (defined | set(outs) | ({var} & exposed if var else set())))
+        name = pyfunc.__name__
+        prefix_src = "\n".join(ast.unparse(st) for st in prefix) or "pass"
+        self.pre_src = (f"def __prange_pre_{name}({', '.join(params)}):\n" + textwrap.indent(prefix_src, "    ")
+                        + f"\n    return ({', '.join(live + [f'({h})' for h in head])},)\n")
+        self.branch_srcs = []
+        for j, b in enumerate(branches):
+            body = "\n".join(ast.unparse(st) for st in b) or "pass"
+            ret = f"\n    return ({', '.join(outs)},)" if outs else ""
+            args = ([var] if var is not None else []) + ins
+            self.branch_srcs.append((f"def __prange_stmt{j}_{name}({', '.join(args)}):\n"
+                                     + textwrap.indent(body, "    ") + ret + "\n", _contains_prange(b, pyfunc)))
+        self.post_src = (f"def __prange_post_{name}({', '.join(self.post_params)}):\n"
+                         + textwrap.indent("\n".join(ast.unparse(st) for st in suffix) or "pass", "    ") + "\n")
+        self.post_parallel = _contains_prange(suffix, pyfunc)
+        self._by_types = {}
+        self._fns = None
+
+    def _functions(self):
+        from cuforge._generate import generated
+        from cuforge._host_jit import HostDispatcher
+
+        def make(src, kind, parallel):
+            fn = generated(src, f"__prange_{kind}_{self.pyfunc.__name__}", Plan._namespace(self))
+            # (the serial twin gives the types the parallel one's results have)
+            return (HostDispatcher(fn, parallel=parallel, error_model=self.error_model),
+                    HostDispatcher(fn, error_model=self.error_model) if parallel else None)
+
+        if self._fns is None:
+            self._fns = (make(self.pre_src, "pre", False)[0],
+                         [make(src, f"stmt{j}", par) for j, (src, par) in enumerate(self.branch_srcs)],
+                         HostDispatcher(generated(self.post_src, f"__prange_post_{self.pyfunc.__name__}",
+                                                  Plan._namespace(self)),
+                                        parallel=self.post_parallel, error_model=self.error_model))
+        return self._fns
+
+    def run(self, args, types):
+        """The function's result for ``args``: the statement around the prange loop driven from here."""
+        pre, branches, post = self._functions()
+        env = dict(zip(self.params, args))
+        outs = _typed_results(pre, args)
+        head = outs[len(self.live):]
+        env.update(zip(self.live, outs))
+        self._by_types.setdefault(tuple(t.spec for t in types), True)
+
+        def run_branch(j, lead):
+            fn, twin = branches[j]
+            argv = lead + [env[x] for x in self.ins]
+            if twin is None:
+                results = _typed_results(fn, argv)
+            else:
+                from cuforge._host_jit import _typeof
+
+                entry = twin._entry_for(list(argv), [_typeof(a, i) for i, a in enumerate(argv)])
+                r = fn(*argv)
+                r = list(r) if isinstance(r, tuple) else [] if r is None else [r]
+                results = [v if dt is None else dt.type(v) for dt, v in zip(entry.ret_types, r)]
+            env.update(zip(self.outs, results))
+
+        if self.var is not None:
+            for v in range(*(int(h) for h in head)):
+                run_branch(0, [np.int64(v)])
+                env[self.var] = np.int64(v)
+        else:
+            run_branch(0 if head[0] else 1, [])
+        missing = [x for x in self.post_params if x not in env]
+        if missing:  # the loop's variable after a loop that did not turn
+            raise UnboundLocalError(f"cannot access local variable {missing[0]!r} where it is not associated with a "
+                                    "value")
+        return post(*[env[x] for x in self.post_params])
+
+
 def plan_of(pyfunc, error_model="python"):
     """The function's Plan, or None (with a warning saying why) when it runs serially."""
     try:
-        return Plan(pyfunc, error_model)
+        try:
+            return Plan(pyfunc, error_model)
+        except NotParallel as e:
+            if len(e.args) < 2:
+                raise
+            return NestedPlan(pyfunc, e.args[1], error_model)  # (no prange loop at the top level)
     except NotParallel as e:
-        warnings.warn(f"{pyfunc.__qualname__}: parallel=True runs serially here: {e}", NumbaPerformanceWarning,
-                      stacklevel=4)
+        warnings.warn(f"{pyfunc.__qualname__}: parallel=True runs serially here: {e.args[0]}",
+                      NumbaPerformanceWarning, stacklevel=4)
         return None
     except (OSError, TypeError, SyntaxError):
         return None

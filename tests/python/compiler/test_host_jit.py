@@ -195,6 +195,98 @@ def test_every_top_level_prange_loop_runs_in_parallel():
     assert loops == 3
 
 
+@njit(parallel=True)
+def _heat(u, steps, k):
+    n = u.shape[0]
+    v = np.empty_like(u)
+    middle = np.float32(0)
+    for t in range(steps):  # a time loop around two parallel sweeps (both naming their variable i)
+        for i in prange(1, n - 1):
+            v[i] = u[i] + k * (u[i - 1] - 2 * u[i] + u[i + 1])
+        for i in prange(1, n - 1):
+            u[i] = v[i]
+        middle += np.float32(u[n // 2])
+    return middle, t
+
+
+@njit(parallel=True)
+def _branchy(a, flag):
+    s = 0.0
+    if flag > 0:
+        for i in prange(a.shape[0]):
+            s += a[i]
+        scale = 2
+    elif flag == 0:
+        scale = 3
+    else:
+        for i in prange(a.shape[0]):
+            a[i] = -a[i]
+        scale = 4
+    return s * scale
+
+
+def test_prange_inside_a_time_loop_or_an_if_runs_in_parallel():
+    import warnings
+
+    from cuforge._prange import NestedPlan
+
+    u = np.sin(np.linspace(0.0, 3.0, 20_001))
+    want = u.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no NumbaPerformanceWarning: every sweep runs in parallel
+        middle, t = _heat(u, 40, 0.1)
+    w_middle, w_t = _heat.py_func(want, 40, 0.1)
+    assert np.array_equal(u, want) and t == w_t == 39
+    assert isinstance(middle, float) and middle == float(w_middle) and np.float32(middle) == middle  # float32 kept
+    plan = _heat._plan
+    assert isinstance(plan, NestedPlan) and plan._by_types
+    step = plan._fns[1][0][0]  # one iteration's function: its prange loops split and run in chunks
+    assert step._plan is not None and step._plan._by_types and step._plan.post_parallel
+    a = np.arange(10_000.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _branchy(a, 1) == 2 * a.sum() and _branchy(a, 0) == 0.0
+        assert _branchy(a, -1) == 0.0 and a[5] == -5.0
+
+
+def test_prange_nested_deeper_in_loops_and_ifs():
+    import warnings
+
+    @njit(parallel=True)
+    def sweeps(a, rounds, inner):
+        acc = 0.0
+        for t in range(rounds):
+            for s in range(inner):
+                if t % 2 == 0:
+                    for i in prange(a.shape[0]):
+                        a[i] += t * s + i
+                acc += a[0] + a[-1]
+        return acc
+
+    a, b = np.zeros(1000), np.zeros(1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert sweeps(a, 5, 3) == sweeps.py_func(b, 5, 3)
+    assert np.array_equal(a, b)
+
+
+def test_a_reduced_parameter_and_a_reused_loop_variable_split():
+    import warnings
+
+    @njit(parallel=True)
+    def add_to(a, s):
+        for i in prange(a.shape[0]):
+            s += a[i]
+        for i in prange(a.shape[0]):
+            a[i] = s
+        return s
+
+    a = np.arange(1000.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert add_to(a, 5.0) == 5.0 + 999 * 500 and np.all(a == 5.0 + 999 * 500)
+
+
 def test_what_prange_cannot_split_runs_serially_with_a_warning():
     from cuforge._prange import NumbaPerformanceWarning
 
@@ -214,9 +306,39 @@ def test_what_prange_cannot_split_runs_serially_with_a_warning():
             s += a[i]
         return s
 
+    @njit(parallel=True)
+    def in_a_while(a):
+        t = 0
+        while t < 3:
+            for i in prange(a.shape[0]):
+                a[i] += 1
+            t += 1
+        return a[0]
+
+    @njit(parallel=True)
+    def made_in_one_branch(a, flag):
+        if flag:
+            for i in prange(a.shape[0]):
+                a[i] = 0
+            k = 1
+        return 0
+
+    @njit(parallel=True)
+    def returns_in_the_loop(a):
+        for t in range(3):
+            for i in prange(a.shape[0]):
+                a[i] += 1
+            if a[0] > 1:
+                return t
+        return -1
+
     x = np.arange(10.0)
     with pytest.warns(NumbaPerformanceWarning, match="not a reduction"):
         assert not_a_reduction(x) == not_a_reduction.py_func(x)
+    with pytest.warns(NumbaPerformanceWarning, match="inside a while statement"):
+        assert in_a_while(np.zeros(5)) == 3.0
+    with pytest.warns(NumbaPerformanceWarning, match="a return before the prange loop or in the statement around"):
+        assert returns_in_the_loop(np.zeros(5)) == 1
     with pytest.warns(NumbaPerformanceWarning, match="break"):
         assert breaks(x) == breaks.py_func(x)
 
