@@ -94,13 +94,35 @@ void each_element(function_lowering& fl, const type* t, llvm::Value* a, const fu
 
 // The allocating row `self`'s op making an array of type t from `operands` (its extents, or the prototype, then
 // the fill value), with NumPy's errors.
-value allocation(function_typer& ft, const intrinsic& self, const type* t, std::vector<value> operands, location loc,
-                 const std::vector<std::int64_t>& extra = {}) {
+// The attrs of an op that allocates (alloc_attr, after the registry index): NumPy's errors' raise sites.
+std::vector<std::int64_t> allocation_sites(function_typer& ft, location loc) {
   std::vector<std::int64_t> attrs(alloc_attrs - 1);
   attrs[at_negative - 1] = site(ft, "ValueError", "negative dimensions are not allowed", loc);
   attrs[at_too_big - 1] = site(ft, "ValueError", "array is too big; `arr.size * arr.dtype.itemsize` is larger than "
                                                  "the maximum possible size.", loc);
   attrs[at_no_memory - 1] = site(ft, "MemoryError", "cannot allocate array memory", loc);
+  return attrs;
+}
+
+// dtype= of a reduction: a scalar type, or (absent, None) `otherwise`.
+const type* dtype_argument(function_typer& ft, call_args& c, const value* dt, const type* otherwise) {
+  if (dt == nullptr || dt->ty->kind == type_kind::none) return otherwise;
+  if (dt->ty->kind != type_kind::dtype || dt->ty->dtype == nullptr || !dt->ty->dtype->is_scalar())
+    ft.no_impl(c, "the dtype is a scalar type such as numpy.float64, not " + dt->ty->str());
+  if (dt->ty->dtype->is_float() && dt->ty->dtype->bits == 16) ft.no_impl(c, "float16 sums are not supported yet");
+  return dt->ty->dtype;
+}
+
+// The number of elements of an array of extents p.shape.
+llvm::Value* element_count(llvm::IRBuilder<>& b, const function_lowering::array_parts& p) {
+  llvm::Value* size = b.getInt64(1);
+  for (llvm::Value* s : p.shape) size = b.CreateMul(size, s);
+  return size;
+}
+
+value allocation(function_typer& ft, const intrinsic& self, const type* t, std::vector<value> operands, location loc,
+                 const std::vector<std::int64_t>& extra = {}) {
+  std::vector<std::int64_t> attrs = allocation_sites(ft, loc);
   attrs.insert(attrs.end(), extra.begin(), extra.end());
   return ft.intrinsic_op(self, t, std::move(operands), loc, std::move(attrs), true);
 }
@@ -486,14 +508,9 @@ value type_linspace(function_typer& ft, const intrinsic& self, call_args& c) {
     if (!n->runtime() || !n->ty->is_int()) ft.no_impl(c, "The argument \"num\" must be an integer");
     num = ft.cast(*n, ft.tc_.int64(), loc);
   }
-  std::vector<std::int64_t> attrs(alloc_attrs - 1);
-  attrs[at_negative - 1] = site(ft, "ValueError", "negative dimensions are not allowed", loc);
-  attrs[at_too_big - 1] = site(ft, "ValueError", "array is too big; `arr.size * arr.dtype.itemsize` is larger than "
-                                                 "the maximum possible size.", loc);
-  attrs[at_no_memory - 1] = site(ft, "MemoryError", "cannot allocate array memory", loc);
   const type* t = ft.tc_.array(dtype, 1, array_layout::c, false, address_space::global);
   return ft.intrinsic_op(self, t, {ft.cast(*got[0], dtype, loc), ft.cast(*got[1], dtype, loc), num}, loc,
-                         std::move(attrs), true);
+                         allocation_sites(ft, loc), true);
 }
 
 llvm::Value* lower_linspace_host(function_lowering& fl, const intrinsic&, const expr& e) {
@@ -616,35 +633,22 @@ value type_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
   bool by_axis = false;
   if (kind == r_cumsum || kind == r_cumprod) {
     // A new array of the running sums (products) in C order: 1-d of a's size, or along axis= a's shape.
-    if (const value* dt = kind == r_cumsum ? got[2] : nullptr; dt != nullptr && dt->ty->kind != type_kind::none) {
-      if (dt->ty->kind != type_kind::dtype || dt->ty->dtype == nullptr || !dt->ty->dtype->is_scalar())
-        ft.no_impl(c, "the dtype is a scalar type such as numpy.float64, not " + dt->ty->str());
-      r = dt->ty->dtype;
-      if (r->is_float() && r->bits == 16) ft.no_impl(c, "float16 sums are not supported yet");
-    }
+    r = dtype_argument(ft, c, kind == r_cumsum ? got[2] : nullptr, r);
     int ndim = 1;
     if (const value* ax = kind == r_cumsum ? got[1] : nullptr; ax != nullptr && ax->ty->kind != type_kind::none) {
       if (!ax->runtime() || !ax->ty->is_int()) ft.no_impl(c, "NumPy cumsum only suppports integer axis value");
       operands.push_back(ft.cast(*ax, ft.tc_.int64(), loc));
       if (a.ty->ndim > 1) ndim = a.ty->ndim;
     }
+    attrs = allocation_sites(ft, loc);
     attrs.resize(sum_axis_attrs - 1, -1);
-    attrs[at_negative - 1] = site(ft, "ValueError", "negative dimensions are not allowed", loc);
-    attrs[at_too_big - 1] = site(ft, "ValueError", "array is too big; `arr.size * arr.dtype.itemsize` is larger "
-                                                   "than the maximum possible size.", loc);
-    attrs[at_no_memory - 1] = site(ft, "MemoryError", "cannot allocate array memory", loc);
     // numba's cumsum says ValueError (not AxisError), in NumPy's words
     if (ft.final_ && operands.size() > 1)
       attrs[at_axis - 1] = ft.m_.add_site({kernel_error::axis, "ValueError", "", ft.src_.display_name(),
                                            ft.src_.filename, loc.line});
     r = ft.tc_.array(r, ndim, array_layout::c, false, address_space::global);
   } else if (kind == r_sum) {
-    if (const value* dt = got[2]; dt != nullptr && dt->ty->kind != type_kind::none) {
-      if (dt->ty->kind != type_kind::dtype || dt->ty->dtype == nullptr || !dt->ty->dtype->is_scalar())
-        ft.no_impl(c, "the dtype is a scalar type such as numpy.float64, not " + dt->ty->str());
-      r = dt->ty->dtype;
-      if (r->is_float() && r->bits == 16) ft.no_impl(c, "float16 sums are not supported yet");
-    }
+    r = dtype_argument(ft, c, got[2], r);
     if (const value* ax = got[1]; ax != nullptr && ax->ty->kind != type_kind::none) {
       std::vector<value> axes;
       auto integer = [&](const value& v) { return v.runtime() && v.ty->is_int(); };
@@ -657,11 +661,8 @@ value type_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
         operands.push_back(ft.cast(v, ft.tc_.int64(), loc));
       }
       by_axis = true;
+      attrs = allocation_sites(ft, loc);
       attrs.resize(sum_axis_attrs - 1);
-      attrs[at_negative - 1] = site(ft, "ValueError", "negative dimensions are not allowed", loc);
-      attrs[at_too_big - 1] = site(ft, "ValueError", "array is too big; `arr.size * arr.dtype.itemsize` is larger "
-                                                     "than the maximum possible size.", loc);
-      attrs[at_no_memory - 1] = site(ft, "MemoryError", "cannot allocate array memory", loc);
       if (ft.final_) {
         attrs[at_axis - 1] = ft.m_.add_site({kernel_error::axis, std::string(python_exception_of(kernel_error::axis)),
                                              "", ft.src_.display_name(), ft.src_.filename, loc.line});
@@ -717,6 +718,21 @@ llvm::Value* accumulate(function_lowering& fl, int kind, const type* acc_t, llvm
   return kind == r_prod ? b.CreateMul(cur, x) : b.CreateAdd(cur, x);
 }
 
+// Axis value `ax` of e checked against the nd dimensions (e's at_axis site raises NumPy's words for one out of
+// range), counted from the front.
+llvm::Value* checked_axis(function_lowering& fl, const expr& e, llvm::Value* ax, std::size_t nd) {
+  auto& b = fl.b;
+  llvm::Value* ndim = b.getInt64(static_cast<std::int64_t>(nd));
+  auto* bad = llvm::BasicBlock::Create(b.getContext(), "axis.bad", fl.fn);
+  auto* ok = llvm::BasicBlock::Create(b.getContext(), "axis.ok", fl.fn);
+  b.CreateCondBr(b.CreateOr(b.CreateICmpSLT(ax, b.CreateNeg(ndim)), b.CreateICmpSGE(ax, ndim)), bad, ok);
+  b.SetInsertPoint(bad);
+  const function_lowering::index_error detail{0, ax, ndim};
+  fl.raise_site_at(static_cast<std::int32_t>(e.attrs[at_axis]), e.loc, &detail);
+  b.SetInsertPoint(ok);
+  return b.CreateSelect(b.CreateICmpSLT(ax, b.getInt64(0)), b.CreateAdd(ax, ndim), ax);
+}
+
 // sum(axis=...): the axes checked (each in bounds, none twice: numba's order of checks), then, for an array
 // result, each element added into the result element of its other indices.
 llvm::Value* lower_sum_axes(function_lowering& fl, const expr& e, llvm::Value* a,
@@ -724,20 +740,8 @@ llvm::Value* lower_sum_axes(function_lowering& fl, const expr& e, llvm::Value* a
   auto& b = fl.b;
   const type* at = fl.type_of(e.operands[0]);
   const auto nd = static_cast<std::size_t>(at->ndim);
-  llvm::Value* ndim = b.getInt64(static_cast<std::int64_t>(nd));
   std::vector<llvm::Value*> axes;
-  for (std::size_t i = 1; i < e.operands.size(); ++i) {
-    llvm::Value* ax = fl.expr(e.operands[i]);
-    auto* bad = llvm::BasicBlock::Create(b.getContext(), "sum.axis.bad", fl.fn);
-    auto* ok = llvm::BasicBlock::Create(b.getContext(), "sum.axis.ok", fl.fn);
-    b.CreateCondBr(b.CreateOr(b.CreateICmpSLT(ax, b.CreateNeg(ndim)), b.CreateICmpSGE(ax, ndim)), bad, ok);
-    b.SetInsertPoint(bad);
-    const function_lowering::index_error detail{0, ax, ndim};
-    fl.raise_site_at(static_cast<std::int32_t>(e.attrs[at_axis]), e.loc, &detail);
-    b.SetInsertPoint(ok);
-    axes.push_back(ax);
-  }
-  for (llvm::Value*& ax : axes) ax = b.CreateSelect(b.CreateICmpSLT(ax, b.getInt64(0)), b.CreateAdd(ax, ndim), ax);
+  for (std::size_t i = 1; i < e.operands.size(); ++i) axes.push_back(checked_axis(fl, e, fl.expr(e.operands[i]), nd));
   for (std::size_t i = 1; i < axes.size(); ++i) {
     llvm::Value* twice = b.getFalse();
     for (std::size_t j = 0; j < i; ++j) twice = b.CreateOr(twice, b.CreateICmpEQ(axes[i], axes[j]));
@@ -850,8 +854,7 @@ llvm::Value* reduce_whole(function_lowering& fl, int kind, const type* at, llvm:
     }
     b.CreateStore(next, acc);
   }, at->layout == array_layout::f);
-  llvm::Value* size = b.getInt64(1);
-  for (llvm::Value* s : p.shape) size = b.CreateMul(size, s);
+  llvm::Value* size = element_count(b, p);
   if (kind == r_min || kind == r_max) {
     auto* empty = llvm::BasicBlock::Create(b.getContext(), "reduce.empty", fl.fn);
     auto* ok = llvm::BasicBlock::Create(b.getContext(), "reduce.ok", fl.fn);
@@ -993,8 +996,7 @@ llvm::Value* lower_var(function_lowering& fl, const expr& e, int kind, llvm::Val
     }
     b.CreateStore(b.CreateFAdd(b.CreateLoad(f64, ssd), b.CreateFPExt(sq, f64)), ssd);
   }, at->layout == array_layout::f);
-  llvm::Value* size = b.getInt64(1);
-  for (llvm::Value* s : p.shape) size = b.CreateMul(size, s);
+  llvm::Value* size = element_count(b, p);
   if (e.attrs.at(1) >= 0) raise_if(fl, e, b.CreateICmpEQ(size, b.getInt64(0)), 1, "var_empty");
   llvm::Value* r = b.CreateFDiv(b.CreateLoad(f64, ssd), b.CreateSIToFP(size, f64));
   if (kind == r_std) r = b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, r, llvm::ConstantFP::get(f64, 0.5));
@@ -1011,21 +1013,9 @@ llvm::Value* lower_scan(function_lowering& fl, const expr& e, int kind, llvm::Va
   const type* rt = e.ty->dtype;
   const int op = kind == r_cumsum ? r_sum : r_prod;
   const auto nd = static_cast<std::size_t>(at->ndim);
-  llvm::Value* ndim = b.getInt64(static_cast<std::int64_t>(nd));
-  llvm::Value* ax = nullptr;
-  if (e.operands.size() > 1) {  // numba's check: -ndim <= axis < ndim
-    ax = fl.expr(e.operands[1]);
-    auto* bad = llvm::BasicBlock::Create(b.getContext(), "scan.axis.bad", fl.fn);
-    auto* ok = llvm::BasicBlock::Create(b.getContext(), "scan.axis.ok", fl.fn);
-    b.CreateCondBr(b.CreateOr(b.CreateICmpSLT(ax, b.CreateNeg(ndim)), b.CreateICmpSGE(ax, ndim)), bad, ok);
-    b.SetInsertPoint(bad);
-    const function_lowering::index_error detail{0, ax, ndim};
-    fl.raise_site_at(static_cast<std::int32_t>(e.attrs[at_axis]), e.loc, &detail);
-    b.SetInsertPoint(ok);
-    ax = b.CreateSelect(b.CreateICmpSLT(ax, b.getInt64(0)), b.CreateAdd(ax, ndim), ax);
-  }
-  llvm::Value* size = b.getInt64(1);
-  for (llvm::Value* s : p.shape) size = b.CreateMul(size, s);
+  // numba's check: -ndim <= axis < ndim
+  llvm::Value* ax = e.operands.size() > 1 ? checked_axis(fl, e, fl.expr(e.operands[1]), nd) : nullptr;
+  llvm::Value* size = element_count(b, p);
   const bool along = e.ty->ndim > 1;
   std::vector<llvm::Value*> extents = along ? p.shape : std::vector<llvm::Value*>{size};
   llvm::Value* count = nullptr;
