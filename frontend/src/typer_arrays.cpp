@@ -5,6 +5,7 @@
 
 #include <cuforge/frontend/abi.hpp>
 
+#include <functional>
 #include <limits>
 
 namespace cuforge::frontend::detail {
@@ -380,32 +381,53 @@ value function_typer::ufunc_call(const intrinsic& e, call_args& c) {
       fail(loc, name + ": out is a read-only array (" + out.ty->str() + ")");
     out = pure(out, loc);
   }
-  std::vector<value> arrays, elements;
+  // The inputs: arrays (each read at the loop's element), numbers, and, in a call making a new array, the
+  // new arrays of the operators it takes right away (`np.sqrt(a * a + 1.0)`): fused, their elements
+  // computed here as their own loops would (the same operations on the same values: the same numbers,
+  // numba's fused array expression) without the array in between. A call writing into an array it was
+  // given fuses nothing (its out may overlap their inputs).
+  std::vector<value> arrays, elements, used;
+  std::vector<array_layout> layouts;
   int ndim = 0;
-  for (std::size_t i = 0; i < ins.size(); ++i) {
-    const value& x = ins[i];
+  std::function<value(const value&, std::size_t)> element_of = [&](const value& x, std::size_t i) -> value {
     if (x.runtime() && x.ty->is_array()) {
+      if (auto it = allocate ? ufunc_recipes_.find(x.id) : ufunc_recipes_.end(); it != ufunc_recipes_.end()) {
+        const ufunc_recipe rc = it->second;
+        std::vector<value> sub;
+        for (const value& in : rc.ins) sub.push_back(element_of(in, i));
+        call_args ic{rc.name, sub, {}, loc};
+        return rc.row->call(*this, *rc.row, ic);
+      }
       if (have_out && x.ty->ndim > out.ty->ndim)
         fail(loc, name + ": input " + std::to_string(i + 1) + " (" + x.ty->str() + ") has more dimensions than out (" +
                       out.ty->str() + ")");
       if (x.ty->dtype->is_record()) fail(loc, name + ": input " + std::to_string(i + 1) + " is an array of records");
       arrays.push_back(pure(x, loc));
       ndim = std::max(ndim, x.ty->ndim);
-      elements.push_back(op(op_id::ufunc_element, x.ty->dtype, {}, loc, {static_cast<std::int64_t>(arrays.size() - 1)}));
-    } else if (x.runtime() && x.ty->is_scalar()) {
-      elements.push_back(pure(x, loc));
-    } else {
-      no_impl(c, "input " + std::to_string(i + 1) + " is " + x.ty->str() + ", not an array or a number");
+      return op(op_id::ufunc_element, x.ty->dtype, {}, loc, {static_cast<std::int64_t>(arrays.size() - 1)});
     }
+    if (x.runtime() && x.ty->is_scalar()) return pure(x, loc);
+    no_impl(c, "input " + std::to_string(i + 1) + " is " + x.ty->str() + ", not an array or a number");
+  };
+  for (std::size_t i = 0; i < ins.size(); ++i) {
+    const value& x = ins[i];
+    const bool fused = allocate && x.runtime() && x.ty->is_array() && ufunc_recipes_.count(x.id) != 0;
+    if (x.runtime() && x.ty->is_array())
+      layouts.push_back(fused ? ufunc_recipes_.at(x.id).layout : x.ty->layout);
+    const std::size_t before = arrays.size();
+    elements.push_back(element_of(x, i));
+    // what a fusing caller needs of this input again: the recipe's own value, else what was evaluated here
+    used.push_back(fused ? x : arrays.size() > before ? arrays.back() : elements.back());
   }
   call_args ec{c.name, elements, {}, loc};
   value r = e.call(*this, e, ec);
   if (!r.runtime() || !r.ty->is_scalar())
     fail(loc, name + " on arrays gives " + r.ty->str() + " per element: only ufuncs with one output take out");
+  const type* i64 = tc_.int64();
+  std::vector<value> extents;
+  array_layout layout = array_layout::c;
   if (allocate) {
     // Each extent of the result: the inputs' that is not 1 (the broadcast checks below refuse the rest).
-    const type* i64 = tc_.int64();
-    std::vector<value> extents;
     for (int d = 0; d < ndim; ++d) {
       value ext = int_constant(1, i64, loc);
       for (const value& a : arrays) {
@@ -418,23 +440,24 @@ value function_typer::ufunc_call(const intrinsic& e, call_args& c) {
     }
     // numba's layout: C if an input is C, else F if one is F, else C.
     bool any_c = false, any_f = false;
-    for (const value& a : arrays) {
-      any_c = any_c || a.ty->layout == array_layout::c;
-      any_f = any_f || a.ty->layout == array_layout::f;
+    for (array_layout l : layouts) {
+      any_c = any_c || l == array_layout::c;
+      any_f = any_f || l == array_layout::f;
     }
-    out = pure(new_array(*this, std::move(extents), r.ty, !any_c && any_f ? array_layout::f : array_layout::c, loc),
-               loc);
+    layout = !any_c && any_f ? array_layout::f : array_layout::c;
+    // (made where the loop runs: a result fused into another operator's loop is never made)
+    out = new_array(*this, extents, r.ty, layout, loc);
   }
   // NumPy's broadcasting: each input's extents, aligned to out's last ones, equal out's or are 1;
   // else ValueError, as NumPy raises.
-  const type* i64 = tc_.int64();
   value ok;
   bool checks = false;
   for (const value& a : arrays) {
-    const int off = out.ty->ndim - a.ty->ndim;
+    const int off = (allocate ? ndim : out.ty->ndim) - a.ty->ndim;
     for (int d = 0; d < a.ty->ndim; ++d) {
       value s_in = pure(op(op_id::array_shape, i64, {a}, loc, {d}), loc);
-      value s_out = op(op_id::array_shape, i64, {out}, loc, {d + off});
+      value s_out = allocate ? extents[static_cast<std::size_t>(d + off)]
+                             : op(op_id::array_shape, i64, {out}, loc, {d + off});
       value cond = logical(false, compare(cmpop::eq, s_in, s_out, loc), compare(cmpop::eq, s_in, int_constant(1, i64, loc), loc), loc);
       ok = checks ? logical(true, ok, cond, loc) : cond;
       checks = true;
@@ -455,6 +478,7 @@ value function_typer::ufunc_call(const intrinsic& e, call_args& c) {
   value res = op(op_id::ufunc_loop, out.ty, std::move(operands), loc, {}, true);
   res.roots = out.roots;
   if (allocate && ndim == 0) return index_array(pure(res, loc), {}, loc);  // 0-d inputs: a number, as numba gives
+  if (allocate) ufunc_recipes_[res.id] = ufunc_recipe{&e, c.name, std::move(used), layout};
   return res;
 }
 

@@ -715,6 +715,7 @@ typed_function function_typer::run() {
     out_->globals = src_.globals;
     out_->fingerprint = src_.fingerprint;
     used_.clear();
+    ufunc_recipes_.clear();
     final_ = final;
     changed_ = false;
     writes_.assign(args_.size(), false);

@@ -40,6 +40,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace cuforge::frontend::detail {
@@ -423,6 +424,16 @@ class function_typer {
   const type* handed_out_ = nullptr;
   std::shared_ptr<function> out_;
   std::vector<bool> used_;  ///< per node of out_: already an operand somewhere
+  /// How a new array a ufunc (an array operator) made in host code is computed, element by element:
+  /// the row and the inputs it was given (leaf arrays and numbers evaluated once; other such results).
+  /// An array operator taking the result right away fuses it (one loop, no array in between).
+  struct ufunc_recipe {
+    const intrinsic* row;
+    std::string name;
+    std::vector<value> ins;
+    array_layout layout;
+  };
+  std::unordered_map<expr_id, ufunc_recipe> ufunc_recipes_;  ///< by the ufunc_loop making the array
   bool final_ = false;
   bool changed_ = false;
   bool incomplete_ = false;  ///< a statement of this inferring pass failed to type (guarded)

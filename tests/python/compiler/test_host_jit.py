@@ -768,6 +768,41 @@ def test_linspace_refuses_what_numba_refuses():
         njit(lambda a: np.linspace(a, 1.0))(np.zeros(2))
 
 
+def test_an_array_expression_is_one_loop_making_one_array():
+    @njit
+    def expr(a, b):
+        return np.sqrt(a * a + 1.0) - b / 2  # numba fuses it: one loop, one new array
+
+    a, b = np.linspace(-3.0, 3.0, 1001), np.linspace(0.0, 1.0, 1001)
+    assert np.array_equal(expr(a, b), np.sqrt(a * a + 1.0) - b / 2)
+    llvm = "\n".join(expr.inspect_llvm().values())
+    assert llvm.count("@cuforge_host_alloc(") - llvm.count("declare ptr @cuforge_host_alloc(") == 1
+
+    @njit
+    def mismatched(a, b, c):
+        return (a + b) * c
+
+    with pytest.raises(ValueError, match="operands could not be broadcast together"):
+        mismatched(np.ones(3), np.ones(4), np.ones(4))
+    assert mismatched(np.ones((2, 1)), np.ones(3), 2.0).tolist() == [[4.0] * 3] * 2
+
+    @njit
+    def reversed_in_place(a):
+        a += a[::-1] * 2  # into an array it reads: the right side is made first (nothing fused into it)
+        return a
+
+    x = np.arange(5.0)
+    assert reversed_in_place(x.copy()).tolist() == (x + x[::-1] * 2).tolist()
+
+    @njit
+    def layouts(x, f):
+        return (x + x) + f  # numba's layout, operator by operator: (A + A) is C, C + F is C
+
+    m = np.asfortranarray(np.ones((4, 6)))
+    assert layouts(m[:, ::2], m[:, :3]).flags.c_contiguous
+    assert njit(lambda f, g: f * 2 + g)(m, m).flags.f_contiguous
+
+
 def test_prange_fills_an_array_made_before_the_loop():
     import warnings
 
