@@ -206,7 +206,7 @@ const std::string& host_target_id() {
     }
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    return triple + " cpuid:" + hex + math_variant();
+    return triple + " cpuid:" + hex + " bf16:soft" + math_variant();  // (llvm_support.cpp's kept_off)
 #else
     const std::string triple = llvm::sys::getProcessTriple();
     llvm::SubtargetFeatures features;

@@ -35,13 +35,32 @@ void on_fatal_error(void*, const char* reason, bool) {
 
 }  // namespace
 
+// The hardware's float -> bfloat16 conversions (AVX512-BF16's vcvtneps2bf16, AVX-NE-CONVERT's) treat
+// subnormals as zero, where CUDA's __float2bfloat16_rn rounds them like any other value. LLVM uses them
+// for every bfloat16 result it computes in float, even a sign flip it has turned into an fneg, so on a
+// CPU that has them (AMD Zen 4, Intel Sapphire Rapids) -x of a subnormal bfloat16 was -0: host code goes
+// without them (LLVM then rounds with integer operations).
+namespace {
+
+const char* const kept_off[] = {"avx512bf16", "avxneconvert"};
+
+bool without_feature(llvm::StringRef name) {
+  for (const char* f : kept_off)
+    if (name == f) return true;
+  return false;
+}
+
+}  // namespace
+
 const host_description& host_cpu() {
   static const host_description h = [] {
     host_description d;
     d.triple = llvm::sys::getProcessTriple();
     d.cpu = llvm::sys::getHostCPUName().str();
     llvm::SubtargetFeatures features;
-    for (const auto& f : llvm::sys::getHostCPUFeatures()) features.AddFeature(f.getKey(), f.getValue());
+    for (const auto& f : llvm::sys::getHostCPUFeatures())
+      if (!without_feature(f.getKey())) features.AddFeature(f.getKey(), f.getValue());
+    for (const char* f : kept_off) features.AddFeature(f, false);
     d.features = features.getString();
     return d;
   }();
