@@ -594,6 +594,8 @@ enum reduce_kind : int {
 // sum's attrs with axis=: the allocation's (alloc_attr), then the sites of an axis out of bounds and of one
 // given twice.
 enum sum_attr : std::size_t { at_axis = 4, at_duplicate = 5, sum_axis_attrs = 6 };
+// argmin's and argmax's: the allocation's, the axis's, then the site of an empty array (or slice).
+enum arg_attr : std::size_t { at_arg_empty = 5, arg_attrs = 6 };
 
 value type_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
   const location loc = c.loc;
@@ -612,6 +614,8 @@ value type_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
     ft.no_impl(c, "it reduces an array of numbers, not " + a.ty->str());
   const type* d = a.ty->dtype;
   const type* r = d;
+  std::vector<value> operands{a};
+  std::vector<std::int64_t> attrs;
   if (kind == r_sum || kind == r_prod || kind == r_cumsum || kind == r_cumprod) {
     if (d->kind == type_kind::boolean || (d->is_int() && d->is_signed)) r = ft.tc_.int64();
     else if (d->is_int()) r = ft.tc_.uint64();
@@ -621,15 +625,24 @@ value type_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
     r = ft.tc_.float64();  // (numba's sum of squares starts from the integer 0: float64 whatever the array)
   } else if (kind == r_argmin || kind == r_argmax) {
     if (d->is_complex()) ft.no_impl(c, "numba has no " + name.substr(6) + " of complex arrays");
-    if (const value* ax = got[1]; ax != nullptr && ax->ty->kind != type_kind::none)
-      ft.no_impl(c, "axis= is not supported yet (the index in the flattened array is)");
     r = ft.tc_.int64();
+    // numba's: the flattened array's index, or along axis= a new array of the other dimensions (a 1-d
+    // array's axis 0: the index itself); an axis out of range ValueError("axis is out of bounds")
+    attrs = allocation_sites(ft, loc);
+    attrs.resize(arg_attrs - 1, -1);
+    if (const value* ax = got[1]; ax != nullptr && ax->ty->kind != type_kind::none) {
+      if (!ax->runtime() || !ax->ty->is_int()) ft.no_impl(c, "axis must be an integer, not " + ax->ty->str());
+      operands.push_back(ft.cast(*ax, ft.tc_.int64(), loc));
+      attrs[at_axis - 1] = site(ft, "ValueError", "axis is out of bounds", loc);
+      if (a.ty->ndim > 1) r = ft.tc_.array(r, a.ty->ndim - 1, array_layout::c, false, address_space::global);
+    }
+    attrs[at_arg_empty - 1] = site(ft, "ValueError", kind == r_argmin ? "attempt to get argmin of an empty sequence"
+                                                                      : "attempt to get argmax of an empty sequence",
+                                   loc);
   } else if (kind == r_all || kind == r_any) {
     r = ft.tc_.boolean();
   }
   if (d->is_float() && d->bits == 16) ft.no_impl(c, "float16 arrays are not reduced yet");
-  std::vector<value> operands{a};
-  std::vector<std::int64_t> attrs;
   bool by_axis = false;
   if (kind == r_cumsum || kind == r_cumprod) {
     // A new array of the running sums (products) in C order: 1-d of a's size, or along axis= a's shape.
@@ -681,9 +694,6 @@ value type_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
                                                            "has no identity"
                                                          : "zero-size array to reduction operation maximum which "
                                                            "has no identity", loc));
-  if (kind == r_argmin || kind == r_argmax)
-    attrs.push_back(site(ft, "ValueError", kind == r_argmin ? "attempt to get argmin of an empty sequence"
-                                                            : "attempt to get argmax of an empty sequence", loc));
   if (kind == r_var || kind == r_std)  // the sum of squares over the size: numba's error model decides an empty one
     attrs.push_back(ft.m_.opts.check_divisors ? site(ft, "ZeroDivisionError", "division by zero", loc) : -1);
   // Evaluated once where it stands (an operand of an array expression would otherwise be recomputed per element).
@@ -733,6 +743,37 @@ llvm::Value* checked_axis(function_lowering& fl, const expr& e, llvm::Value* ax,
   return b.CreateSelect(b.CreateICmpSLT(ax, b.getInt64(0)), b.CreateAdd(ax, ndim), ax);
 }
 
+// An array with the dimensions `axes` (run-time values, counted from the front) taken out: its extents (the
+// other dimensions' in order; res_ndim of them) and, per dimension of the source, the C stride of the result
+// element its index moves (0 for a dimension taken out).
+struct projection {
+  std::vector<llvm::Value*> shape, strides;
+};
+
+projection project(function_lowering& fl, const function_lowering::array_parts& p,
+                   const std::vector<llvm::Value*>& axes, std::size_t res_ndim) {
+  auto& b = fl.b;
+  const std::size_t nd = p.shape.size();
+  projection r{std::vector<llvm::Value*>(res_ndim, b.getInt64(1)), std::vector<llvm::Value*>(nd)};
+  std::vector<llvm::Value*> kept(nd);
+  llvm::Value* before = b.getInt64(0);
+  for (std::size_t d = 0; d < nd; ++d) {
+    kept[d] = b.getTrue();
+    for (llvm::Value* ax : axes)
+      kept[d] = b.CreateAnd(kept[d], b.CreateICmpNE(ax, b.getInt64(static_cast<std::int64_t>(d))));
+    for (std::size_t j = 0; j < res_ndim; ++j)
+      r.shape[j] = b.CreateSelect(b.CreateAnd(kept[d], b.CreateICmpEQ(before, b.getInt64(static_cast<std::int64_t>(j)))),
+                                  p.shape[d], r.shape[j]);
+    before = b.CreateAdd(before, b.CreateZExt(kept[d], b.getInt64Ty()));
+  }
+  llvm::Value* running = b.getInt64(1);
+  for (std::size_t d = nd; d-- > 0;) {
+    r.strides[d] = b.CreateSelect(kept[d], running, b.getInt64(0));
+    running = b.CreateSelect(kept[d], b.CreateMul(running, p.shape[d]), running);
+  }
+  return r;
+}
+
 // sum(axis=...): the axes checked (each in bounds, none twice: numba's order of checks), then, for an array
 // result, each element added into the result element of its other indices.
 llvm::Value* lower_sum_axes(function_lowering& fl, const expr& e, llvm::Value* a,
@@ -748,24 +789,9 @@ llvm::Value* lower_sum_axes(function_lowering& fl, const expr& e, llvm::Value* a
     raise_if(fl, e, twice, at_duplicate, "duplicate_axis");
   }
   if (!e.ty->is_array()) return nullptr;  // every dimension reduced: the whole array's sum
-  // Which dimensions stay, the result's extents (the kept ones in order) and the result's element stride
-  // for each source dimension (0 for a reduced one).
-  std::vector<llvm::Value*> kept(nd), res_shape(static_cast<std::size_t>(e.ty->ndim), b.getInt64(1)), rs(nd);
-  llvm::Value* before = b.getInt64(0);
-  for (std::size_t d = 0; d < nd; ++d) {
-    kept[d] = b.getTrue();
-    for (llvm::Value* ax : axes)
-      kept[d] = b.CreateAnd(kept[d], b.CreateICmpNE(ax, b.getInt64(static_cast<std::int64_t>(d))));
-    for (std::size_t j = 0; j < res_shape.size(); ++j)
-      res_shape[j] = b.CreateSelect(b.CreateAnd(kept[d], b.CreateICmpEQ(before, b.getInt64(static_cast<std::int64_t>(j)))),
-                                    p.shape[d], res_shape[j]);
-    before = b.CreateAdd(before, b.CreateZExt(kept[d], b.getInt64Ty()));
-  }
-  llvm::Value* running = b.getInt64(1);
-  for (std::size_t d = nd; d-- > 0;) {
-    rs[d] = b.CreateSelect(kept[d], running, b.getInt64(0));
-    running = b.CreateSelect(kept[d], b.CreateMul(running, p.shape[d]), running);
-  }
+  const projection pr = project(fl, p, axes, static_cast<std::size_t>(e.ty->ndim));
+  const std::vector<llvm::Value*>& res_shape = pr.shape;
+  const std::vector<llvm::Value*>& rs = pr.strides;
   llvm::Value* count = nullptr;
   llvm::Value* data = allocate(fl, e, res_shape, true, count);
   const type* d = at->dtype;
@@ -885,54 +911,91 @@ llvm::Value* reduce_whole(function_lowering& fl, int kind, const type* at, llvm:
 }
 
 // argmin / argmax: numba's, over the flattened array in C order: the first nan's index, else the first
-// smallest (largest) element's.
+// smallest (largest) element's; along axis= the same for each slice along it, into a new array of the other
+// dimensions (the state of each slice kept in scratch arrays, the elements visited in C order).
 llvm::Value* lower_arg_extreme(function_lowering& fl, const expr& e, int kind, llvm::Value* a,
                                const function_lowering::array_parts& p) {
   auto& b = fl.b;
   const type* at = fl.type_of(e.operands[0]);
   const type* d = at->dtype;
-  llvm::Type* vt = fl.ms.value_type(d);
-  llvm::Type* i64 = b.getInt64Ty();
-  llvm::AllocaInst* best = fl.entry_alloca(vt, "arg.best");
-  llvm::AllocaInst* at_best = fl.entry_alloca(i64, "arg.index");
-  llvm::AllocaInst* k = fl.entry_alloca(i64, "arg.k");
-  llvm::AllocaInst* nan_met = fl.entry_alloca(b.getInt1Ty(), "arg.nan");
-  b.CreateStore(llvm::Constant::getNullValue(vt), best);
-  b.CreateStore(b.getInt64(0), at_best);
-  b.CreateStore(b.getInt64(0), k);
-  b.CreateStore(b.getFalse(), nan_met);
+  const auto nd = static_cast<std::size_t>(at->ndim);
   llvm::Type* mt = fl.ms.memory_type(d);
-  std::vector<llvm::Value*> idx(static_cast<std::size_t>(at->ndim));
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Type* i8 = b.getInt8Ty();
+  llvm::Value* ax = nullptr;
+  if (e.operands.size() > 1) {
+    ax = fl.expr(e.operands[1]);
+    llvm::Value* ndim = b.getInt64(static_cast<std::int64_t>(nd));
+    ax = b.CreateSelect(b.CreateICmpSLT(ax, b.getInt64(0)), b.CreateAdd(ax, ndim), ax);
+    raise_if(fl, e, b.CreateOr(b.CreateICmpSLT(ax, b.getInt64(0)), b.CreateICmpSGE(ax, ndim)), at_axis, "arg_axis");
+  }
+  const bool along = e.ty->is_array();
+  // Where each slice's state lives: its best value, its index (the result), whether it met a nan.
+  llvm::Value *best = nullptr, *index = nullptr, *nan_met = nullptr, *data = nullptr;
+  projection pr;
+  llvm::Value* slices = b.getInt64(1);
+  llvm::Value* length = element_count(b, p);
+  if (along) {
+    pr = project(fl, p, {ax}, nd - 1);
+    for (llvm::Value* x : pr.shape) slices = b.CreateMul(slices, x);
+    length = b.getInt64(1);
+    for (std::size_t k = 0; k < nd; ++k)
+      length = b.CreateSelect(b.CreateICmpEQ(ax, b.getInt64(static_cast<std::int64_t>(k))), p.shape[k], length);
+    llvm::Value* unused = nullptr;
+    data = allocate(fl, e, pr.shape, true, unused);
+    index = data;
+    best = allocate(fl, e, {slices}, true, unused);  // (int64 slots: room for any element of a real type)
+    nan_met = allocate(fl, e, {slices}, true, unused);
+  } else {
+    best = fl.entry_alloca(mt, "arg.best");
+    index = fl.entry_alloca(i64, "arg.index");
+    nan_met = fl.entry_alloca(i8, "arg.nan");
+    b.CreateStore(llvm::Constant::getNullValue(mt), best);
+    b.CreateStore(b.getInt64(0), index);
+    b.CreateStore(b.getInt8(0), nan_met);
+  }
+  // an empty slice has no answer (an array of no slices needs none)
+  raise_if(fl, e, b.CreateAnd(b.CreateICmpEQ(length, b.getInt64(0)), b.CreateICmpNE(slices, b.getInt64(0))),
+           at_arg_empty, "arg_empty");
+  llvm::AllocaInst* k = fl.entry_alloca(i64, "arg.k");
+  b.CreateStore(b.getInt64(0), k);
+  std::vector<llvm::Value*> idx(nd);
   const bool lo = kind == r_argmin;
   each_element(fl, at, a, p, idx, 0, [&](llvm::Value* ptr) {
     llvm::Value* v = fl.from_memory(b.CreateLoad(mt, ptr), d);
-    llvm::Value* cur = b.CreateLoad(vt, best);
     llvm::Value* kk = b.CreateLoad(i64, k);
-    llvm::Value* first = b.CreateICmpEQ(kk, b.getInt64(0));
+    llvm::Value* pos = kk;
+    llvm::Value *best_at = best, *index_at = index, *nan_at = nan_met;
+    if (along) {
+      llvm::Value* j = b.getInt64(0);
+      for (std::size_t q = 0; q < nd; ++q) j = b.CreateAdd(j, b.CreateMul(idx[q], pr.strides[q]));
+      pos = b.getInt64(0);
+      for (std::size_t q = 0; q < nd; ++q)
+        pos = b.CreateSelect(b.CreateICmpEQ(ax, b.getInt64(static_cast<std::int64_t>(q))), idx[q], pos);
+      best_at = b.CreateInBoundsGEP(i64, best, j);
+      index_at = b.CreateInBoundsGEP(i64, index, j);
+      nan_at = b.CreateInBoundsGEP(i8, nan_met, j);
+    }
+    llvm::Value* cur = fl.from_memory(b.CreateLoad(mt, best_at), d);
+    llvm::Value* first = b.CreateICmpEQ(pos, b.getInt64(0));
     llvm::Value* take = nullptr;
     if (d->is_float()) {
-      llvm::Value* met = b.CreateLoad(b.getInt1Ty(), nan_met);
+      llvm::Value* met = b.CreateICmpNE(b.CreateLoad(i8, nan_at), b.getInt8(0));
       llvm::Value* is_nan = b.CreateFCmpUNO(v, v);
       llvm::Value* cmp = lo ? b.CreateFCmpOLT(v, cur) : b.CreateFCmpOGT(v, cur);
-      take = b.CreateAnd(b.CreateNot(met), b.CreateOr(is_nan, b.CreateOr(first, cmp)));
-      b.CreateStore(b.CreateOr(met, is_nan), nan_met);
+      take = b.CreateAnd(b.CreateNot(b.CreateAnd(met, b.CreateNot(first))), b.CreateOr(is_nan, b.CreateOr(first, cmp)));
+      b.CreateStore(b.CreateZExt(b.CreateOr(b.CreateAnd(met, b.CreateNot(first)), is_nan), i8), nan_at);
     } else {
       const bool sign = d->is_int() && d->is_signed;
       llvm::Value* cmp = lo ? (sign ? b.CreateICmpSLT(v, cur) : b.CreateICmpULT(v, cur))
                             : (sign ? b.CreateICmpSGT(v, cur) : b.CreateICmpUGT(v, cur));
       take = b.CreateOr(first, cmp);
     }
-    b.CreateStore(b.CreateSelect(take, v, cur), best);
-    b.CreateStore(b.CreateSelect(take, kk, b.CreateLoad(i64, at_best)), at_best);
+    b.CreateStore(fl.to_memory(b.CreateSelect(take, v, cur), d), best_at);
+    b.CreateStore(b.CreateSelect(take, pos, b.CreateLoad(i64, index_at)), index_at);
     b.CreateStore(b.CreateNUWAdd(kk, b.getInt64(1)), k);
   });
-  auto* empty = llvm::BasicBlock::Create(b.getContext(), "arg.empty", fl.fn);
-  auto* ok = llvm::BasicBlock::Create(b.getContext(), "arg.ok", fl.fn);
-  b.CreateCondBr(b.CreateICmpEQ(b.CreateLoad(i64, k), b.getInt64(0)), empty, ok);
-  b.SetInsertPoint(empty);
-  fl.raise_site_at(static_cast<std::int32_t>(e.attrs.at(1)), e.loc);
-  b.SetInsertPoint(ok);
-  return b.CreateLoad(i64, at_best);
+  return along ? array_over(fl, e, data, pr.shape) : b.CreateLoad(i64, index);
 }
 
 // all / any: whether every (some) element is true (nonzero; a nan is true).
@@ -1029,12 +1092,10 @@ llvm::Value* lower_scan(function_lowering& fl, const expr& e, int kind, llvm::Va
   llvm::Value* running = nullptr;
   llvm::AllocaInst* acc = nullptr;
   if (along) {
+    const projection pr = project(fl, p, {ax}, nd - 1);
+    rs = pr.strides;
     llvm::Value* n = b.getInt64(1);
-    for (std::size_t k = nd; k-- > 0;) {
-      llvm::Value* kept = b.CreateICmpNE(ax, b.getInt64(static_cast<std::int64_t>(k)));
-      rs[k] = b.CreateSelect(kept, n, b.getInt64(0));
-      n = b.CreateSelect(kept, b.CreateMul(n, p.shape[k]), n);
-    }
+    for (llvm::Value* x : pr.shape) n = b.CreateMul(n, x);
     llvm::Value* unused = nullptr;
     running = allocate(fl, e, {n}, true, unused);
   } else {

@@ -160,6 +160,12 @@ def complex_reductions(z, w):
         w.cumsum()
 
 
+def arg_along(m, c):
+    # numba's argmin/argmax along an axis: per slice, the first nan's index, else the first extreme's
+    return (m.argmin(axis=0), np.argmax(m, axis=1), m.argmax(axis=-1), np.argmin(c, axis=1), c.argmax(axis=2),
+            m[0].argmin(axis=0), (m > 0).argmax(axis=0))
+
+
 def cumsum_along(m):
     return np.cumsum(m, axis=0), m.cumsum(axis=1), np.cumsum(m, axis=-1), np.cumsum(m[0], axis=0)
 
@@ -214,6 +220,8 @@ def _arrays():
             "mf": np.asfortranarray(rng.standard_normal((7, 9)) * 10.0 ** rng.integers(-6, 6, (7, 9))),
             "cubef": np.asfortranarray(rng.standard_normal((4, 5, 6)) * 10.0 ** rng.integers(-6, 6, (4, 5, 6))),
             "zc": rng.integers(-2, 3, 101) + 1j * np.where(rng.random(101) < 0.1, np.nan, rng.standard_normal(101)),
+            "nans2d": np.where(rng.random((9, 7)) < 0.2, np.nan, rng.integers(0, 3, (9, 7)).astype(np.float64)),
+            "ints3d": rng.integers(-2, 3, (3, 4, 5)).astype(np.int16),
             "zc64": (rng.standard_normal(77) + 1j * rng.standard_normal(77)).astype(np.complex64),
             "zc_nan": np.concatenate([[complex(np.nan, 1.0)], rng.standard_normal(9) + 0j])}
 
@@ -260,6 +268,9 @@ CASES = [
     ("more_reductions_2d", more_reductions, ["m"]),
     ("more_reductions_f", more_reductions, ["mf"]),
     ("complex_reductions", complex_reductions, ["zc", "zc64"]),
+    ("arg_along", arg_along, ["m", "cube"]),
+    ("arg_along_f", arg_along, ["mf", "cubef"]),
+    ("arg_along_nan", arg_along, ["nans2d", "ints3d"]),
     ("cumsum_along", cumsum_along, ["cube"]),
     ("cumsum_along_f", cumsum_along, ["mf"]),
     ("complex_extremes", complex_extremes, ["zc"]),

@@ -725,8 +725,13 @@ def test_more_reductions_refuse_what_numba_refuses():
         njit(lambda a: np.argmax(a))(np.zeros((0, 3)))
     with pytest.raises(cuda.TypingError, match="numba has no argmin of complex arrays"):
         njit(lambda a: a.argmin())(np.zeros(2, np.complex128))
-    with pytest.raises(cuda.TypingError, match="axis= is not supported yet"):
-        njit(lambda a: a.argmax(axis=0))(np.zeros((2, 2)))
+    along = njit(lambda a, ax: a.argmax(axis=ax))
+    with pytest.raises(ValueError, match="axis is out of bounds"):
+        along(np.zeros((2, 2)), 2)
+    with pytest.raises(ValueError, match="attempt to get argmax of an empty sequence"):
+        along(np.zeros((2, 0)), 1)
+    assert along(np.zeros((0, 3)), 1).shape == (0,)  # no slices: nothing to answer
+    assert along(np.arange(4.0), -1) == 3  # a 1-d array's axis: the index itself
     # var of nothing divides by a zero size: numba's python error model raises, its numpy one gives nan
     with pytest.raises(ZeroDivisionError, match="division by zero"):
         njit(lambda a: a.var())(np.zeros(0))
