@@ -826,6 +826,8 @@ llvm::Value* reduce_whole(function_lowering& fl, int kind, const type* at, llvm:
   start.i = kind == r_prod ? 1 : 0;
   llvm::Value* init = fl.constant(acc_t, start);
   llvm::AllocaInst* seen = nullptr;
+  llvm::AllocaInst* nan_met = nullptr;
+  llvm::AllocaInst* first_nan = nullptr;
   if (kind == r_min || kind == r_max) {
     const bool lo = kind == r_min;
     if (d->is_complex()) {
@@ -833,6 +835,10 @@ llvm::Value* reduce_whole(function_lowering& fl, int kind, const type* at, llvm:
       b.CreateStore(b.getFalse(), seen);
     } else if (d->is_float()) {
       init = llvm::ConstantFP::getInfinity(vt, !lo);
+      nan_met = fl.entry_alloca(b.getInt1Ty(), "reduce.nan_met");
+      first_nan = fl.entry_alloca(vt, "reduce.first_nan");
+      b.CreateStore(b.getFalse(), nan_met);
+      b.CreateStore(init, first_nan);
     } else if (d->kind == type_kind::boolean) {
       init = b.getInt1(lo);
     } else {
@@ -863,11 +869,13 @@ llvm::Value* reduce_whole(function_lowering& fl, int kind, const type* at, llvm:
                             b.CreateOr(real, b.CreateAnd(b.CreateFCmpOEQ(vr, cr), imag)));
         b.CreateStore(b.getTrue(), seen);
       } else if (d->is_float()) {
-        // a nan met stays; a nan element is taken; else the smaller (larger)
-        llvm::Value* cur_nan = b.CreateFCmpUNO(cur, cur);
+        // the smaller (larger) of the numbers (a nan compares false), and apart the first nan met, which
+        // is the answer when there is one: two short chains, not one through both
         llvm::Value* v_nan = b.CreateFCmpUNO(v, v);
-        llvm::Value* cmp = kind == r_min ? b.CreateFCmpOLT(v, cur) : b.CreateFCmpOGT(v, cur);
-        better = b.CreateAnd(b.CreateNot(cur_nan), b.CreateOr(v_nan, cmp));
+        llvm::Value* met = b.CreateLoad(b.getInt1Ty(), nan_met);
+        b.CreateStore(b.CreateSelect(b.CreateAnd(v_nan, b.CreateNot(met)), v, b.CreateLoad(vt, first_nan)), first_nan);
+        b.CreateStore(b.CreateOr(met, v_nan), nan_met);
+        better = kind == r_min ? b.CreateFCmpOLT(v, cur) : b.CreateFCmpOGT(v, cur);
       } else if (d->kind == type_kind::boolean) {
         better = kind == r_min ? b.CreateICmpULT(v, cur) : b.CreateICmpUGT(v, cur);
       } else {
@@ -890,6 +898,7 @@ llvm::Value* reduce_whole(function_lowering& fl, int kind, const type* at, llvm:
     b.SetInsertPoint(ok);
   }
   llvm::Value* r = b.CreateLoad(vt, acc);
+  if (nan_met != nullptr) r = b.CreateSelect(b.CreateLoad(b.getInt1Ty(), nan_met), b.CreateLoad(vt, first_nan), r);
   if (kind == r_mean) {
     // numba's c / a.size in float64 (complex128: CPython's division by n + 0j), then the mean's own type
     llvm::Type* f64 = b.getDoubleTy();
