@@ -871,16 +871,38 @@ llvm::Value* reduce_whole(function_lowering& fl, int kind, const type* at, llvm:
       } else if (d->is_float()) {
         // the smaller (larger) of the numbers (a nan compares false), and apart the first nan met, which
         // is the answer when there is one: two short chains, not one through both
-        llvm::Value* v_nan = b.CreateFCmpUNO(v, v);
-        llvm::Value* met = b.CreateLoad(b.getInt1Ty(), nan_met);
-        b.CreateStore(b.CreateSelect(b.CreateAnd(v_nan, b.CreateNot(met)), v, b.CreateLoad(vt, first_nan)), first_nan);
-        b.CreateStore(b.CreateOr(met, v_nan), nan_met);
+        // (both rare: branches expected not taken, which LLVM keeps as branches and which make no chain
+        // from one element to the next, where selects wait on the last one)
+        auto expected_not = [&](llvm::Value* c) {
+          return b.CreateIntrinsic(llvm::Intrinsic::expect, {b.getInt1Ty()}, {c, b.getFalse()});
+        };
+        auto* nan_bb = llvm::BasicBlock::Create(b.getContext(), "reduce.nan", fl.fn);
+        auto* number_bb = llvm::BasicBlock::Create(b.getContext(), "reduce.number", fl.fn);
+        llvm::Value* first = b.CreateAnd(b.CreateFCmpUNO(v, v), b.CreateNot(b.CreateLoad(b.getInt1Ty(), nan_met)));
+        b.CreateCondBr(expected_not(first), nan_bb, number_bb);
+        b.SetInsertPoint(nan_bb);
+        b.CreateStore(v, first_nan);
+        b.CreateStore(b.getTrue(), nan_met);
+        b.CreateBr(number_bb);
+        b.SetInsertPoint(number_bb);
         better = kind == r_min ? b.CreateFCmpOLT(v, cur) : b.CreateFCmpOGT(v, cur);
       } else if (d->kind == type_kind::boolean) {
         better = kind == r_min ? b.CreateICmpULT(v, cur) : b.CreateICmpUGT(v, cur);
       } else {
         better = kind == r_min ? (d->is_signed ? b.CreateICmpSLT(v, cur) : b.CreateICmpULT(v, cur))
                                : (d->is_signed ? b.CreateICmpSGT(v, cur) : b.CreateICmpUGT(v, cur));
+      }
+      if (nan_met != nullptr) {
+        // A new extreme is rare past the first elements.
+        auto* take = llvm::BasicBlock::Create(b.getContext(), "reduce.take", fl.fn);
+        auto* next_bb = llvm::BasicBlock::Create(b.getContext(), "reduce.next", fl.fn);
+        b.CreateCondBr(b.CreateIntrinsic(llvm::Intrinsic::expect, {b.getInt1Ty()}, {better, b.getFalse()}), take,
+                       next_bb);  // (see above)
+        b.SetInsertPoint(take);
+        b.CreateStore(v, acc);
+        b.CreateBr(next_bb);
+        b.SetInsertPoint(next_bb);
+        return;
       }
       next = b.CreateSelect(better, v, cur);
     } else {

@@ -160,6 +160,13 @@ def complex_reductions(z, w):
         w.cumsum()
 
 
+def edge_extremes(e):
+    # signed zeros (the first of equals stays), infinities, nans first, last and apart (the first one is the
+    # answer, its bits too)
+    return (e[:2].min(), e[:2].max(), e[1::-1].min(), e[1::-1].max(), e[2:4].min(), e[2:4].max(), e.min(), e.max(),
+            e[4:].min(), e[5:].max(), e[:4].argmin(), e[:4].argmax(), e.argmin(), e[::-1].argmax(), e[6:].max())
+
+
 def arg_along(m, c):
     # numba's argmin/argmax along an axis: per slice, the first nan's index, else the first extreme's
     return (m.argmin(axis=0), np.argmax(m, axis=1), m.argmax(axis=-1), np.argmin(c, axis=1), c.argmax(axis=2),
@@ -220,6 +227,7 @@ def _arrays():
             "mf": np.asfortranarray(rng.standard_normal((7, 9)) * 10.0 ** rng.integers(-6, 6, (7, 9))),
             "cubef": np.asfortranarray(rng.standard_normal((4, 5, 6)) * 10.0 ** rng.integers(-6, 6, (4, 5, 6))),
             "zc": rng.integers(-2, 3, 101) + 1j * np.where(rng.random(101) < 0.1, np.nan, rng.standard_normal(101)),
+            "edges": np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -np.nan, 2.0]),
             "nans2d": np.where(rng.random((9, 7)) < 0.2, np.nan, rng.integers(0, 3, (9, 7)).astype(np.float64)),
             "ints3d": rng.integers(-2, 3, (3, 4, 5)).astype(np.int16),
             "zc64": (rng.standard_normal(77) + 1j * rng.standard_normal(77)).astype(np.complex64),
@@ -268,6 +276,7 @@ CASES = [
     ("more_reductions_2d", more_reductions, ["m"]),
     ("more_reductions_f", more_reductions, ["mf"]),
     ("complex_reductions", complex_reductions, ["zc", "zc64"]),
+    ("edge_extremes", edge_extremes, ["edges"]),
     ("arg_along", arg_along, ["m", "cube"]),
     ("arg_along_f", arg_along, ["mf", "cubef"]),
     ("arg_along_nan", arg_along, ["nans2d", "ints3d"]),
