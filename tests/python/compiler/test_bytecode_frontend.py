@@ -92,7 +92,8 @@ def test_both_fronts_compile_every_compiler_test_kernel_alike(tmp_path):
     # minutes on CI's two cores).
     files = sorted((f for f in HERE.glob("test_*.py") if f.name != pathlib.Path(__file__).name),
                    key=lambda f: f.stat().st_size, reverse=True)
-    groups = [[] for _ in range(max(1, min(4, len(os.sched_getaffinity(0)))))]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    groups = [[] for _ in range(max(1, min(4, cores)))]
     for f in files:
         min(groups, key=lambda g: sum(x.stat().st_size for x in g)).append(f)
     runs = []
