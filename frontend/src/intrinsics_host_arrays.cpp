@@ -588,7 +588,8 @@ llvm::Value* lower_linspace_host(function_lowering& fl, const intrinsic&, const 
 // sum of its elements in the same order, or a number when every dimension is reduced (axis=() copies).
 enum reduce_kind : int {
   r_sum = 0, r_prod = 1, r_min = 2, r_max = 3, r_mean = 4, r_var = 5, r_std = 6, r_argmin = 7, r_argmax = 8,
-  r_all = 9, r_any = 10, r_cumsum = 11, r_cumprod = 12
+  r_all = 9, r_any = 10, r_cumsum = 11, r_cumprod = 12, r_nansum = 13, r_nanprod = 14, r_nanmin = 15, r_nanmax = 16,
+  r_nanmean = 17, r_nanvar = 18, r_nanstd = 19
 };
 
 // sum's attrs with axis=: the allocation's (alloc_attr), then the sites of an axis out of bounds and of one
@@ -606,9 +607,12 @@ value type_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
   const int kind = self.arg;
   // numba's sum and cumsum take axis= and dtype=, argmin and argmax axis= (None only here); the rest the array.
   const bool summing = kind == r_sum || kind == r_cumsum;
-  std::vector<const value*> got = summing ? bind_arguments(ft, c, {"a", "axis", "dtype"}, 1)
-                                  : kind == r_argmin || kind == r_argmax ? bind_arguments(ft, c, {"a", "axis"}, 1)
-                                                                         : bind_arguments(ft, c, {"a"}, 1);
+  const bool nan_spread = kind == r_nanvar || kind == r_nanstd;
+  std::vector<const value*> got =
+      summing                                ? bind_arguments(ft, c, {"a", "axis", "dtype"}, 1)
+      : kind == r_argmin || kind == r_argmax ? bind_arguments(ft, c, {"a", "axis"}, 1)
+      : nan_spread                           ? bind_arguments(ft, c, {"a", "axis", "dtype", "out", "ddof"}, 1)
+                                             : bind_arguments(ft, c, {"a"}, 1);
   const value& a = *got[0];
   if (!a.runtime() || !a.ty->is_array() || !a.ty->dtype->is_scalar())
     ft.no_impl(c, "it reduces an array of numbers, not " + a.ty->str());
@@ -641,6 +645,30 @@ value type_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
                                    loc);
   } else if (kind == r_all || kind == r_any) {
     r = ft.tc_.boolean();
+  } else if (kind == r_nansum || kind == r_nanprod) {  // (numba's: sum's and prod's types, nans left out)
+    if (d->kind == type_kind::boolean || (d->is_int() && d->is_signed)) r = ft.tc_.int64();
+    else if (d->is_int()) r = ft.tc_.uint64();
+  } else if (kind == r_nanmean) {  // numba's sum starts from 0.0: float64, or complex128
+    r = d->is_complex() ? ft.tc_.complex(128) : ft.tc_.float64();
+  } else if (nan_spread) {
+    r = ft.tc_.float64();
+    const char* fn = kind == r_nanvar ? "nanvar" : "nanstd";
+    for (std::size_t i = 1; i <= 3; ++i)
+      if (got[i] != nullptr && got[i]->ty->kind != type_kind::none)
+        ft.no_impl(c, std::string("Numba does not support ") + fn + " with " + (i == 1 ? "axis" : i == 2 ? "dtype" : "out") +
+                          ".");
+    if (const value* dd = got[4]; dd != nullptr) {
+      if (!dd->runtime() || !dd->ty->is_int()) ft.no_impl(c, "ddof is an integer, not " + dd->ty->str());
+      operands.push_back(ft.cast(*dd, ft.tc_.int64(), loc));
+    } else {
+      operands.push_back(ft.int_constant(0, ft.tc_.int64(), loc));
+    }
+  }
+  if (kind == r_nanmean || nan_spread) {
+    // (operands: the array, ddof, and a zero of the type the moments are computed in, for the lowering)
+    if (kind == r_nanmean) operands.push_back(ft.int_constant(0, ft.tc_.int64(), loc));
+    const type* wide = d->is_complex() ? ft.tc_.complex(128) : ft.tc_.float64();
+    operands.push_back(ft.cast(ft.int_constant(0, ft.tc_.int64(), loc), wide, loc));
   }
   if (d->is_float() && d->bits == 16) ft.no_impl(c, "float16 arrays are not reduced yet");
   bool by_axis = false;
@@ -694,6 +722,8 @@ value type_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
                                                            "has no identity"
                                                          : "zero-size array to reduction operation maximum which "
                                                            "has no identity", loc));
+  if (kind == r_nanmin || kind == r_nanmax)
+    attrs.push_back(site(ft, "ValueError", "zero-size array to reduction operation not possible", loc));
   if (kind == r_var || kind == r_std)  // the sum of squares over the size: numba's error model decides an empty one
     attrs.push_back(ft.m_.opts.check_divisors ? site(ft, "ZeroDivisionError", "division by zero", loc) : -1);
   // Evaluated once where it stands (an operand of an array expression would otherwise be recomputed per element).
@@ -812,9 +842,20 @@ llvm::Value* lower_sum_axes(function_lowering& fl, const expr& e, llvm::Value* a
 
 // The whole array reduced by sum, prod, min, max or mean (kind) into acc_t (mean: the sum's type; its
 // result is numba's `dtype.type(c / a.size)`); empty_site: min's and max's raise site for an empty array.
+// Whether v (of type d) is a nan (a complex number: either part); false for other types.
+llvm::Value* is_nan(function_lowering& fl, const type* d, llvm::Value* v) {
+  auto& b = fl.b;
+  if (d->is_complex()) {
+    llvm::Value* re = b.CreateExtractValue(v, 0);
+    llvm::Value* im = b.CreateExtractValue(v, 1);
+    return b.CreateOr(b.CreateFCmpUNO(re, re), b.CreateFCmpUNO(im, im));
+  }
+  return d->is_float() ? b.CreateFCmpUNO(v, v) : b.getFalse();
+}
+
 llvm::Value* reduce_whole(function_lowering& fl, int kind, const type* at, llvm::Value* a,
                           const function_lowering::array_parts& p, const type* acc_t, std::int64_t empty_site,
-                          location loc) {
+                          location loc, bool skip_nans = false) {
   auto& b = fl.b;
   const type* d = at->dtype;
   llvm::Type* vt = fl.ms.value_type(acc_t);
@@ -907,6 +948,7 @@ llvm::Value* reduce_whole(function_lowering& fl, int kind, const type* at, llvm:
       next = b.CreateSelect(better, v, cur);
     } else {
       next = accumulate(fl, kind == r_mean ? r_sum : kind, acc_t, cur, fl.scalar_cast(v, scalar_of(d), scalar_of(acc_t)));
+      if (skip_nans) next = b.CreateSelect(is_nan(fl, d, v), cur, next);
     }
     b.CreateStore(next, acc);
   }, at->layout == array_layout::f);
@@ -1159,6 +1201,127 @@ llvm::Value* lower_scan(function_lowering& fl, const expr& e, int kind, llvm::Va
   return array_over(fl, e, data, extents);
 }
 
+// nanmin / nanmax: numba's, from the first element in its iterator's order, each later number taken
+// unless the kept one is smaller (larger): so the last of equals, and a leading nan gives way to the
+// first number; a complex number's real parts, then imaginary ones. An empty array is a ValueError.
+llvm::Value* lower_nan_extreme(function_lowering& fl, const expr& e, int kind, llvm::Value* a,
+                               const function_lowering::array_parts& p) {
+  auto& b = fl.b;
+  const type* at = fl.type_of(e.operands[0]);
+  const type* d = at->dtype;
+  llvm::Type* vt = fl.ms.value_type(d);
+  llvm::Type* mt = fl.ms.memory_type(d);
+  raise_if(fl, e, b.CreateICmpEQ(element_count(b, p), b.getInt64(0)), 1, "nan_extreme_empty");
+  llvm::AllocaInst* kept = fl.entry_alloca(vt, "nanext.kept");
+  llvm::AllocaInst* k = fl.entry_alloca(b.getInt64Ty(), "nanext.k");
+  b.CreateStore(llvm::Constant::getNullValue(vt), kept);
+  b.CreateStore(b.getInt64(0), k);
+  const bool lo = kind == r_nanmin;
+  auto beats = [&](llvm::Value* x, llvm::Value* y) { return lo ? b.CreateFCmpOLT(x, y) : b.CreateFCmpOGT(x, y); };
+  std::vector<llvm::Value*> idx(static_cast<std::size_t>(at->ndim));
+  each_element(fl, at, a, p, idx, 0, [&](llvm::Value* ptr) {
+    llvm::Value* v = fl.from_memory(b.CreateLoad(mt, ptr), d);
+    llvm::Value* r = b.CreateLoad(vt, kept);
+    llvm::Value* kk = b.CreateLoad(b.getInt64Ty(), k);
+    llvm::Value* take = nullptr;
+    if (d->is_complex()) {
+      llvm::Value* vr = b.CreateExtractValue(v, 0);
+      llvm::Value* rr = b.CreateExtractValue(r, 0);
+      llvm::Value* r_nan = b.CreateFCmpUNO(rr, rr);
+      llvm::Value* v_num = b.CreateFCmpORD(vr, vr);
+      llvm::Value* by_parts = b.CreateOr(beats(vr, rr), b.CreateAnd(b.CreateFCmpOEQ(vr, rr),
+                                                                     beats(b.CreateExtractValue(v, 1),
+                                                                           b.CreateExtractValue(r, 1))));
+      take = b.CreateSelect(b.CreateAnd(r_nan, v_num), b.getTrue(), by_parts);
+    } else if (d->is_float()) {
+      take = b.CreateAnd(b.CreateFCmpORD(v, v), b.CreateNot(beats(r, v)));
+    } else {
+      const bool sign = d->is_int() && d->is_signed;
+      llvm::Value* r_beats = lo ? (sign ? b.CreateICmpSLT(r, v) : b.CreateICmpULT(r, v))
+                                : (sign ? b.CreateICmpSGT(r, v) : b.CreateICmpUGT(r, v));
+      take = b.CreateNot(r_beats);
+    }
+    take = b.CreateOr(b.CreateICmpEQ(kk, b.getInt64(0)), take);
+    b.CreateStore(b.CreateSelect(take, v, r), kept);
+    b.CreateStore(b.CreateNUWAdd(kk, b.getInt64(1)), k);
+  }, at->layout == array_layout::f);
+  return b.CreateLoad(vt, kept);
+}
+
+// nanmean / nanvar / nanstd: numba's, over the numbers only (in the iterator's order): the mean a float64
+// (complex128) sum over their count by np.divide (no count: nan); nanvar the float64 sum of
+// real((v - m) * conj(v - m)) with v - m in float64 (complex128), over count - ddof (nan when count <= ddof);
+// nanstd that ** 0.5.
+llvm::Value* lower_nan_moments(function_lowering& fl, const expr& e, int kind, llvm::Value* a,
+                               const function_lowering::array_parts& p) {
+  auto& b = fl.b;
+  const type* at = fl.type_of(e.operands[0]);
+  const type* d = at->dtype;
+  const bool cplx = d->is_complex();
+  const type* wide = fl.type_of(e.operands.at(2));  // float64, or complex128 (the typer's zero)
+  llvm::Type* f64 = b.getDoubleTy();
+  llvm::Type* wt = fl.ms.value_type(wide);
+  llvm::Type* mt = fl.ms.memory_type(d);
+  std::vector<llvm::Value*> idx(static_cast<std::size_t>(at->ndim));
+  // the mean: sum and count of the numbers
+  llvm::AllocaInst* sum = fl.entry_alloca(wt, "nanmean.sum");
+  llvm::AllocaInst* count = fl.entry_alloca(b.getInt64Ty(), "nanmean.count");
+  b.CreateStore(llvm::Constant::getNullValue(wt), sum);
+  b.CreateStore(b.getInt64(0), count);
+  each_element(fl, at, a, p, idx, 0, [&](llvm::Value* ptr) {
+    llvm::Value* v = fl.from_memory(b.CreateLoad(mt, ptr), d);
+    llvm::Value* number = b.CreateNot(is_nan(fl, d, v));
+    llvm::Value* cur = b.CreateLoad(wt, sum);
+    llvm::Value* next = accumulate(fl, r_sum, wide, cur, fl.scalar_cast(v, scalar_of(d), scalar_of(wide)));
+    b.CreateStore(b.CreateSelect(number, next, cur), sum);
+    llvm::Value* n = b.CreateLoad(b.getInt64Ty(), count);
+    b.CreateStore(b.CreateAdd(n, b.CreateZExt(number, b.getInt64Ty())), count);
+  }, at->layout == array_layout::f);
+  llvm::Value* n = b.CreateSIToFP(b.CreateLoad(b.getInt64Ty(), count), f64);
+  llvm::Value* c = b.CreateLoad(wt, sum);
+  llvm::Value* m = nullptr;
+  if (cplx) {  // np.divide(complex, n): NumPy's complex division by n + 0j
+    llvm::Value* zero = llvm::ConstantFP::get(f64, 0.0);
+    llvm::Value* cr = b.CreateExtractValue(c, 0);
+    llvm::Value* ci = b.CreateExtractValue(c, 1);
+    llvm::Value* rat = b.CreateFDiv(zero, n);
+    llvm::Value* scl = b.CreateFDiv(llvm::ConstantFP::get(f64, 1.0), b.CreateFAdd(n, b.CreateFMul(zero, rat)));
+    llvm::Value* re = b.CreateFMul(b.CreateFAdd(cr, b.CreateFMul(ci, rat)), scl);
+    llvm::Value* im = b.CreateFMul(b.CreateFSub(ci, b.CreateFMul(cr, rat)), scl);
+    // (no count: NumPy's division by 0 + 0j, each part over 0)
+    llvm::Value* none = b.CreateFCmpOEQ(n, zero);
+    re = b.CreateSelect(none, b.CreateFDiv(cr, zero), re);
+    im = b.CreateSelect(none, b.CreateFDiv(ci, zero), im);
+    m = b.CreateInsertValue(b.CreateInsertValue(llvm::PoisonValue::get(wt), re, 0), im, 1);
+  } else {
+    m = b.CreateFDiv(c, n);
+  }
+  if (kind == r_nanmean) return m;
+  llvm::Value* ddof = fl.expr(e.operands[1]);
+  llvm::AllocaInst* ssd = fl.entry_alloca(f64, "nanvar.ssd");
+  b.CreateStore(llvm::ConstantFP::get(f64, 0.0), ssd);
+  each_element(fl, at, a, p, idx, 0, [&](llvm::Value* ptr) {
+    llvm::Value* v = fl.scalar_cast(fl.from_memory(b.CreateLoad(mt, ptr), d), scalar_of(d), scalar_of(wide));
+    llvm::Value* number = b.CreateNot(is_nan(fl, wide, v));
+    llvm::Value* sq = nullptr;
+    if (cplx) {
+      llvm::Value* vr = b.CreateFSub(b.CreateExtractValue(v, 0), b.CreateExtractValue(m, 0));
+      llvm::Value* vi = b.CreateFSub(b.CreateExtractValue(v, 1), b.CreateExtractValue(m, 1));
+      sq = b.CreateFSub(b.CreateFMul(vr, vr), b.CreateFMul(vi, b.CreateFNeg(vi)));
+    } else {
+      llvm::Value* val = b.CreateFSub(v, m);
+      sq = b.CreateFMul(val, val);
+    }
+    llvm::Value* cur = b.CreateLoad(f64, ssd);
+    b.CreateStore(b.CreateSelect(number, b.CreateFAdd(cur, sq), cur), ssd);
+  }, at->layout == array_layout::f);
+  llvm::Value* cnt = b.CreateLoad(b.getInt64Ty(), count);
+  llvm::Value* r = b.CreateFDiv(b.CreateLoad(f64, ssd), b.CreateSIToFP(b.CreateSub(cnt, ddof), f64));
+  r = b.CreateSelect(b.CreateICmpSLE(cnt, ddof), llvm::ConstantFP::getNaN(f64), r);
+  if (kind == r_nanstd) r = b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, r, llvm::ConstantFP::get(f64, 0.5));
+  return r;
+}
+
 llvm::Value* lower_reduce_host(function_lowering& fl, const intrinsic& self, const expr& e) {
   const int kind = self.arg;
   const type* at = fl.type_of(e.operands[0]);
@@ -1177,6 +1340,16 @@ llvm::Value* lower_reduce_host(function_lowering& fl, const intrinsic& self, con
     case r_var:
     case r_std:
       return lower_var(fl, e, kind, a, p);
+    case r_nanmin:
+    case r_nanmax:
+      return lower_nan_extreme(fl, e, kind, a, p);
+    case r_nanmean:
+    case r_nanvar:
+    case r_nanstd:
+      return lower_nan_moments(fl, e, kind, a, p);
+    case r_nansum:
+    case r_nanprod:
+      return reduce_whole(fl, kind == r_nansum ? r_sum : r_prod, at, a, p, e.ty, -1, e.loc, true);
     default:
       break;
   }
@@ -1264,6 +1437,20 @@ const intrinsic table[] = {
     reducing("numpy.cumsum", "(a, axis=None, dtype=None)",
              "A new array of the running sums of a's elements in C order (1-d; along axis= a's shape), typed as sum. "
              "Host code only.", r_cumsum),
+    reducing("numpy.nansum", "(a)", "The sum of a's elements that are not nan (typed as sum). Host code only.",
+             r_nansum),
+    reducing("numpy.nanprod", "(a)", "The product of a's elements that are not nan (typed as prod). Host code only.",
+             r_nanprod),
+    reducing("numpy.nanmin", "(a)", "a's smallest element that is not nan (nan when all are). Host code only.",
+             r_nanmin),
+    reducing("numpy.nanmax", "(a)", "a's largest element that is not nan (nan when all are). Host code only.",
+             r_nanmax),
+    reducing("numpy.nanmean", "(a)", "The mean of a's elements that are not nan (float64 or complex128). Host code "
+             "only.", r_nanmean),
+    reducing("numpy.nanvar", "(a, axis=None, dtype=None, out=None, ddof=0)",
+             "The variance of a's elements that are not nan (float64; ddof as NumPy's). Host code only.", r_nanvar),
+    reducing("numpy.nanstd", "(a, axis=None, dtype=None, out=None, ddof=0)",
+             "The standard deviation of a's elements that are not nan (float64). Host code only.", r_nanstd),
     reducing("numpy.cumprod", "(a)", "A new 1-d array of the running products of a's elements in C order, typed as "
              "prod. Host code only.", r_cumprod),
     module_entry("cuforge", "cuforge's own names for host code."),

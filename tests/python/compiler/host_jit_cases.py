@@ -160,6 +160,12 @@ def complex_reductions(z, w):
         w.cumsum()
 
 
+def nan_reductions(a):
+    # numba's nan-reductions: nans left out (nanmin/nanmax keep the last of equals; nanmean a float64 sum)
+    return (np.nansum(a), np.nanprod(a[:30]), np.nanmin(a), np.nanmax(a), np.nanmean(a), np.nanvar(a),
+            np.nanstd(a), np.nanvar(a, ddof=1), np.nanstd(a, ddof=2), np.nanmin(a[::-1]), np.nanmax(a[1::3]))
+
+
 def edge_extremes(e):
     # signed zeros (the first of equals stays), infinities, nans first, last and apart (the first one is the
     # answer, its bits too)
@@ -277,6 +283,13 @@ CASES = [
     ("more_reductions_f", more_reductions, ["mf"]),
     ("complex_reductions", complex_reductions, ["zc", "zc64"]),
     ("edge_extremes", edge_extremes, ["edges"]),
+    ("nan_reductions", nan_reductions, ["nans"]),
+    ("nan_reductions_f32", nan_reductions, ["f32"]),
+    ("nan_reductions_i32", nan_reductions, ["i32"]),
+    ("nan_reductions_2d", nan_reductions, ["nans2d"]),
+    ("nan_reductions_f", nan_reductions, ["mf"]),
+    ("nan_reductions_edges", nan_reductions, ["edges"]),
+    ("nan_reductions_complex", nan_reductions, ["zc"]),
     ("arg_along", arg_along, ["m", "cube"]),
     ("arg_along_f", arg_along, ["mf", "cubef"]),
     ("arg_along_nan", arg_along, ["nans2d", "ints3d"]),

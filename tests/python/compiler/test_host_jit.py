@@ -747,6 +747,18 @@ def test_more_reductions_refuse_what_numba_refuses():
     assert njit(lambda a: (a.all(), a.any()))(np.zeros(0)) == (True, False)
 
 
+def test_nan_reductions_refuse_what_numba_refuses():
+    with pytest.raises(ValueError, match="zero-size array to reduction operation not possible"):
+        njit(lambda a: np.nanmin(a))(np.zeros(0))
+    assert np.isnan(njit(lambda a: np.nanmax(a))(np.full(3, np.nan)))  # all nan: nan
+    assert np.isnan(njit(lambda a: np.nanmean(a))(np.full(3, np.nan)))  # no numbers: nan, no error
+    assert np.isnan(njit(lambda a: np.nanvar(a, ddof=3))(np.ones(3)))  # count <= ddof: nan
+    with pytest.raises(cuda.TypingError, match="Numba does not support nanvar with axis"):
+        njit(lambda a: np.nanvar(a, axis=0))(np.ones((2, 2)))
+    with pytest.raises(cuda.TypingError, match="Numba does not support nanstd with dtype"):
+        njit(lambda a: np.nanstd(a, dtype=np.float32))(np.ones(2))
+
+
 def test_array_of_a_sequence_refuses_what_numba_refuses(tmp_path):
     from compiler_support import typing_error_of
 
