@@ -14,6 +14,8 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include <optional>
+#include <tuple>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -118,6 +120,37 @@ llvm::Value* element_count(llvm::IRBuilder<>& b, const function_lowering::array_
   llvm::Value* size = b.getInt64(1);
   for (llvm::Value* s : p.shape) size = b.CreateMul(size, s);
   return size;
+}
+
+// NumPy's complex division (the ufunc's, as np.divide gives it) of re + im j by the real n + 0j: a
+// multiplication by the reciprocal, rat = 0 / n, scl = 1 / (n + 0 * rat); by 0 each part over 0.
+std::pair<llvm::Value*, llvm::Value*> numpy_divide_by_real(llvm::IRBuilder<>& b, llvm::Value* re, llvm::Value* im,
+                                                           llvm::Value* n) {
+  llvm::Value* zero = llvm::ConstantFP::get(n->getType(), 0.0);
+  llvm::Value* rat = b.CreateFDiv(zero, n);
+  llvm::Value* scl = b.CreateFDiv(llvm::ConstantFP::get(n->getType(), 1.0), b.CreateFAdd(n, b.CreateFMul(zero, rat)));
+  llvm::Value* none = b.CreateFCmpOEQ(n, zero);
+  return {b.CreateSelect(none, b.CreateFDiv(re, zero), b.CreateFMul(b.CreateFAdd(re, b.CreateFMul(im, rat)), scl)),
+          b.CreateSelect(none, b.CreateFDiv(im, zero), b.CreateFMul(b.CreateFSub(im, b.CreateFMul(re, rat)), scl))};
+}
+
+// real((v - m) * conj(v - m)) in v's and m's type, as numba's var computes it: (vr + vi j)(vr - vi j)'s real
+// part vr*vr - vi*(-vi) for complex numbers.
+llvm::Value* squared_deviation(llvm::IRBuilder<>& b, llvm::Value* v, llvm::Value* m, bool cplx) {
+  if (!cplx) {
+    llvm::Value* val = b.CreateFSub(v, m);
+    return b.CreateFMul(val, val);
+  }
+  llvm::Value* vr = b.CreateFSub(b.CreateExtractValue(v, 0), b.CreateExtractValue(m, 0));
+  llvm::Value* vi = b.CreateFSub(b.CreateExtractValue(v, 1), b.CreateExtractValue(m, 1));
+  return b.CreateFSub(b.CreateFMul(vr, vr), b.CreateFMul(vi, b.CreateFNeg(vi)));
+}
+
+// x < y (lo) or x > y for integers or bools of type t (bools and unsigned integers compared unsigned).
+llvm::Value* int_beats(llvm::IRBuilder<>& b, const type* t, bool lo, llvm::Value* x, llvm::Value* y) {
+  const bool sign = t->is_int() && t->is_signed;
+  return lo ? (sign ? b.CreateICmpSLT(x, y) : b.CreateICmpULT(x, y))
+            : (sign ? b.CreateICmpSGT(x, y) : b.CreateICmpUGT(x, y));
 }
 
 value allocation(function_typer& ft, const intrinsic& self, const type* t, std::vector<value> operands, location loc,
@@ -534,18 +567,13 @@ llvm::Value* lower_linspace_host(function_lowering& fl, const intrinsic&, const 
     return b.CreateInsertValue(b.CreateInsertValue(z, r, 0), i, 1);
   };
   llvm::Value* zero = llvm::ConstantFP::get(f64, 0.0);
-  // div = num - 1 (used where num > 1); the step
+  // div = num - 1 (used where num > 1); the step, as np.divide makes it
   llvm::Value* div = b.CreateSIToFP(b.CreateSub(n, b.getInt64(1)), f64);
   llvm::Value* dr = b.CreateFSub(re(stop), re(start));
   llvm::Value* sr = nullptr;
   llvm::Value* si = nullptr;
   if (cplx) {
-    // NumPy's complex division by (div + 0j): rat = 0 / div, scl = 1 / (div + 0 * rat)
-    llvm::Value* di = b.CreateFSub(im(stop), im(start));
-    llvm::Value* rat = b.CreateFDiv(zero, div);
-    llvm::Value* scl = b.CreateFDiv(llvm::ConstantFP::get(f64, 1.0), b.CreateFAdd(div, b.CreateFMul(zero, rat)));
-    sr = b.CreateFMul(b.CreateFAdd(dr, b.CreateFMul(di, rat)), scl);
-    si = b.CreateFMul(b.CreateFSub(di, b.CreateFMul(dr, rat)), scl);
+    std::tie(sr, si) = numpy_divide_by_real(b, dr, b.CreateFSub(im(stop), im(start)), div);
   } else {
     sr = b.CreateFDiv(dr, div);
   }
@@ -620,7 +648,8 @@ value type_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
   const type* r = d;
   std::vector<value> operands{a};
   std::vector<std::int64_t> attrs;
-  if (kind == r_sum || kind == r_prod || kind == r_cumsum || kind == r_cumprod) {
+  if (kind == r_sum || kind == r_prod || kind == r_cumsum || kind == r_cumprod || kind == r_nansum ||
+      kind == r_nanprod) {  // (numba's accumulator; the nan forms leave nans out)
     if (d->kind == type_kind::boolean || (d->is_int() && d->is_signed)) r = ft.tc_.int64();
     else if (d->is_int()) r = ft.tc_.uint64();
   } else if (kind == r_mean) {
@@ -645,9 +674,6 @@ value type_reduce(function_typer& ft, const intrinsic& self, call_args& c) {
                                    loc);
   } else if (kind == r_all || kind == r_any) {
     r = ft.tc_.boolean();
-  } else if (kind == r_nansum || kind == r_nanprod) {  // (numba's: sum's and prod's types, nans left out)
-    if (d->kind == type_kind::boolean || (d->is_int() && d->is_signed)) r = ft.tc_.int64();
-    else if (d->is_int()) r = ft.tc_.uint64();
   } else if (kind == r_nanmean) {  // numba's sum starts from 0.0: float64, or complex128
     r = d->is_complex() ? ft.tc_.complex(128) : ft.tc_.float64();
   } else if (nan_spread) {
@@ -927,11 +953,8 @@ llvm::Value* reduce_whole(function_lowering& fl, int kind, const type* at, llvm:
         b.CreateBr(number_bb);
         b.SetInsertPoint(number_bb);
         better = kind == r_min ? b.CreateFCmpOLT(v, cur) : b.CreateFCmpOGT(v, cur);
-      } else if (d->kind == type_kind::boolean) {
-        better = kind == r_min ? b.CreateICmpULT(v, cur) : b.CreateICmpUGT(v, cur);
       } else {
-        better = kind == r_min ? (d->is_signed ? b.CreateICmpSLT(v, cur) : b.CreateICmpULT(v, cur))
-                               : (d->is_signed ? b.CreateICmpSGT(v, cur) : b.CreateICmpUGT(v, cur));
+        better = int_beats(b, d, kind == r_min, v, cur);
       }
       if (nan_met != nullptr) {
         // A new extreme is rare past the first elements.
@@ -1059,10 +1082,7 @@ llvm::Value* lower_arg_extreme(function_lowering& fl, const expr& e, int kind, l
       take = b.CreateAnd(b.CreateNot(b.CreateAnd(met, b.CreateNot(first))), b.CreateOr(is_nan, b.CreateOr(first, cmp)));
       b.CreateStore(b.CreateZExt(b.CreateOr(b.CreateAnd(met, b.CreateNot(first)), is_nan), i8), nan_at);
     } else {
-      const bool sign = d->is_int() && d->is_signed;
-      llvm::Value* cmp = lo ? (sign ? b.CreateICmpSLT(v, cur) : b.CreateICmpULT(v, cur))
-                            : (sign ? b.CreateICmpSGT(v, cur) : b.CreateICmpUGT(v, cur));
-      take = b.CreateOr(first, cmp);
+      take = b.CreateOr(first, int_beats(b, d, lo, v, cur));
     }
     b.CreateStore(fl.to_memory(b.CreateSelect(take, v, cur), d), best_at);
     b.CreateStore(b.CreateSelect(take, pos, b.CreateLoad(i64, index_at)), index_at);
@@ -1119,17 +1139,8 @@ llvm::Value* lower_var(function_lowering& fl, const expr& e, int kind, llvm::Val
   std::vector<llvm::Value*> idx(static_cast<std::size_t>(at->ndim));
   each_element(fl, at, a, p, idx, 0, [&](llvm::Value* ptr) {
     llvm::Value* v = fl.from_memory(b.CreateLoad(mt, ptr), d);
-    llvm::Value* sq = nullptr;
-    if (d->is_complex()) {
-      llvm::Value* vr = b.CreateFSub(b.CreateExtractValue(v, 0), b.CreateExtractValue(m, 0));
-      llvm::Value* vi = b.CreateFSub(b.CreateExtractValue(v, 1), b.CreateExtractValue(m, 1));
-      // (vr + vi j) * (vr - vi j), real part: vr*vr - vi*(-vi)
-      sq = b.CreateFSub(b.CreateFMul(vr, vr), b.CreateFMul(vi, b.CreateFNeg(vi)));
-    } else {
-      llvm::Value* x = exact ? v : fl.scalar_cast(v, scalar_of(d), scalar_of(e.ty));
-      llvm::Value* val = b.CreateFSub(x, m);
-      sq = b.CreateFMul(val, val);
-    }
+    llvm::Value* x = exact ? v : fl.scalar_cast(v, scalar_of(d), scalar_of(e.ty));
+    llvm::Value* sq = squared_deviation(b, x, m, d->is_complex());
     b.CreateStore(b.CreateFAdd(b.CreateLoad(f64, ssd), b.CreateFPExt(sq, f64)), ssd);
   }, at->layout == array_layout::f);
   llvm::Value* size = element_count(b, p);
@@ -1236,10 +1247,7 @@ llvm::Value* lower_nan_extreme(function_lowering& fl, const expr& e, int kind, l
     } else if (d->is_float()) {
       take = b.CreateAnd(b.CreateFCmpORD(v, v), b.CreateNot(beats(r, v)));
     } else {
-      const bool sign = d->is_int() && d->is_signed;
-      llvm::Value* r_beats = lo ? (sign ? b.CreateICmpSLT(r, v) : b.CreateICmpULT(r, v))
-                                : (sign ? b.CreateICmpSGT(r, v) : b.CreateICmpUGT(r, v));
-      take = b.CreateNot(r_beats);
+      take = b.CreateNot(int_beats(b, d, lo, r, v));
     }
     take = b.CreateOr(b.CreateICmpEQ(kk, b.getInt64(0)), take);
     b.CreateStore(b.CreateSelect(take, v, r), kept);
@@ -1280,18 +1288,8 @@ llvm::Value* lower_nan_moments(function_lowering& fl, const expr& e, int kind, l
   llvm::Value* n = b.CreateSIToFP(b.CreateLoad(b.getInt64Ty(), count), f64);
   llvm::Value* c = b.CreateLoad(wt, sum);
   llvm::Value* m = nullptr;
-  if (cplx) {  // np.divide(complex, n): NumPy's complex division by n + 0j
-    llvm::Value* zero = llvm::ConstantFP::get(f64, 0.0);
-    llvm::Value* cr = b.CreateExtractValue(c, 0);
-    llvm::Value* ci = b.CreateExtractValue(c, 1);
-    llvm::Value* rat = b.CreateFDiv(zero, n);
-    llvm::Value* scl = b.CreateFDiv(llvm::ConstantFP::get(f64, 1.0), b.CreateFAdd(n, b.CreateFMul(zero, rat)));
-    llvm::Value* re = b.CreateFMul(b.CreateFAdd(cr, b.CreateFMul(ci, rat)), scl);
-    llvm::Value* im = b.CreateFMul(b.CreateFSub(ci, b.CreateFMul(cr, rat)), scl);
-    // (no count: NumPy's division by 0 + 0j, each part over 0)
-    llvm::Value* none = b.CreateFCmpOEQ(n, zero);
-    re = b.CreateSelect(none, b.CreateFDiv(cr, zero), re);
-    im = b.CreateSelect(none, b.CreateFDiv(ci, zero), im);
+  if (cplx) {  // np.divide(complex, n)
+    auto [re, im] = numpy_divide_by_real(b, b.CreateExtractValue(c, 0), b.CreateExtractValue(c, 1), n);
     m = b.CreateInsertValue(b.CreateInsertValue(llvm::PoisonValue::get(wt), re, 0), im, 1);
   } else {
     m = b.CreateFDiv(c, n);
@@ -1303,15 +1301,7 @@ llvm::Value* lower_nan_moments(function_lowering& fl, const expr& e, int kind, l
   each_element(fl, at, a, p, idx, 0, [&](llvm::Value* ptr) {
     llvm::Value* v = fl.scalar_cast(fl.from_memory(b.CreateLoad(mt, ptr), d), scalar_of(d), scalar_of(wide));
     llvm::Value* number = b.CreateNot(is_nan(fl, wide, v));
-    llvm::Value* sq = nullptr;
-    if (cplx) {
-      llvm::Value* vr = b.CreateFSub(b.CreateExtractValue(v, 0), b.CreateExtractValue(m, 0));
-      llvm::Value* vi = b.CreateFSub(b.CreateExtractValue(v, 1), b.CreateExtractValue(m, 1));
-      sq = b.CreateFSub(b.CreateFMul(vr, vr), b.CreateFMul(vi, b.CreateFNeg(vi)));
-    } else {
-      llvm::Value* val = b.CreateFSub(v, m);
-      sq = b.CreateFMul(val, val);
-    }
+    llvm::Value* sq = squared_deviation(b, v, m, cplx);
     llvm::Value* cur = b.CreateLoad(f64, ssd);
     b.CreateStore(b.CreateSelect(number, b.CreateFAdd(cur, sq), cur), ssd);
   }, at->layout == array_layout::f);

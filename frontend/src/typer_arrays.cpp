@@ -389,14 +389,19 @@ value function_typer::ufunc_call(const intrinsic& e, call_args& c) {
   std::vector<value> arrays, elements, used;
   std::vector<array_layout> layouts;
   int ndim = 0;
+  // (the recipes' nodes stay where they are: nothing is added to the map until this call's end)
+  auto recipe_of = [&](const value& x) -> const ufunc_recipe* {
+    if (!allocate || !x.runtime() || !x.ty->is_array()) return nullptr;
+    auto it = ufunc_recipes_.find(x.id);
+    return it == ufunc_recipes_.end() ? nullptr : &it->second;
+  };
   std::function<value(const value&, std::size_t)> element_of = [&](const value& x, std::size_t i) -> value {
     if (x.runtime() && x.ty->is_array()) {
-      if (auto it = allocate ? ufunc_recipes_.find(x.id) : ufunc_recipes_.end(); it != ufunc_recipes_.end()) {
-        const ufunc_recipe rc = it->second;
+      if (const ufunc_recipe* rc = recipe_of(x)) {
         std::vector<value> sub;
-        for (const value& in : rc.ins) sub.push_back(element_of(in, i));
-        call_args ic{rc.name, sub, {}, loc};
-        return rc.row->call(*this, *rc.row, ic);
+        for (const value& in : rc->ins) sub.push_back(element_of(in, i));
+        call_args ic{rc->name, sub, {}, loc};
+        return rc->row->call(*this, *rc->row, ic);
       }
       if (have_out && x.ty->ndim > out.ty->ndim)
         fail(loc, name + ": input " + std::to_string(i + 1) + " (" + x.ty->str() + ") has more dimensions than out (" +
@@ -411,13 +416,12 @@ value function_typer::ufunc_call(const intrinsic& e, call_args& c) {
   };
   for (std::size_t i = 0; i < ins.size(); ++i) {
     const value& x = ins[i];
-    const bool fused = allocate && x.runtime() && x.ty->is_array() && ufunc_recipes_.count(x.id) != 0;
-    if (x.runtime() && x.ty->is_array())
-      layouts.push_back(fused ? ufunc_recipes_.at(x.id).layout : x.ty->layout);
+    const ufunc_recipe* fused = recipe_of(x);
+    if (x.runtime() && x.ty->is_array()) layouts.push_back(fused != nullptr ? fused->layout : x.ty->layout);
     const std::size_t before = arrays.size();
     elements.push_back(element_of(x, i));
     // what a fusing caller needs of this input again: the recipe's own value, else what was evaluated here
-    used.push_back(fused ? x : arrays.size() > before ? arrays.back() : elements.back());
+    used.push_back(fused != nullptr ? x : arrays.size() > before ? arrays.back() : elements.back());
   }
   call_args ec{c.name, elements, {}, loc};
   value r = e.call(*this, e, ec);

@@ -228,17 +228,11 @@ class Plan:
         self.post_parallel = any(isinstance(s, ast.For) and _is_prange_call(s.iter, pyfunc) for s in suffix)
         self._by_types = {}
 
-    def _namespace(self, extra=()):
-        ns = dict(self.pyfunc.__globals__)
-        ns.update(zip(self.pyfunc.__code__.co_freevars, (c.cell_contents for c in self.pyfunc.__closure__ or ())))
-        ns.update(extra)
-        return ns
-
     def _dispatcher(self, src, kind, extra=(), parallel=False):
         from cuforge._generate import generated
         from cuforge._host_jit import HostDispatcher
 
-        return HostDispatcher(generated(src, f"__prange_{kind}_{self.pyfunc.__name__}", self._namespace(extra)),
+        return HostDispatcher(generated(src, f"__prange_{kind}_{self.pyfunc.__name__}", _namespace(self.pyfunc, extra)),
                               parallel=parallel, error_model="numpy" if kind == "body" else self.error_model)
 
     def run(self, args, types):
@@ -253,9 +247,7 @@ class Plan:
             if "host-jitted functions return" in str(e):
                 raise NotParallel(f"a value made before the prange loop cannot be handed over: {e}") from None
             raise
-        outs = pre._run(entry, list(args))
-        outs = [v if dt is None else dt.type(v) for dt, v in zip(entry.ret_types, outs)]  # (arrays: as they are)
-        *live_vals, start, stop, step = outs
+        *live_vals, start, stop, step = _in_result_types(entry, pre._run(entry, list(args)))
         live = dict(zip(self.live, live_vals))
         by_name = dict(zip(self.params, args))
         red_types = {}
@@ -285,9 +277,7 @@ class Plan:
                 call_args = [np.int64(start + i0 * step), np.int64(start + i1 * step), np.int64(step), *fixed,
                              np.int64(k)]
                 if entry is None:
-                    from cuforge._host_jit import _typeof
-
-                    entry = body._entry_for(call_args, [_typeof(a, i) for i, a in enumerate(call_args)])
+                    entry = _entry_of(body, call_args)
                 slots = []
                 for pack, a in zip(entry.packers, call_args):
                     pack(a, slots)
@@ -338,15 +328,32 @@ def _contains_prange(stmts, pyfunc):
     return any(isinstance(n, ast.For) and _is_prange_call(n.iter, pyfunc) for s in stmts for n in ast.walk(s))
 
 
-def _typed_results(dispatcher, args):
-    """A host-jitted function's results for ``args`` as a list, numbers in the
-    types its code gives them (float32 stays float32)."""
+def _namespace(pyfunc, extra=()):
+    """The names a function generated from ``pyfunc``'s statements sees: its globals and closure."""
+    ns = dict(pyfunc.__globals__)
+    ns.update(zip(pyfunc.__code__.co_freevars, (c.cell_contents for c in pyfunc.__closure__ or ())))
+    ns.update(extra)
+    return ns
+
+
+def _entry_of(dispatcher, args):
+    """A host-jitted function's entry for ``args`` (compiled if new)."""
     from cuforge._host_jit import _typeof
 
-    entry = dispatcher._entry_for(list(args), [_typeof(a, i) for i, a in enumerate(args)])
-    outs = dispatcher._run(entry, list(args))
+    return dispatcher._entry_for(list(args), [_typeof(a, i) for i, a in enumerate(args)])
+
+
+def _in_result_types(entry, outs):
+    """Results (a tuple, one value or None) as a list, numbers in the types the
+    entry's code gives them (float32 stays float32; arrays as they are)."""
     outs = list(outs) if isinstance(outs, tuple) else [] if outs is None else [outs]
     return [v if dt is None else dt.type(v) for dt, v in zip(entry.ret_types, outs)]
+
+
+def _typed_results(dispatcher, args):
+    """A host-jitted function's results for ``args`` (_in_result_types)."""
+    entry = _entry_of(dispatcher, args)
+    return _in_result_types(entry, dispatcher._run(entry, list(args)))
 
 
 class NestedPlan:
@@ -419,17 +426,18 @@ class NestedPlan:
         from cuforge._host_jit import HostDispatcher
 
         def make(src, kind, parallel):
-            fn = generated(src, f"__prange_{kind}_{self.pyfunc.__name__}", Plan._namespace(self))
-            # (the serial twin gives the types the parallel one's results have)
-            return (HostDispatcher(fn, parallel=parallel, error_model=self.error_model),
-                    HostDispatcher(fn, error_model=self.error_model) if parallel else None)
+            fn = generated(src, f"__prange_{kind}_{self.pyfunc.__name__}", _namespace(self.pyfunc))
+            return HostDispatcher(fn, parallel=parallel, error_model=self.error_model)
+
+        def branch(j, src, parallel):
+            # (with its serial twin, which gives the types a parallel one's results have)
+            fn = make(src, f"stmt{j}", parallel)
+            return fn, make(src, f"stmt{j}", False) if parallel else None
 
         if self._fns is None:
-            self._fns = (make(self.pre_src, "pre", False)[0],
-                         [make(src, f"stmt{j}", par) for j, (src, par) in enumerate(self.branch_srcs)],
-                         HostDispatcher(generated(self.post_src, f"__prange_post_{self.pyfunc.__name__}",
-                                                  Plan._namespace(self)),
-                                        parallel=self.post_parallel, error_model=self.error_model))
+            self._fns = (make(self.pre_src, "pre", False),
+                         [branch(j, src, par) for j, (src, par) in enumerate(self.branch_srcs)],
+                         make(self.post_src, "post", self.post_parallel))
         return self._fns
 
     def run(self, args, types):
@@ -444,15 +452,8 @@ class NestedPlan:
         def run_branch(j, lead):
             fn, twin = branches[j]
             argv = lead + [env[x] for x in self.ins]
-            if twin is None:
-                results = _typed_results(fn, argv)
-            else:
-                from cuforge._host_jit import _typeof
-
-                entry = twin._entry_for(list(argv), [_typeof(a, i) for i, a in enumerate(argv)])
-                r = fn(*argv)
-                r = list(r) if isinstance(r, tuple) else [] if r is None else [r]
-                results = [v if dt is None else dt.type(v) for dt, v in zip(entry.ret_types, r)]
+            # (a parallel one's results in the types its serial twin's code gives them)
+            results = _typed_results(fn, argv) if twin is None else _in_result_types(_entry_of(twin, argv), fn(*argv))
             env.update(zip(self.outs, results))
 
         if self.var is not None:
