@@ -21,6 +21,12 @@
 // threads of a block meet nowhere inside such a loop, so any order of their iterations is one a
 // GPU could give. A barrier-free kernel with one runs in regions too.
 //
+// The thread loops walk threadIdx.x innermost (it vectorises), unless the kernel's arrays are
+// indexed contiguously along threadIdx.y and not along x (numba's tiled matmul writes
+// `sA[tx, ty]` and reads `sB[j, ty]`): then y is innermost, so that its loads and stores are
+// contiguous vectors instead of gathers (inner_thread_axis). Threads that meet at no barrier may
+// run in any order.
+//
 // Kernels this does not fit keep the fiber engine: barriers in device
 // functions, syncthreads_count/and/or, warp and grid synchronisation, local
 // arrays (one per thread would be needed), kernels that may raise (a raise
@@ -537,6 +543,86 @@ bool grid_x_only_in(const function& f) {
   return true;
 }
 
+// The thread axes (bit 0: threadIdx.x, 1: y, 2: z) a value may depend on, given each variable's
+// (`dep`): cuda.grid(n) for n > 1 counts as every axis.
+unsigned thread_axes(const function& f, const std::vector<unsigned>& dep, expr_id id, int depth = 0) {
+  if (id < 0 || static_cast<std::size_t>(id) >= f.exprs.size() || depth > 64) return 0;
+  const expr& e = f.exprs[static_cast<std::size_t>(id)];
+  if (e.kind == expr_kind::variable) return e.var >= 0 ? dep[static_cast<std::size_t>(e.var)] : 0;
+  if (e.kind == expr_kind::op && e.op == op_id::intrinsic && !e.attrs.empty()) {
+    const std::string_view n = entry_of(e).info.name;
+    if (n == "cuda.threadIdx.x") return 1;
+    if (n == "cuda.threadIdx.y") return 2;
+    if (n == "cuda.threadIdx.z") return 4;
+    if (n == "cuda.grid") {
+      const expr* arg = e.operands.size() == 1 && e.operands[0] >= 0 ? &f.exprs[static_cast<std::size_t>(e.operands[0])] : nullptr;
+      const bool one = arg != nullptr && arg->kind == expr_kind::constant &&
+                       arg->value.k == constant_value::kind::integer && arg->value.i == 1;
+      return one ? 1u : 7u;
+    }
+  }
+  unsigned m = 0;
+  for (expr_id o : e.operands) m |= thread_axes(f, dep, o, depth + 1);
+  return m;
+}
+
+// The thread axes each variable's value may depend on, through its assignments (a tuple target's
+// variables get the whole value's). Control dependence is not followed: this only ranks the axes
+// for contiguity.
+std::vector<unsigned> thread_axes_of_vars(const function& f) {
+  std::vector<unsigned> dep(f.vars.size(), 0);
+  for (bool changed = true; changed;) {
+    changed = false;
+    auto add = [&](var_id v, unsigned m) {
+      if (v < 0 || static_cast<std::size_t>(v) >= dep.size()) return;
+      unsigned& d = dep[static_cast<std::size_t>(v)];
+      if ((d | m) != d) {
+        d |= m;
+        changed = true;
+      }
+    };
+    for (const stmt& st : f.stmts) {
+      if (st.kind == stmt_kind::assign && st.target != no_id) {
+        const expr& t = f.exprs[static_cast<std::size_t>(st.target)];
+        if (t.kind == expr_kind::variable) {
+          add(t.var, thread_axes(f, dep, st.value));
+        } else if (t.kind == expr_kind::tuple) {
+          std::set<var_id> vs;
+          vars_of_expr(f, st.target, vs);
+          for (var_id v : vs) add(v, thread_axes(f, dep, st.value));
+        }
+      } else if (st.kind == stmt_kind::for_range && st.var != no_id) {
+        add(st.var, thread_axes(f, dep, st.start) | thread_axes(f, dep, st.stop) | thread_axes(f, dep, st.step));
+      }
+    }
+  }
+  return dep;
+}
+
+// 1 when the block's thread loops should walk threadIdx.y innermost, else 0 (x).
+int inner_thread_axis(const function& f) {
+  const std::vector<unsigned> dep = thread_axes_of_vars(f);
+  auto axes = [&](expr_id id) { return thread_axes(f, dep, id); };
+  // An access is contiguous along an axis when its contiguous index (the last; the first of an F
+  // array) depends on that axis and no other index does.
+  int score[2] = {0, 0};
+  for (const expr& e : f.exprs) {
+    if (e.kind != expr_kind::op || (e.op != op_id::array_load && e.op != op_id::array_store)) continue;
+    const std::size_t first = e.op == op_id::array_load ? 1 : 2;
+    if (e.operands.size() <= first) continue;
+    const type* a = f.exprs[static_cast<std::size_t>(e.operands[0])].ty;
+    const bool fortran = a != nullptr && a->layout == array_layout::f && e.operands.size() - first > 1;
+    const std::size_t contiguous = fortran ? first : e.operands.size() - 1;
+    unsigned others = 0;
+    for (std::size_t i = first; i < e.operands.size(); ++i)
+      if (i != contiguous) others |= axes(e.operands[i]);
+    const unsigned along = axes(e.operands[contiguous]) & ~others;
+    for (int d = 0; d < 2; ++d)
+      if ((along & (1u << d)) != 0 && (along & ~(1u << d) & 3u) == 0) ++score[d];
+  }
+  return score[1] > score[0] ? 1 : 0;
+}
+
 }  // namespace
 
 bool x_only_through_grid(const typed_module& m) {
@@ -586,10 +672,15 @@ bool block_regions_fit(const typed_module& m, const compile_config& cfg) {
 // --- lowering -----------------------------------------------------------------------------------
 
 struct function_lowering::region_state {
-  explicit region_state(const function& f) : uni(uniformity_of(f)), strided(grid_stride_loops(f, uni)), runs(barrier_free(f)) {}
+  explicit region_state(const function& f)
+      : uni(uniformity_of(f)), strided(grid_stride_loops(f, uni)), runs(barrier_free(f)),
+        y_inner(!runs && inner_thread_axis(f) == 1) {}
   uniformity uni;
   std::set<stmt_id> strided;         // the grid-stride loops, run interchanged
   bool runs;                         // a row of blocks along x (ctx->block_run) in each thread loop
+  // The thread loops walk threadIdx.y innermost (inner_thread_axis), x outside it; the threads'
+  // index t (per-thread arrays, alive flags) then counts y fastest. Never with runs.
+  bool y_inner;
   llvm::Value* real_ctx = nullptr;   // the scheduler's context (a fault reads the block there)
   llvm::Value* first_block = nullptr;  // blockIdx.x of the row's first block (i32)
   llvm::Value* blocks = nullptr;     // the row's blocks (i32); 1 without runs
@@ -703,56 +794,56 @@ void function_lowering::for_each_thread(bool set_coordinates, const std::functio
   region_state& rs = *regions_;
   llvm::Type* i32 = b.getInt32Ty();
   llvm::Type* i64 = b.getInt64Ty();
-  // z, y, block, x loops (x innermost, counted: it vectorises; the block loop, over the row's
-  // blocks, runs once without runs), t = r * block_threads + (z * by + y) * bx + x.
-  llvm::BasicBlock* pre = b.GetInsertBlock();
-  auto* zh = llvm::BasicBlock::Create(c_(), "thread.z", fn);
-  auto* yh = llvm::BasicBlock::Create(c_(), "thread.y", fn);
-  auto* rh = llvm::BasicBlock::Create(c_(), "thread.block", fn);
-  auto* xh = llvm::BasicBlock::Create(c_(), "thread.x", fn);
+  // Four counted loops, z outermost: then y, the row's blocks, x (innermost: it vectorises; the
+  // block loop runs once without runs), t = r * block_threads + (z * by + y) * bx + x; or, with
+  // y_inner, the blocks, x, y, t = r * block_threads + (z * bx + x) * by + y.
+  enum axis_id { ax_z, ax_y, ax_r, ax_x };
+  const axis_id order[4] = {ax_z, rs.y_inner ? ax_r : ax_y, rs.y_inner ? ax_x : ax_r, rs.y_inner ? ax_y : ax_x};
+  static constexpr const char* names[4] = {"z", "y", "block", "x"};
+  llvm::PHINode* iv[4] = {};
+  llvm::BasicBlock* header[4] = {};
+  llvm::BasicBlock* latch[4] = {};  // by level (order's index)
   auto* run = llvm::BasicBlock::Create(c_(), "thread.run", fn);
-  auto* xl = llvm::BasicBlock::Create(c_(), "thread.next", fn);
-  auto* rl = llvm::BasicBlock::Create(c_(), "thread.next.block", fn);
-  auto* yl = llvm::BasicBlock::Create(c_(), "thread.next.y", fn);
-  auto* zl = llvm::BasicBlock::Create(c_(), "thread.next.z", fn);
   auto* exit = llvm::BasicBlock::Create(c_(), "threads.done", fn);
-  b.CreateBr(zh);
-  b.SetInsertPoint(zh);
-  auto* z = b.CreatePHI(i32, 2, "tz");
-  z->addIncoming(b.getInt32(0), pre);
-  b.CreateBr(yh);
-  b.SetInsertPoint(yh);
-  auto* y = b.CreatePHI(i32, 2, "ty");
-  y->addIncoming(b.getInt32(0), zh);
-  llvm::Value* in_block_row =
-      b.CreateMul(b.CreateAdd(b.CreateMul(b.CreateZExt(z, i64), b.CreateZExt(rs.by, i64)), b.CreateZExt(y, i64)),
-                  b.CreateZExt(rs.bx, i64));
-  b.CreateBr(rh);
-  b.SetInsertPoint(rh);
-  auto* r = b.CreatePHI(i32, 2, "tb");
-  r->addIncoming(b.getInt32(0), yh);
-  llvm::Value* row = b.CreateAdd(b.CreateMul(b.CreateZExt(r, i64), rs.block_threads), in_block_row);
-  if (rs.runs) {
-    // The block's coordinate, in the local context and (volatile: a fault reads it) the scheduler's.
-    // No no-wrap flags, so scalar evolution keeps a thread index's range bounded (as the block
-    // entries' coordinate: target_host.cpp).
-    llvm::Value* block = b.CreateAdd(rs.first_block, r, "bx");
-    b.CreateAlignedStore(block, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), rs.local_ctx, rs.block_idx_offset), llvm::Align(4));
-    b.CreateAlignedStore(block, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), rs.real_ctx, rs.block_idx_offset), llvm::Align(4),
-                         /*isVolatile=*/true);
+  for (int l = 0; l < 4; ++l) {
+    header[l] = llvm::BasicBlock::Create(c_(), std::string("thread.") + names[order[l]], fn);
+    latch[l] = llvm::BasicBlock::Create(c_(), std::string("thread.next.") + names[order[l]], fn);
   }
   llvm::Value* x_end = rs.bx;
-  if (x_limit != nullptr) {
-    x_end = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, x_limit, rs.bx, nullptr, "tx.end");
-    b.CreateCondBr(b.CreateICmpNE(x_end, b.getInt32(0)), xh, rl);
-  } else {
-    b.CreateBr(xh);
+  llvm::Value* ends[4] = {rs.bz, rs.by, rs.blocks, nullptr};
+  for (int l = 0; l < 4; ++l) {
+    const axis_id a = order[l];
+    llvm::BasicBlock* pre = b.GetInsertBlock();
+    if (a == ax_x && x_limit != nullptr) {
+      // No thread of this row below the limit: on to the enclosing loop's next turn.
+      x_end = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, x_limit, rs.bx, nullptr, "tx.end");
+      b.CreateCondBr(b.CreateICmpNE(x_end, b.getInt32(0)), header[l], latch[l - 1]);
+    } else {
+      b.CreateBr(header[l]);
+    }
+    b.SetInsertPoint(header[l]);
+    iv[a] = b.CreatePHI(i32, 2, std::string("t") + names[a]);
+    iv[a]->addIncoming(b.getInt32(0), pre);
+    if (a == ax_r && rs.runs) {
+      // The block's coordinate, in the local context and (volatile: a fault reads it) the
+      // scheduler's. No no-wrap flags, so scalar evolution keeps a thread index's range bounded
+      // (as the block entries' coordinate: target_host.cpp).
+      llvm::Value* block = b.CreateAdd(rs.first_block, iv[a], "bx");
+      b.CreateAlignedStore(block, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), rs.local_ctx, rs.block_idx_offset), llvm::Align(4));
+      b.CreateAlignedStore(block, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), rs.real_ctx, rs.block_idx_offset), llvm::Align(4),
+                           /*isVolatile=*/true);
+    }
   }
-  llvm::BasicBlock* x_entry = b.GetInsertBlock();
-  b.SetInsertPoint(xh);
-  auto* x = b.CreatePHI(i32, 2, "tx");
-  x->addIncoming(b.getInt32(0), x_entry);
-  llvm::Value* t = b.CreateAdd(row, b.CreateZExt(x, i64), "t", true, true);
+  ends[ax_x] = x_end;
+  auto wide = [&](llvm::Value* v) { return b.CreateZExt(v, i64); };
+  llvm::Value* x = iv[ax_x];
+  llvm::Value* y = iv[ax_y];
+  llvm::Value* z = iv[ax_z];
+  llvm::Value* in_block =
+      rs.y_inner ? b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(wide(z), wide(rs.bx)), wide(x)), wide(rs.by)), wide(y))
+                 : b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(wide(z), wide(rs.by)), wide(y)), wide(rs.bx)), wide(x));
+  llvm::Value* t = b.CreateAdd(b.CreateMul(wide(iv[ax_r]), rs.block_threads), in_block, "t", true, true);
+  auto* xl = latch[3];
   if (rs.track_alive) {
     llvm::Value* live = b.CreateICmpNE(b.CreateLoad(b.getInt8Ty(), b.CreateInBoundsGEP(b.getInt8Ty(), rs.alive, t)),
                                        b.getInt8(0));
@@ -776,7 +867,7 @@ void function_lowering::for_each_thread(bool set_coordinates, const std::functio
   rs.next_thread = outer_next;
   current_thread_ = outer_thread;
   if (!terminated()) b.CreateBr(xl);
-  // CUDA orders no two threads that do not meet at a barrier: the x loop's iterations are
+  // CUDA orders no two threads that do not meet at a barrier: the innermost loop's iterations are
   // declared independent (as the block entry's are), so it vectorises without run-time checks.
   llvm::MDNode* group = llvm::MDNode::getDistinct(c_(), {});
   auto mark = [&](llvm::BasicBlock& bb) {
@@ -789,29 +880,22 @@ void function_lowering::for_each_thread(bool set_coordinates, const std::functio
   };
   mark(*run);
   for (auto it = std::next(last_before->getIterator()); it != fn->end(); ++it) mark(*it);
-  b.SetInsertPoint(xl);
-  llvm::Value* nx = b.CreateAdd(x, b.getInt32(1), "tx.next", true, true);
-  x->addIncoming(nx, xl);
-  auto* latch = b.CreateCondBr(b.CreateICmpULT(nx, x_end), xh, rl);
-  {
-    llvm::TempMDTuple self = llvm::MDNode::getTemporary(c_(), {});
-    llvm::MDNode* parallel = llvm::MDNode::get(c_(), {llvm::MDString::get(c_(), "llvm.loop.parallel_accesses"), group});
-    llvm::MDNode* loop = llvm::MDNode::getDistinct(c_(), {self.get(), parallel});
-    loop->replaceOperandWith(0, loop);
-    latch->setMetadata(llvm::LLVMContext::MD_loop, loop);
+  // The latches, innermost first: count up, go round while below the extent, else on to the
+  // enclosing loop's latch (the outermost's to the exit).
+  for (int l = 3; l >= 0; --l) {
+    const axis_id a = order[l];
+    b.SetInsertPoint(latch[l]);
+    llvm::Value* next = b.CreateAdd(iv[a], b.getInt32(1), std::string("t") + names[a] + ".next", true, true);
+    iv[a]->addIncoming(next, latch[l]);
+    auto* br = b.CreateCondBr(b.CreateICmpULT(next, ends[a]), header[l], l > 0 ? latch[l - 1] : exit);
+    if (l == 3) {
+      llvm::TempMDTuple self = llvm::MDNode::getTemporary(c_(), {});
+      llvm::MDNode* parallel = llvm::MDNode::get(c_(), {llvm::MDString::get(c_(), "llvm.loop.parallel_accesses"), group});
+      llvm::MDNode* loop = llvm::MDNode::getDistinct(c_(), {self.get(), parallel});
+      loop->replaceOperandWith(0, loop);
+      br->setMetadata(llvm::LLVMContext::MD_loop, loop);
+    }
   }
-  b.SetInsertPoint(rl);
-  llvm::Value* nr = b.CreateAdd(r, b.getInt32(1), "tb.next", true, true);
-  r->addIncoming(nr, rl);
-  b.CreateCondBr(b.CreateICmpULT(nr, rs.blocks), rh, yl);
-  b.SetInsertPoint(yl);
-  llvm::Value* ny = b.CreateAdd(y, b.getInt32(1), "ty.next", true, true);
-  y->addIncoming(ny, yl);
-  b.CreateCondBr(b.CreateICmpULT(ny, rs.by), yh, zl);
-  b.SetInsertPoint(zl);
-  llvm::Value* nz = b.CreateAdd(z, b.getInt32(1), "tz.next", true, true);
-  z->addIncoming(nz, zl);
-  b.CreateCondBr(b.CreateICmpULT(nz, rs.bz), zh, exit);
   b.SetInsertPoint(exit);
 }
 
@@ -884,10 +968,12 @@ std::vector<llvm::Value*> function_lowering::uniform_values(
   b.SetInsertPoint(found);
   llvm::Value* any = b.CreateICmpULT(t, rs.nthreads);
   llvm::Value* first = b.CreateSelect(any, t, b.getInt64(0));
-  // Its coordinates, for expressions that read threadIdx.
+  // Its coordinates, for expressions that read threadIdx (t counts x fastest, or y with y_inner).
   llvm::Value* bx = b.CreateZExt(rs.bx, i64);
-  llvm::Value* bxy = b.CreateMul(bx, b.CreateZExt(rs.by, i64));
-  llvm::Value* coords[3] = {b.CreateURem(first, bx), b.CreateURem(b.CreateUDiv(first, bx), b.CreateZExt(rs.by, i64)),
+  llvm::Value* by = b.CreateZExt(rs.by, i64);
+  llvm::Value* bxy = b.CreateMul(bx, by);
+  llvm::Value* coords[3] = {rs.y_inner ? b.CreateURem(b.CreateUDiv(first, by), bx) : b.CreateURem(first, bx),
+                            rs.y_inner ? b.CreateURem(first, by) : b.CreateURem(b.CreateUDiv(first, bx), by),
                             b.CreateUDiv(first, bxy)};
   for (unsigned d = 0; d < 3; ++d)
     b.CreateAlignedStore(b.CreateTrunc(coords[d], b.getInt32Ty()),

@@ -334,3 +334,135 @@ def test_a_stretch_guarded_by_the_thread_index_runs_only_the_threads_it_takes(n,
     cf = _jit._compile(guarded_by_the_thread.py_func, ["array(int64, 2d, C)", "int64"],
                        _jit.CompileOptions().config("host"), False)
     assert cf.block_entry and "tx.limit" in cf.llvm, "the guarded stretches' thread loops stop at the bound"
+
+
+# --- the thread loops' order -----------------------------------------------------------------
+
+
+def thread_order(visit, block):
+    """The order a one-block launch of `visit` (each thread takes a ticket from an atomic counter
+    into order[ty, tx]) ran its block's threads in: "x" when threadIdx.x went fastest, "y" when y
+    did (threads that meet at no barrier may run in any order; the cpu backend's is fixed)."""
+    bx, by = block
+    order = np.full((by, bx), -1, np.int64)
+    visit[1, block](order, np.zeros(1, np.int64))
+    if (order.ravel() == np.arange(bx * by)).all():
+        return "x"
+    if (order.T.ravel() == np.arange(bx * by)).all():
+        return "y"
+    return f"neither: {order.tolist()}"
+
+
+TILE = 8
+
+
+@cuda.jit
+def numba_tiled_matmul(A, B, C):
+    # numba's documentation's form: threadIdx.x walks rows, so the arrays are contiguous along y.
+    sA = cuda.shared.array((TILE, TILE), dtype=np.float32)
+    sB = cuda.shared.array((TILE, TILE), dtype=np.float32)
+    x, y = cuda.grid(2)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    tmp = np.float32(0.0)
+    for i in range(cuda.gridDim.x):
+        sA[tx, ty] = 0
+        sB[tx, ty] = 0
+        if x < A.shape[0] and ty + i * TILE < A.shape[1]:
+            sA[tx, ty] = A[x, ty + i * TILE]
+        if y < B.shape[1] and tx + i * TILE < B.shape[0]:
+            sB[tx, ty] = B[tx + i * TILE, y]
+        cuda.syncthreads()
+        for j in range(TILE):
+            tmp += sA[tx, j] * sB[j, ty]
+        cuda.syncthreads()
+    if x < C.shape[0] and y < C.shape[1]:
+        C[x, y] = tmp
+
+
+def test_arrays_contiguous_along_y_put_the_y_loop_innermost():
+    rng = np.random.default_rng(11)
+    for n in (8, 29, 64):
+        A = rng.random((n, n), dtype=np.float32)
+        B = rng.random((n, n), dtype=np.float32)
+        C = np.zeros((n, n), np.float32)
+        blocks = (n + TILE - 1) // TILE
+        numba_tiled_matmul[(blocks, blocks), (TILE, TILE)](A, B, C)
+        np.testing.assert_allclose(C, A @ B, rtol=1e-5)
+    assert in_regions(numba_tiled_matmul, ["array(float32, 2d, C)"] * 3)
+
+
+@cuda.jit
+def visit_y_contiguous(order, counter):
+    s = cuda.shared.array((8, 8), dtype=np.int64)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    s[tx, ty] = tx  # contiguous along y
+    cuda.syncthreads()
+    order[ty, tx] = cuda.atomic.add(counter, 0, 1) + s[tx, ty] * 0
+
+
+@cuda.jit
+def visit_x_contiguous(order, counter):
+    s = cuda.shared.array((8, 8), dtype=np.int64)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    s[ty, tx] = tx  # contiguous along x
+    cuda.syncthreads()
+    order[ty, tx] = cuda.atomic.add(counter, 0, 1) + s[ty, tx] * 0
+
+
+def test_arrays_contiguous_along_y_put_the_y_loop_innermost():
+    assert thread_order(visit_y_contiguous, (8, 8)) == "y"
+    assert thread_order(visit_y_contiguous, (3, 5)) == "y"
+    assert thread_order(visit_x_contiguous, (8, 8)) == "x"
+    assert thread_order(visit_x_contiguous, (5, 3)) == "x"
+
+
+@cuda.jit
+def columns_then_rows(x, lim, out, dead):
+    # A 2-D block whose arrays are walked along y; threads with ty < dead return before the
+    # barriers; the while loop's condition is read once for the block, in its first live thread
+    # (lim is the block's height in live threads' elements and 0 in the others', so a read in a
+    # thread that returned would end the loop at once); `acc` crosses the barriers (kept per
+    # thread, indexed in the loops' order).
+    s = cuda.shared.array((8, 16), dtype=np.int64)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    row = cuda.blockIdx.x * cuda.blockDim.x + tx
+    s[tx, ty] = -1
+    if ty < dead:
+        return
+    acc = x[row, ty] * 10 + tx
+    s[tx, ty] = acc
+    cuda.syncthreads()
+    step = 1
+    while step < lim[row, ty]:
+        acc += s[tx, dead + (ty - dead + step) % (cuda.blockDim.y - dead)]
+        step *= 2
+        cuda.syncthreads()
+    out[row, ty] = acc
+
+
+def test_y_innermost_with_returns_and_values_across_barriers():
+    for by in (16, 5):
+        for dead in (0, 2, by - 1):
+            rows = 8 * 3
+            x = np.arange(rows * by, dtype=np.int64).reshape(rows, by)
+            lim = np.full((rows, by), by, np.int64)
+            lim[:, :dead] = 0
+            out = np.full((rows, by), -9, np.int64)
+            columns_then_rows[3, (8, by)](x, lim, out, dead)
+            want = np.full((rows, by), -9, np.int64)
+            live = by - dead
+            for r in range(rows):
+                tx = r % 8
+                s = [x[r, ty] * 10 + tx for ty in range(by)]
+                acc = list(s)
+                step = 1
+                while step < by:
+                    acc = [acc[ty] + s[dead + (ty - dead + step) % live] if ty >= dead else 0 for ty in range(by)]
+                    step *= 2
+                want[r, dead:] = acc[dead:]
+            np.testing.assert_array_equal(out, want, err_msg=f"block (8, {by}), {dead} returned")
+    assert in_regions(columns_then_rows, ["array(int64, 2d, C)"] * 3 + ["int64"])
