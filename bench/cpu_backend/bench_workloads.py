@@ -139,31 +139,23 @@ def saxpy(a, x, y, out):
     for i in prange(x.size):
         out[i] = a * x[i] + y[i]
 
-@njit(parallel=True)
-def stencil(x, out):
-    n, m = x.shape
-    for i in prange(n):
-        if i == 0 or i == n - 1:
-            for j in range(m):
-                out[i, j] = x[i, j]
-        else:
-            out[i, 0] = x[i, 0]
-            for j in range(1, m - 1):
-                out[i, j] = 0.2 * (x[i, j] + x[i - 1, j] + x[i + 1, j] + x[i, j - 1] + x[i, j + 1])
-            out[i, m - 1] = x[i, m - 1]
+def make_stencil(weight):  # weight: a closure constant, float64 or float32 as given
+    @njit(parallel=True)
+    def stencil(x, out):
+        n, m = x.shape
+        for i in prange(n):
+            if i == 0 or i == n - 1:
+                for j in range(m):
+                    out[i, j] = x[i, j]
+            else:
+                out[i, 0] = x[i, 0]
+                for j in range(1, m - 1):
+                    out[i, j] = weight * (x[i, j] + x[i - 1, j] + x[i + 1, j] + x[i, j - 1] + x[i, j + 1])
+                out[i, m - 1] = x[i, m - 1]
+    return stencil
 
-@njit(parallel=True)
-def stencil_f32(x, out):
-    n, m = x.shape
-    for i in prange(n):
-        if i == 0 or i == n - 1:
-            for j in range(m):
-                out[i, j] = x[i, j]
-        else:
-            out[i, 0] = x[i, 0]
-            for j in range(1, m - 1):
-                out[i, j] = np.float32(0.2) * (x[i, j] + x[i - 1, j] + x[i + 1, j] + x[i, j - 1] + x[i, j + 1])
-            out[i, m - 1] = x[i, m - 1]
+stencil = make_stencil(0.2)
+stencil_f32 = make_stencil(np.float32(0.2))
 
 @njit(parallel=True)
 def normalize(grayscales, out):
