@@ -43,15 +43,21 @@ extents contiguous_strides(const extents& shape, std::size_t itemsize, char orde
   CUFORGE_EXPECTS(order == 'C' || order == 'F', std::string("order must be 'C' or 'F', not '") + order + "'");
   extents strides(shape.size());
   std::int64_t s = static_cast<std::int64_t>(itemsize);
+  // The product past the outermost dimension is never a stride, and it may pass int64 for an
+  // array the size checks then refuse: it saturates instead of overflowing (undefined in C++;
+  // UBSan's find). When the array's byte count fits in int64, so does every stride.
+  auto step = [&s](std::int64_t extent) {
+    if (__builtin_mul_overflow(s, std::max<std::int64_t>(extent, 1), &s)) s = std::numeric_limits<std::int64_t>::max();
+  };
   if (order == 'C') {
     for (std::size_t i = shape.size(); i-- > 0;) {
       strides[i] = s;
-      s *= std::max<std::int64_t>(shape[i], 1);
+      step(shape[i]);
     }
   } else {
     for (std::size_t i = 0; i < shape.size(); ++i) {
       strides[i] = s;
-      s *= std::max<std::int64_t>(shape[i], 1);
+      step(shape[i]);
     }
   }
   return strides;

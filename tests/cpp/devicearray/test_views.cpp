@@ -137,6 +137,16 @@ TEST(Empty, COrderAndFOrderStrides) {
   CUFORGE_EXPECT_THROW_WITH(logic_error, "negative dimensions", (void)device_ndarray::empty({2, -1}, dtypes::int32));
 }
 
+TEST(Empty, ContiguousStridesOfAnArrayTooBigToMake) {
+  // The product past the outermost dimension is never a stride: it saturates rather than
+  // overflowing int64 (undefined; UBSan runs this suite in CI). 2^60 float64s: 2^63 bytes.
+  constexpr std::int64_t saturated = std::numeric_limits<std::int64_t>::max();
+  EXPECT_EQ(contiguous_strides({std::int64_t{1} << 60}, 8, 'C'), (extents{8}));
+  EXPECT_EQ(contiguous_strides({std::int64_t{1} << 59, 4}, 8, 'F'), (extents{8, std::int64_t{1} << 62}));
+  EXPECT_EQ(contiguous_strides({std::int64_t{1} << 60, 4}, 8, 'F'), (extents{8, saturated}));
+  EXPECT_EQ(contiguous_strides({4, std::int64_t{1} << 62}, 4, 'C'), (extents{saturated, 4}));
+}
+
 TEST(Empty, BoundToItsStreamAndFromTheCurrentResource) {
   auto stats = std::make_shared<memory::statistics_resource_adaptor>(memory::current_resource());
   memory::set_current_resource(stats);
