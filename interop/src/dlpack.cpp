@@ -135,7 +135,13 @@ device_ndarray import_tensor(const DLTensor& t, std::uint64_t flags, const std::
     strides = contiguous_strides(shape, type.itemsize, 'C');
   }
   if (n > 0 && !t.data) throw logic_error("DLPack import: the tensor has elements but a null data pointer");
-  auto* data = static_cast<char*>(t.data) + t.byte_offset;
+  // The address as an integer: a byte_offset past the address space is refused below as memory
+  // this process has not mapped, never formed as a pointer (that would be undefined behaviour).
+  std::uintptr_t address = 0;
+  if (__builtin_add_overflow(reinterpret_cast<std::uintptr_t>(t.data), t.byte_offset, &address))
+    throw logic_error("DLPack import: the data pointer " + detail::hex(reinterpret_cast<std::uintptr_t>(t.data)) +
+                      " plus byte_offset " + std::to_string(t.byte_offset) + " passes the end of the address space");
+  auto* data = reinterpret_cast<char*>(address);
   auto [lo, hi] = detail::element_span("DLPack import", shape, strides, type.itemsize);
   std::optional<mem::allocation_info> range;
   if (hi > lo) range = mem::allocation_of(data);  // one look-up (one driver call on a GPU)

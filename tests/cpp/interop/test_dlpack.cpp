@@ -508,6 +508,22 @@ TYPED_TEST(DlpackForeign, ByteOffsetAndStridesInItems) {
   expect_same_elements(a, this->expected(8, {3, 3}, {32, 8}));
 }
 
+TYPED_TEST(DlpackForeign, AByteOffsetPastTheAddressSpaceIsRefusedBeforeItIsAPointer) {
+  // data + byte_offset wraps past 2^64: refused with the sum's words, never formed as a pointer
+  // (undefined behaviour; UBSan runs this suite in CI). A large offset that does not wrap is
+  // memory this process has not mapped.
+  {
+    typename TestFixture::tensor t(this->data(), this->dev(), int32_type, {4}, {}, ~std::uint64_t{0} - 7);
+    CUFORGE_EXPECT_THROW_WITH(logic_error, "passes the end of the address space", (void)import_any(t.get()));
+    EXPECT_EQ(t.deletes(), 1);
+  }
+  {
+    typename TestFixture::tensor t(this->data(), this->dev(), int32_type, {4}, {}, std::uint64_t{1} << 62);
+    EXPECT_THROW((void)import_any(t.get()), logic_error);
+    EXPECT_EQ(t.deletes(), 1);
+  }
+}
+
 TYPED_TEST(DlpackForeign, NoStridesMeanRowMajor) {
   typename TestFixture::tensor t(this->data(), this->dev(), int32_type, {2, 3, 4});
   auto a = import_any(t.get());

@@ -782,6 +782,8 @@ MALFORMED = [
     ("negative-ndim", dict(ndim=-1), ValueError, "dimensions"),
     ("tiny-pointer", dict(data=0x10), ValueError, "not in memory this process has mapped"),
     ("huge-byte-offset", dict(byte_offset=2**63), ValueError, "not in memory this process has mapped"),
+    # data + byte_offset wraps past 2**64: refused before it is made a pointer (UBSan's find).
+    ("wrapping-byte-offset", dict(byte_offset=2**64 - 8), ValueError, "passes the end of the address space"),
     ("null-shape", dict(shape=(), ndim=1), ValueError, "no shape"),
 ]
 
