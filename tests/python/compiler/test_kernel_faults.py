@@ -16,7 +16,8 @@ import pytest
 
 from cuforge import cuda
 
-pytestmark = pytest.mark.skipif(cuda.backend() != "cpu", reason="the cpu backend's fault handling (a GPU faults alone)")
+pytestmark = [pytest.mark.skipif(cuda.backend() != "cpu", reason="the cpu backend's fault handling (a GPU faults alone)"),
+              pytest.mark.no_asan]
 
 CHILD = pathlib.Path(__file__).with_name("fault_child.py")
 
