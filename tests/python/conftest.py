@@ -35,17 +35,22 @@ def pytest_configure(config):
 
 # Under scripts/sanitize.sh --python (the ASan runtime preloaded into every process of the run).
 UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
-NO_ASAN = ("no_asan: skipped under AddressSanitizer (scripts/sanitize.sh --python): the cpu backend's fault "
-           "handler leaves a faulting kernel by jumping off its signal stack, which ASan's stack bookkeeping "
-           "cannot follow (false reports), as the C++ stack-overflow test")
+# `@pytest.mark.no_asan("tools")` skips a test there, for one of these reasons (the default: "faults").
+NO_ASAN_REASONS = {
+    "faults": "the cpu backend's fault handler leaves a faulting kernel by jumping off its signal stack, which "
+              "ASan's stack bookkeeping cannot follow (false reports), as the C++ stack-overflow test",
+    "tools": "a tool the test runs (nvcc, gdb) inherits the preloaded ASan runtime, which it was not built for: "
+             "it crashes or hangs",
+}
 
 
 def pytest_collection_modifyitems(config, items):
     if UNDER_ASAN:
-        skip_asan = pytest.mark.skip(reason=NO_ASAN.split(": ", 1)[1])
         for item in items:
-            if "no_asan" in item.keywords:
-                item.add_marker(skip_asan)
+            marker = item.get_closest_marker("no_asan")
+            if marker is not None:
+                why = NO_ASAN_REASONS[marker.args[0] if marker.args else "faults"]
+                item.add_marker(pytest.mark.skip(reason=f"skipped under AddressSanitizer: {why}"))
     if cuforge.backend() == "cuda":
         return
     skip = pytest.mark.skip(reason=f"needs a GPU (the cuda backend); active backend: {cuforge.backend_reason()}")

@@ -88,6 +88,7 @@ def test_the_host_object_carries_the_same_for_gdb():
 
 @pytest.mark.skipif(cuda.backend() != "cpu", reason="gdb on the cpu backend's kernels")
 @pytest.mark.skipif(shutil.which("gdb") is None, reason="no gdb")
+@pytest.mark.no_asan("tools")
 def test_gdb_stops_at_a_python_line_of_a_cpu_backend_kernel_and_prints_a_variable():
     import pathlib
     import sys

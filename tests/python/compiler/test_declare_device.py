@@ -604,6 +604,7 @@ NVCC = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc
     ("fatbin", ["-fatbin", "-rdc=true"]),
     ("a", None),  # an archive of the .o (nvcc -lib)
 ])
+@pytest.mark.no_asan("tools")
 def test_nvjitlink_takes_what_nvcc_makes(kind, flags, tmp_path):
     obj = tmp_path / "functions.o"
     if kind == "a":
