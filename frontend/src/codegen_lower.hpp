@@ -21,6 +21,7 @@
 #include <llvm/IR/Module.h>
 
 #include <cstdint>
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -269,6 +270,9 @@ class function_lowering {
   void for_each_thread(bool set_coordinates, const std::function<void(llvm::Value*)>& body,
                        llvm::Value* x_limit = nullptr);
   llvm::Value* segment_x_limit(const std::vector<stmt_id>& seg);
+  /// A thread's index in its block from its coordinates (i64 each), and back (codegen_regions.cpp).
+  llvm::Value* thread_in_block(llvm::Value* x, llvm::Value* y, llvm::Value* z);
+  std::array<llvm::Value*, 3> thread_coordinates(llvm::Value* t);
   bool is_thread_x(expr_id e, int depth = 0) const;
   void select_thread(llvm::Value* t);
   llvm::Value* uniform_truth(expr_id cond);

@@ -420,6 +420,16 @@ std::set<stmt_id> grid_stride_loops(const function& f, const uniformity& uni) {
 
 namespace {
 
+// Which threadIdx register `e` reads (0: x, 1: y, 2: z), or -1 for any other expression.
+int thread_idx_axis(const expr& e) {
+  if (e.kind != expr_kind::op || e.op != op_id::intrinsic || e.attrs.empty()) return -1;
+  static constexpr std::string_view names[3] = {"cuda.threadIdx.x", "cuda.threadIdx.y", "cuda.threadIdx.z"};
+  const std::string_view n = entry_of(e).info.name;
+  for (int d = 0; d < 3; ++d)
+    if (n == names[d]) return d;
+  return -1;
+}
+
 bool is_register(const function& f, expr_id id, std::string_view name) {
   if (id < 0 || static_cast<std::size_t>(id) >= f.exprs.size()) return false;
   const expr& e = f.exprs[static_cast<std::size_t>(id)];
@@ -549,12 +559,9 @@ unsigned thread_axes(const function& f, const std::vector<unsigned>& dep, expr_i
   if (id < 0 || static_cast<std::size_t>(id) >= f.exprs.size() || depth > 64) return 0;
   const expr& e = f.exprs[static_cast<std::size_t>(id)];
   if (e.kind == expr_kind::variable) return e.var >= 0 ? dep[static_cast<std::size_t>(e.var)] : 0;
+  if (const int d = thread_idx_axis(e); d >= 0) return 1u << d;
   if (e.kind == expr_kind::op && e.op == op_id::intrinsic && !e.attrs.empty()) {
-    const std::string_view n = entry_of(e).info.name;
-    if (n == "cuda.threadIdx.x") return 1;
-    if (n == "cuda.threadIdx.y") return 2;
-    if (n == "cuda.threadIdx.z") return 4;
-    if (n == "cuda.grid") {
+    if (entry_of(e).info.name == "cuda.grid") {
       const expr* arg = e.operands.size() == 1 && e.operands[0] >= 0 ? &f.exprs[static_cast<std::size_t>(e.operands[0])] : nullptr;
       const bool one = arg != nullptr && arg->kind == expr_kind::constant &&
                        arg->value.k == constant_value::kind::integer && arg->value.i == 1;
@@ -789,6 +796,28 @@ void function_lowering::emit_block_regions(const std::vector<bool>& zeroed, cons
   regions_ = nullptr;
 }
 
+// A thread's index in its block (i64) from its coordinates (i64 each), and back: the order
+// for_each_thread visits them in, which per-thread arrays and alive flags are indexed by. x counts
+// fastest, then y, then z; with y_inner y fastest, then x, then z.
+llvm::Value* function_lowering::thread_in_block(llvm::Value* x, llvm::Value* y, llvm::Value* z) {
+  const region_state& rs = *regions_;
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Value* bx = b.CreateZExt(rs.bx, i64);
+  llvm::Value* by = b.CreateZExt(rs.by, i64);
+  return rs.y_inner ? b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(z, bx), x), by), y)
+                    : b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(z, by), y), bx), x);
+}
+
+std::array<llvm::Value*, 3> function_lowering::thread_coordinates(llvm::Value* t) {
+  const region_state& rs = *regions_;
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Value* bx = b.CreateZExt(rs.bx, i64);
+  llvm::Value* by = b.CreateZExt(rs.by, i64);
+  llvm::Value* z = b.CreateUDiv(t, b.CreateMul(bx, by));
+  if (rs.y_inner) return {b.CreateURem(b.CreateUDiv(t, by), bx), b.CreateURem(t, by), z};
+  return {b.CreateURem(t, bx), b.CreateURem(b.CreateUDiv(t, bx), by), z};
+}
+
 void function_lowering::for_each_thread(bool set_coordinates, const std::function<void(llvm::Value*)>& body,
                                         llvm::Value* x_limit) {
   region_state& rs = *regions_;
@@ -835,14 +864,12 @@ void function_lowering::for_each_thread(bool set_coordinates, const std::functio
     }
   }
   ends[ax_x] = x_end;
-  auto wide = [&](llvm::Value* v) { return b.CreateZExt(v, i64); };
   llvm::Value* x = iv[ax_x];
   llvm::Value* y = iv[ax_y];
   llvm::Value* z = iv[ax_z];
-  llvm::Value* in_block =
-      rs.y_inner ? b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(wide(z), wide(rs.bx)), wide(x)), wide(rs.by)), wide(y))
-                 : b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateMul(wide(z), wide(rs.by)), wide(y)), wide(rs.bx)), wide(x));
-  llvm::Value* t = b.CreateAdd(b.CreateMul(wide(iv[ax_r]), rs.block_threads), in_block, "t", true, true);
+  llvm::Value* t = b.CreateAdd(b.CreateMul(b.CreateZExt(iv[ax_r], i64), rs.block_threads),
+                               thread_in_block(b.CreateZExt(x, i64), b.CreateZExt(y, i64), b.CreateZExt(z, i64)), "t",
+                               true, true);
   auto* xl = latch[3];
   if (rs.track_alive) {
     llvm::Value* live = b.CreateICmpNE(b.CreateLoad(b.getInt8Ty(), b.CreateInBoundsGEP(b.getInt8Ty(), rs.alive, t)),
@@ -968,13 +995,8 @@ std::vector<llvm::Value*> function_lowering::uniform_values(
   b.SetInsertPoint(found);
   llvm::Value* any = b.CreateICmpULT(t, rs.nthreads);
   llvm::Value* first = b.CreateSelect(any, t, b.getInt64(0));
-  // Its coordinates, for expressions that read threadIdx (t counts x fastest, or y with y_inner).
-  llvm::Value* bx = b.CreateZExt(rs.bx, i64);
-  llvm::Value* by = b.CreateZExt(rs.by, i64);
-  llvm::Value* bxy = b.CreateMul(bx, by);
-  llvm::Value* coords[3] = {rs.y_inner ? b.CreateURem(b.CreateUDiv(first, by), bx) : b.CreateURem(first, bx),
-                            rs.y_inner ? b.CreateURem(first, by) : b.CreateURem(b.CreateUDiv(first, bx), by),
-                            b.CreateUDiv(first, bxy)};
+  // Its coordinates, for expressions that read threadIdx.
+  const std::array<llvm::Value*, 3> coords = thread_coordinates(first);
   for (unsigned d = 0; d < 3; ++d)
     b.CreateAlignedStore(b.CreateTrunc(coords[d], b.getInt32Ty()),
                          b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), rs.local_ctx, rs.thread_idx_offset + 4 * d),
@@ -1116,7 +1138,7 @@ bool function_lowering::is_thread_x(expr_id e, int depth) const {
   if (x.ty == nullptr || !x.ty->is_int() || x.ty->bits < 16) return false;
   switch (x.kind) {
     case expr_kind::cast: return !x.operands.empty() && is_thread_x(x.operands[0], depth + 1);
-    case expr_kind::op: return x.op == op_id::intrinsic && !x.attrs.empty() && entry_of(x).info.name == "cuda.threadIdx.x";
+    case expr_kind::op: return thread_idx_axis(x) == 0;
     case expr_kind::variable:
       for (const auto& [v, value] : regions_->recomputed)
         if (v == x.var) return is_thread_x(value, depth + 1);
