@@ -206,12 +206,13 @@ const std::string& host_target_id() {
     }
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    return triple + " cpuid:" + hex + " bf16:soft" + math_variant();  // (llvm_support.cpp's kept_off)
+    return triple + " cpuid:" + hex + " " + detail::host_features_kept_off() + math_variant();
 #else
     const std::string triple = llvm::sys::getProcessTriple();
     llvm::SubtargetFeatures features;
     for (const auto& f : llvm::sys::getHostCPUFeatures()) features.AddFeature(f.getKey(), f.getValue());
-    return triple + " " + llvm::sys::getHostCPUName().str() + " " + features.getString() + math_variant();
+    return triple + " " + llvm::sys::getHostCPUName().str() + " " + features.getString() + " " + detail::host_features_kept_off() +
+           math_variant();
 #endif
   }();
   return id;

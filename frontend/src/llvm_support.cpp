@@ -52,6 +52,15 @@ bool without_feature(llvm::StringRef name) {
 
 }  // namespace
 
+const std::string& host_features_kept_off() {
+  static const std::string s = [] {
+    llvm::SubtargetFeatures features;
+    for (const char* f : kept_off) features.AddFeature(f, false);
+    return features.getString();
+  }();
+  return s;
+}
+
 const host_description& host_cpu() {
   static const host_description h = [] {
     host_description d;

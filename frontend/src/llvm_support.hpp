@@ -31,6 +31,9 @@ struct host_description {
   std::string triple, cpu, features;
 };
 const host_description& host_cpu();
+/// The CPU features host code goes without whether or not the CPU has them, as "-a,-b"
+/// (llvm_support.cpp says why): the host object cache's key names them.
+const std::string& host_features_kept_off();
 
 /// The sm_XY LLVM 19 compiles for when asked for `cc` (the newest it knows that
 /// the device runs: PTX for sm_90 is JIT-compiled by the driver on newer GPUs),

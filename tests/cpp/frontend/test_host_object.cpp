@@ -206,4 +206,8 @@ TEST(HostObject, HostTargetIdIsStable) {
   EXPECT_FALSE(id.empty());
   EXPECT_EQ(&id, &host_target_id());
   EXPECT_NE(id.find("-"), std::string::npos) << id;  // starts with a triple
+  // The features host code goes without (the bfloat16 conversions) are part of it: an object made
+  // with them on is another target's.
+  EXPECT_NE(id.find("-avx512bf16"), std::string::npos) << id;
+  EXPECT_NE(id.find("-avxneconvert"), std::string::npos) << id;
 }
