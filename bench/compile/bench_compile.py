@@ -90,33 +90,35 @@ else:
     from cuforge.types import normalize_signature
     args, _ = normalize_signature(sig)
     config = CompileOptions(cc=(9, 0)).config("nvptx")
-    if mode == "later":
-        # A later compile: the same stages once more after a first. The module after O3 (llvm_gpu: it
-        # is lowered, linked with libdevice and optimised, then printed) apart from the PTX (the same,
-        # then NVPTX's code generator instead of the printer): emission is their difference.
+
+    def typed():  # (the compiled kernel, seconds in the walker, in the typer)
+        t0 = time.perf_counter()
+        ir = build_ir(fn)
+        t1 = time.perf_counter()
+        cf = _core.compile(ir, [a.spec for a in args], config, False, None)
+        return cf, t1 - t0, time.perf_counter() - t1
+
+    def seconds(f):
+        t = time.perf_counter()
+        f()
+        return time.perf_counter() - t
+
+    if mode == "breakdown":
+        cf, walker, typer = typed()
+        print(json.dumps({"walker": walker, "typer": typer, "codegen": seconds(lambda: cf.ptx)}))
+    else:
+        # A later compile: the stages again after a first compile. llvm_gpu is the module lowered,
+        # linked with libdevice and optimised, then printed; ptx the same, then NVPTX's code
+        # generator instead of the printer: the code generator is their difference.
         cuda.compile_ptx(fn, sig, cc=(9, 0))
         rows = []
         for _ in range(5):
-            t0 = time.perf_counter()
-            ir = build_ir(fn)
-            t1 = time.perf_counter()
-            cf = _core.compile(ir, [a.spec for a in args], config, False, None)
-            t2 = time.perf_counter()
-            cf.llvm_gpu
-            t3 = time.perf_counter()
-            _core.compile(ir, [a.spec for a in args], config, False, None).ptx
-            t4 = time.perf_counter()
-            rows.append({"walker": t1 - t0, "typer": t2 - t1, "lower+O3": t3 - t2, "NVPTX": max(t4 - t3 - (t2 - t1) - (t3 - t2), 0.0)})
+            cf, walker, typer = typed()
+            lowered = seconds(lambda: cf.llvm_gpu)
+            cf, _, _ = typed()
+            emitted = seconds(lambda: cf.ptx)
+            rows.append({"walker": walker, "typer": typer, "lower+O3": lowered, "NVPTX": max(emitted - lowered, 0.0)})
         print(json.dumps({k: statistics.median(r[k] for r in rows) for k in rows[0]}))
-        sys.exit(0)
-    t0 = time.perf_counter()
-    ir = build_ir(fn)
-    t1 = time.perf_counter()
-    cf = _core.compile(ir, [a.spec for a in args], config, False, None)
-    t2 = time.perf_counter()
-    cf.ptx
-    t3 = time.perf_counter()
-    print(json.dumps({"walker": t1 - t0, "typer": t2 - t1, "codegen": t3 - t2}))
 '''
 
 

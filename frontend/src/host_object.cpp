@@ -211,8 +211,8 @@ const std::string& host_target_id() {
     const std::string triple = llvm::sys::getProcessTriple();
     llvm::SubtargetFeatures features;
     for (const auto& f : llvm::sys::getHostCPUFeatures()) features.AddFeature(f.getKey(), f.getValue());
-    return triple + " " + llvm::sys::getHostCPUName().str() + " " + features.getString() + " " + detail::host_features_kept_off() +
-           math_variant();
+    return triple + " " + llvm::sys::getHostCPUName().str() + " " + features.getString() + " " +
+           detail::host_features_kept_off() + math_variant();
 #endif
   }();
   return id;
