@@ -165,18 +165,13 @@ def compile_latency(folder, runs, numba_python):
                 except RuntimeError as e:
                     got["numba"] = f"could not run ({e})"
         results[name] = {k: (medians(v) if isinstance(v, list) and v else v or None) for k, v in got.items()}
-        try:
-            results[name]["stages"] = medians(
-                [run_json([sys.executable, "driver.py", "ours", *what, "breakdown"], folder, ours_env)
-                 for _ in range(runs)])
-        except RuntimeError as e:
-            results[name]["stages"] = f"unavailable ({e})"
-        try:
-            results[name]["later_stages"] = medians(
-                [run_json([sys.executable, "driver.py", "ours", *what, "later"], folder, ours_env)
-                 for _ in range(runs)])
-        except RuntimeError as e:
-            results[name]["later_stages"] = f"unavailable ({e})"
+        for key, mode in (("stages", "breakdown"), ("later_stages", "later")):
+            try:
+                results[name][key] = medians(
+                    [run_json([sys.executable, "driver.py", "ours", *what, mode], folder, ours_env)
+                     for _ in range(runs)])
+            except RuntimeError as e:
+                results[name][key] = f"unavailable ({e})"
     return results
 
 
