@@ -353,43 +353,20 @@ def thread_order(visit, block):
     return f"neither: {order.tolist()}"
 
 
-TILE = 8
+def test_the_seed_tiled_matmul_runs_with_y_innermost():
+    # The seed's tiled matmul (examples/python/kernel_matmul.py, numba's documented form):
+    # threadIdx.x walks rows, so its arrays are contiguous along y.
+    from seed_kernels import TPB as TILE_SEED, fast_matmul
 
-
-@cuda.jit
-def numba_tiled_matmul(A, B, C):
-    # numba's documentation's form: threadIdx.x walks rows, so the arrays are contiguous along y.
-    sA = cuda.shared.array((TILE, TILE), dtype=np.float32)
-    sB = cuda.shared.array((TILE, TILE), dtype=np.float32)
-    x, y = cuda.grid(2)
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    tmp = np.float32(0.0)
-    for i in range(cuda.gridDim.x):
-        sA[tx, ty] = 0
-        sB[tx, ty] = 0
-        if x < A.shape[0] and ty + i * TILE < A.shape[1]:
-            sA[tx, ty] = A[x, ty + i * TILE]
-        if y < B.shape[1] and tx + i * TILE < B.shape[0]:
-            sB[tx, ty] = B[tx + i * TILE, y]
-        cuda.syncthreads()
-        for j in range(TILE):
-            tmp += sA[tx, j] * sB[j, ty]
-        cuda.syncthreads()
-    if x < C.shape[0] and y < C.shape[1]:
-        C[x, y] = tmp
-
-
-def test_arrays_contiguous_along_y_put_the_y_loop_innermost():
     rng = np.random.default_rng(11)
     for n in (8, 29, 64):
         A = rng.random((n, n), dtype=np.float32)
         B = rng.random((n, n), dtype=np.float32)
         C = np.zeros((n, n), np.float32)
-        blocks = (n + TILE - 1) // TILE
-        numba_tiled_matmul[(blocks, blocks), (TILE, TILE)](A, B, C)
+        blocks = (n + TILE_SEED - 1) // TILE_SEED
+        fast_matmul[(blocks, blocks), (TILE_SEED, TILE_SEED)](A, B, C)
         np.testing.assert_allclose(C, A @ B, rtol=1e-5)
-    assert in_regions(numba_tiled_matmul, ["array(float32, 2d, C)"] * 3)
+    assert in_regions(fast_matmul, ["array(float32, 2d, C)"] * 3)
 
 
 @cuda.jit
