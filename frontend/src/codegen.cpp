@@ -90,7 +90,7 @@ ptx_result compile_ptx(const typed_module& m, const compile_config& cfg) {
   return naming_entry(m, [&] {
     lowered r = run_pipeline(m, cfg);
     ptx_result out;
-    out.ptx = detail::emit_ptx(*r.mod, r.tgt->machine());  // 4. emit
+    out.ptx = detail::emit_ptx(r.mod, r.ctx, r.tgt->machine());  // 4. emit
     out.entry = r.entry;
     return out;
   });

@@ -14,6 +14,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include <map>
 #include <mutex>
 
 namespace cuforge::frontend::detail {
@@ -71,10 +72,80 @@ std::string emit_file(llvm::Module& m, llvm::TargetMachine& tm, llvm::CodeGenFil
   return std::string(bytes.begin(), bytes.end());
 }
 
+// NVPTX's code generator, built once per thread and target machine and run on module after
+// module: building its legacy pass pipeline is a third of generating a small kernel's PTX
+// (bench/README.md). Each run begins and ends the module (doInitialization/doFinalization),
+// and all but one piece of the pipeline's state is per module. The exception is the PTX
+// printer's list of shared variables it declares inside a function ("demoted"), which it
+// keys by the function's address and never clears: a later module's function at a freed
+// function's address would be printed with the earlier one's variables. So a module that
+// has such variables (local shared globals) is kept alive, with its context, while the
+// pipeline that saw it lives, and the pipeline is made anew once it has kept `keep_at_most`.
+class kept_ptx_codegen {
+ public:
+  static constexpr std::size_t keep_at_most = 32;
+
+  // The pipeline for `tm` on this thread. Made after the thread's target machines
+  // (nvptx_machine), so destroyed before them at the thread's end.
+  static kept_ptx_codegen& of(llvm::TargetMachine& tm) {
+    thread_local std::map<const llvm::TargetMachine*, std::unique_ptr<kept_ptx_codegen>> all;
+    auto& slot = all[&tm];
+    if (!slot || slot->kept_.size() >= keep_at_most) {
+      slot.reset();  // the printer first, then the modules it may point into
+      slot = std::make_unique<kept_ptx_codegen>(tm);
+    }
+    return *slot;
+  }
+
+  explicit kept_ptx_codegen(llvm::TargetMachine& tm) : os_(bytes_) {
+    lsr_setting lsr(true);  // read while the pipeline is built (TargetPassConfig::addIRPasses)
+    if (tm.addPassesToEmitFile(*pm_, os_, nullptr, llvm::CodeGenFileType::AssemblyFile))
+      throw internal_compiler_error("codegen: the NVPTX target cannot emit PTX");
+  }
+  ~kept_ptx_codegen() {
+    pm_.reset();
+    kept_.clear();
+  }
+  kept_ptx_codegen(const kept_ptx_codegen&) = delete;
+  kept_ptx_codegen& operator=(const kept_ptx_codegen&) = delete;
+
+  std::string run(std::unique_ptr<llvm::Module>& m, std::unique_ptr<llvm::LLVMContext>& ctx) {
+    bytes_.clear();
+    lsr_setting lsr(true);
+    pm_->run(*m);
+    std::string ptx(bytes_.begin(), bytes_.end());
+    bytes_.clear();
+    if (has_local_shared(*m)) kept_.push_back({std::move(ctx), std::move(m)});
+    return ptx;
+  }
+
+ private:
+  // Shared variables the printer may demote: local linkage in NVPTX's shared address space.
+  static bool has_local_shared(const llvm::Module& m) {
+    for (const llvm::GlobalVariable& g : m.globals())
+      if (g.hasLocalLinkage() && g.getAddressSpace() == 3) return true;
+    return false;
+  }
+
+  struct kept_module {
+    std::unique_ptr<llvm::LLVMContext> ctx;  // first: outlives the module
+    std::unique_ptr<llvm::Module> mod;
+  };
+
+  llvm::SmallString<0> bytes_;
+  llvm::raw_svector_ostream os_;
+  std::unique_ptr<llvm::legacy::PassManager> pm_ = std::make_unique<llvm::legacy::PassManager>();
+  std::vector<kept_module> kept_;
+};
+
 }  // namespace
 
-std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm) {
-  return emit_file(m, tm, llvm::CodeGenFileType::AssemblyFile, "the NVPTX target cannot emit PTX");
+std::string emit_ptx(std::unique_ptr<llvm::Module>& m, std::unique_ptr<llvm::LLVMContext>& ctx,
+                     llvm::TargetMachine& tm) {
+  // A module with debug information gets a pipeline of its own: the printer's DWARF state
+  // is made per module, and lineinfo compiles are rare enough not to need the saving.
+  if (m->debug_compile_units().empty()) return kept_ptx_codegen::of(tm).run(m, ctx);
+  return emit_file(*m, tm, llvm::CodeGenFileType::AssemblyFile, "the NVPTX target cannot emit PTX");
 }
 
 std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm) {

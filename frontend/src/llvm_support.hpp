@@ -71,7 +71,11 @@ void link_libdevice(llvm::Module& m);
 /// @throws logic_error naming the places searched when it is not found.
 const llvm::MemoryBuffer& libdevice();
 
-std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm);
+/// PTX for `m` (emit.cpp): NVPTX's code generator is kept per thread and machine, and
+/// it may take `m` and `ctx` to keep them alive while it could confuse a later module's
+/// functions with theirs (they are null after that).
+std::string emit_ptx(std::unique_ptr<llvm::Module>& m, std::unique_ptr<llvm::LLVMContext>& ctx,
+                     llvm::TargetMachine& tm);
 /// A relocatable object file for `tm` (the host target), as bytes.
 std::string emit_object(llvm::Module& m, llvm::TargetMachine& tm);
 std::string print(const llvm::Module& m);

@@ -11,9 +11,11 @@ test_jit.py covers the decorator's forms and options without running
 anything; test_launch_errors.py the errors at launch."""
 
 import io
+import json
 import os
 import re
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -324,6 +326,19 @@ def test_opt_false_is_unoptimised_code(tmp_path):
     for ptx in (plain, optimised):
         assemble(ptx, tmp_path=tmp_path)
 
+
+
+def test_a_kept_code_generator_declares_each_kernels_own_shared_arrays(tmp_path):
+    """NVPTX's code generator is kept per thread (emit.cpp), and its printer remembers the
+    shared arrays it declares inside a function by the function's address, never forgetting
+    them: each kernel's PTX declares exactly its own arrays, compiled first or after hundreds
+    of others (more than the 32 modules the kept generator holds on to), with the same code
+    each time. Without the modules kept alive this child crashes within three rounds."""
+    child = os.path.join(os.path.dirname(__file__), "kept_codegen_child.py")
+    r = subprocess.run([sys.executable, child, str(tmp_path), "6"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got == {"compiles": 270, "wrong": [], "same": True}
 
 def register_hungry(out, x):
     i = cuda.grid(1)
