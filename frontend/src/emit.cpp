@@ -91,7 +91,7 @@ class kept_ptx_codegen {
     thread_local std::map<const llvm::TargetMachine*, std::unique_ptr<kept_ptx_codegen>> all;
     auto& slot = all[&tm];
     if (!slot || slot->kept_.size() >= keep_at_most) {
-      slot.reset();  // the printer first, then the modules it may point into
+      slot.reset();  // the old pipeline and its modules go before the new one is built
       slot = std::make_unique<kept_ptx_codegen>(tm);
     }
     return *slot;
@@ -102,10 +102,6 @@ class kept_ptx_codegen {
     if (tm.addPassesToEmitFile(*pm_, os_, nullptr, llvm::CodeGenFileType::AssemblyFile))
       throw internal_compiler_error("codegen: the NVPTX target cannot emit PTX");
   }
-  ~kept_ptx_codegen() {
-    pm_.reset();
-    kept_.clear();
-  }
   kept_ptx_codegen(const kept_ptx_codegen&) = delete;
   kept_ptx_codegen& operator=(const kept_ptx_codegen&) = delete;
 
@@ -114,7 +110,6 @@ class kept_ptx_codegen {
     lsr_setting lsr(true);
     pm_->run(*m);
     std::string ptx(bytes_.begin(), bytes_.end());
-    bytes_.clear();
     if (has_local_shared(*m)) kept_.push_back({std::move(ctx), std::move(m)});
     return ptx;
   }
@@ -132,10 +127,11 @@ class kept_ptx_codegen {
     std::unique_ptr<llvm::Module> mod;
   };
 
+  // Declared before the pipeline, so destroyed after it: the printer may point into them.
+  std::vector<kept_module> kept_;
   llvm::SmallString<0> bytes_;
   llvm::raw_svector_ostream os_;
   std::unique_ptr<llvm::legacy::PassManager> pm_ = std::make_unique<llvm::legacy::PassManager>();
-  std::vector<kept_module> kept_;
 };
 
 }  // namespace

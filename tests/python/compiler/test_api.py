@@ -327,7 +327,6 @@ def test_opt_false_is_unoptimised_code(tmp_path):
         assemble(ptx, tmp_path=tmp_path)
 
 
-
 def test_a_kept_code_generator_declares_each_kernels_own_shared_arrays(tmp_path):
     """NVPTX's code generator is kept per thread (emit.cpp), and its printer remembers the
     shared arrays it declares inside a function by the function's address, never forgetting
@@ -339,6 +338,7 @@ def test_a_kept_code_generator_declares_each_kernels_own_shared_arrays(tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     got = json.loads(r.stdout.strip().splitlines()[-1])
     assert got == {"compiles": 270, "wrong": [], "same": True}
+
 
 def register_hungry(out, x):
     i = cuda.grid(1)
