@@ -240,6 +240,31 @@ def test_the_key_follows_source_globals_and_device_functions(cache_dir, tmp_path
     assert hits_and_misses(again.add_n) == (1, 0)
 
 
+@pytest.mark.parametrize("text, name, defined", [
+    ("@cuda.jit\ndef kernel(a):\n    pass", "kernel", True),
+    ("def  kernel  (a):", "kernel", True),
+    ("def\tkernel\n(a):", "kernel", True),
+    ("async def kernel(a):", "kernel", True),
+    ("def kernel_two(a):", "kernel", False),  # another function's name that begins with it
+    ("def other(a):\n    kernel(a)", "kernel", False),  # a call, not a definition
+    ("undef kernel(a)", "kernel", False),  # "def" inside a word
+    ("x = default\ndef kernel(a):", "kernel", True),  # after a word that holds "def"
+    ("defkernel(a):", "kernel", False),  # no blank after def
+    ("def kernel", "kernel", False),  # no parenthesis
+    ("def k\u00e9rnel(a):", "k\u00e9rnel", True),
+    ("\u00e9def kernel(a):", "kernel", False),  # a word character before def, not ASCII
+    ("f = lambda a: a", "<lambda>", True),
+    ("def f(a): return a", "<lambda>", False),
+])
+def test_the_source_identity_finds_the_functions_definition(text, name, defined):
+    # The scan matches what the regular expression it replaced matched.
+    import re
+
+    assert _cache._defines(text, name) is defined
+    if name != "<lambda>":
+        assert (re.search(r"\bdef\s+" + re.escape(name) + r"\s*\(", text) is not None) is defined
+
+
 def test_moving_a_kernel_to_another_line_recompiles_and_replaces_its_entry(cache_dir, tmp_path):
     # Line numbers are in the code (assert messages, line info).
     path = write(tmp_path / "kernels_mod.py", KERNELS)
