@@ -26,8 +26,10 @@ namespace {
 // copy took 56 registers (numba-cuda's, through NVVM: 28), half the occupancy,
 // and 0.51x the copy bandwidth on an H200; without it 32 registers and 0.73x
 // (numba-cuda 0.70; bench/README.md). Its switch is one of LLVM's global
-// options (-disable-lsr), so every code generation holds this lock and sets it
-// for its target: on for the host (as CUFORGE_LLVM_OPTIONS left it), off for NVPTX.
+// options (-disable-lsr), read while a code generation pipeline is built
+// (TargetPassConfig::addIRPasses), so building or running a fresh pipeline holds this
+// lock and sets it for its target: on for the host (as CUFORGE_LLVM_OPTIONS left it),
+// off for NVPTX. A kept pipeline (kept_ptx_codegen) holds it only while it is built.
 class lsr_setting {
  public:
   explicit lsr_setting(bool disable) : lock_(mutex()) {
@@ -107,8 +109,7 @@ class kept_ptx_codegen {
 
   std::string run(std::unique_ptr<llvm::Module>& m, std::unique_ptr<llvm::LLVMContext>& ctx) {
     bytes_.clear();
-    lsr_setting lsr(true);
-    pm_->run(*m);
+    pm_->run(*m);  // (no lsr_setting: the option was read when the pipeline was built)
     std::string ptx(bytes_.begin(), bytes_.end());
     if (has_local_shared(*m)) kept_.push_back({std::move(ctx), std::move(m)});
     return ptx;

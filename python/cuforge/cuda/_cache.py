@@ -325,18 +325,14 @@ def _defines(text, name):
     hit (bench/compile/bench_cache_hit.py)."""
     if name == "<lambda>":
         return "lambda" in text
-    n = len(text)
     i = text.find("def")
     while i >= 0:
-        j = i + 3
-        if (i == 0 or not _word_char(text[i - 1])) and j < n and text[j].isspace():
-            while j < n and text[j].isspace():
-                j += 1
+        after = i + 3
+        if (i == 0 or not _word_char(text[i - 1])) and after < len(text) and text[after].isspace():
+            j = _skip_blanks(text, after)
             if text.startswith(name, j):
-                k = j + len(name)
-                while k < n and text[k].isspace():
-                    k += 1
-                if k < n and text[k] == "(":
+                k = _skip_blanks(text, j + len(name))
+                if k < len(text) and text[k] == "(":
                     return True
         i = text.find("def", i + 1)
     return False
@@ -344,6 +340,12 @@ def _defines(text, name):
 
 def _word_char(c):
     return c.isalnum() or c == "_"
+
+
+def _skip_blanks(text, i):
+    while i < len(text) and text[i].isspace():
+        i += 1
+    return i
 
 
 def _lookup(pyfunc, name):

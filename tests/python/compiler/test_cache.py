@@ -12,6 +12,7 @@ import importlib.util
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import textwrap
@@ -258,8 +259,6 @@ def test_the_key_follows_source_globals_and_device_functions(cache_dir, tmp_path
 ])
 def test_the_source_identity_finds_the_functions_definition(text, name, defined):
     # The scan matches what the regular expression it replaced matched.
-    import re
-
     assert _cache._defines(text, name) is defined
     if name != "<lambda>":
         assert (re.search(r"\bdef\s+" + re.escape(name) + r"\s*\(", text) is not None) is defined
